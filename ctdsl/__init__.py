@@ -1,0 +1,28 @@
+"""ctdsl: a hardware co-design modelling language for gradient sync across slow links.
+
+    import ctdsl
+    study = ctdsl.load("specs/llama70b_wan.ct")
+    print(study.solve())
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+
+def load(path, overrides=None):
+    """Parse and check a spec; see `ctdsl.api.load`."""
+    from ctdsl.api import load as _load
+
+    return _load(path, overrides)
+
+
+def __getattr__(name):
+    if name in ("SpecError", "Study", "check"):
+        from ctdsl import api
+
+        return getattr(api, name)
+    raise AttributeError(name)
+
+
+__all__ = ["load", "SpecError", "Study", "check", "__version__"]

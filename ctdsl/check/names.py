@@ -1,0 +1,208 @@
+"""The namespace of a spec: every param and block, and blocks with their bases merged.
+
+All definitions share one namespace, across the root file and everything it
+imports; a name defined twice is an error that points at both places. A block
+`link wan : eth100g { ... }` starts from its base's fields and stages and
+overrides them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
+from ctdsl.syntax import ast
+
+
+@dataclass
+class Definition:
+    name: str
+    kind: str  # param, or a block kind
+    node: Union[ast.Param, ast.Block]
+    file: str
+    from_std: bool
+    root: bool  # defined in the root file
+
+    @property
+    def span(self) -> Span:
+        return self.node.name.span
+
+
+@dataclass
+class MergedStage:
+    name: str
+    span: Span
+    fields: dict[str, ast.Field] = field(default_factory=dict)
+
+
+@dataclass
+class MergedBlock:
+    definition: Definition
+    fields: dict[str, ast.Field] = field(default_factory=dict)
+    stages: dict[str, MergedStage] = field(default_factory=dict)
+    extra_stages: list[ast.Stage] = field(default_factory=list)  # nested deeper than allowed
+
+    @property
+    def kind(self) -> str:
+        return self.definition.kind
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+
+class Namespace:
+    def __init__(self, sink: DiagnosticSink):
+        self.sink = sink
+        self.defs: dict[str, Definition] = {}
+        self.order: list[str] = []
+        self.wans: list[ast.Wan] = []
+        self.breakevens: list[ast.Breakeven] = []
+        self.baselines: list[ast.Baseline] = []
+        self._merged: dict[str, MergedBlock | None] = {}
+        self._merging: list[str] = []
+
+    def collect(self, files: list[ast.SpecFile], std: set[str], root: str) -> None:
+        for spec in files:
+            for stmt in spec.statements:
+                if isinstance(stmt, ast.Param):
+                    self._define(Definition(stmt.name.text, "param", stmt, spec.path, spec.path in std, spec.path == root))
+                elif isinstance(stmt, ast.Block):
+                    self._define(Definition(stmt.name.text, stmt.kind, stmt, spec.path, spec.path in std, spec.path == root))
+                elif isinstance(stmt, ast.Wan):
+                    self.wans.append(stmt)
+                elif isinstance(stmt, ast.Breakeven):
+                    self.breakevens.append(stmt)
+                elif isinstance(stmt, ast.Baseline):
+                    self.baselines.append(stmt)
+
+    def _define(self, d: Definition) -> None:
+        if d.name in ("gpu", "true", "false"):
+            self.sink.error(
+                "CT103",
+                f"'{d.name}' is a built-in name and cannot be redefined",
+                d.span,
+                help=f"choose another name, e.g. '{d.name}_1'",
+            )
+            return
+        prev = self.defs.get(d.name)
+        if prev is not None:
+            self.sink.error(
+                "CT103",
+                f"'{d.name}' is defined twice",
+                d.span,
+                label=f"{d.kind} '{d.name}' defined again here",
+                secondary=(Label(prev.span, f"first defined here, as a {prev.kind}"),),
+                help="every param and block shares one namespace; rename one of them",
+            )
+            return
+        self.defs[d.name] = d
+        self.order.append(d.name)
+
+    def of_kind(self, *kinds: str) -> list[Definition]:
+        return [self.defs[n] for n in self.order if self.defs[n].kind in kinds]
+
+    def names_of(self, *kinds: str) -> list[str]:
+        return [d.name for d in self.of_kind(*kinds)]
+
+    def merged(self, name: str) -> MergedBlock | None:
+        """The block's fields and stages, its base's first; None if the chain is broken."""
+        if name in self._merged:
+            return self._merged[name]
+        d = self.defs.get(name)
+        if d is None or d.kind == "param":
+            return None
+        block = d.node
+        assert isinstance(block, ast.Block)
+        if name in self._merging:
+            chain = " -> ".join(self._merging[self._merging.index(name):] + [name])
+            self.sink.error(
+                "CT109",
+                f"'{name}' inherits from itself: {chain}",
+                block.base.span if block.base else d.span,
+                help="a block's base must not lead back to it",
+            )
+            return None
+        result = MergedBlock(d)
+        if block.base is not None:
+            base_def = self.defs.get(block.base.text)
+            if base_def is None:
+                self.sink.error(
+                    "CT101",
+                    f"unknown base '{block.base.text}'",
+                    block.base.span,
+                    label="not defined",
+                    help=did_you_mean(block.base.text, self.names_of(d.kind))
+                    or (f"is a library import missing? e.g. import std.{_std_module_for(d.kind)}" if _std_module_for(d.kind) else None),
+                )
+            elif base_def.kind != d.kind:
+                self.sink.error(
+                    "CT102",
+                    f"{d.kind} '{name}' cannot extend {base_def.kind} '{base_def.name}'",
+                    block.base.span,
+                    label=f"a {base_def.kind}",
+                    secondary=(Label(base_def.span, f"{base_def.kind} defined here"),),
+                    help=f"a block extends another block of the same kind ({d.kind})",
+                )
+            else:
+                self._merging.append(name)
+                base = self.merged(base_def.name)
+                self._merging.pop()
+                if base is None and name in self._merged:
+                    return self._merged[name]
+                if base is not None:
+                    result.fields = dict(base.fields)
+                    result.stages = {
+                        k: MergedStage(v.name, v.span, dict(v.fields)) for k, v in base.stages.items()
+                    }
+        own_fields: dict[str, ast.Field] = {}
+        own_stages: dict[str, ast.Stage] = {}
+        for item in block.items:
+            if isinstance(item, ast.Field):
+                prev = own_fields.get(item.key.text)
+                if prev is not None:
+                    self._duplicate_field(item, prev, name)
+                    continue
+                own_fields[item.key.text] = item
+                result.fields[item.key.text] = item
+            else:
+                prev_stage = own_stages.get(item.name.text)
+                if prev_stage is not None:
+                    self.sink.error(
+                        "CT106",
+                        f"stage '{item.name.text}' appears twice in '{name}'",
+                        item.name.span,
+                        secondary=(Label(prev_stage.name.span, "first here"),),
+                    )
+                    continue
+                own_stages[item.name.text] = item
+                stage = result.stages.get(item.name.text) or MergedStage(item.name.text, item.name.span)
+                stage.span = item.name.span
+                seen: dict[str, ast.Field] = {}
+                for sub in item.items:
+                    if isinstance(sub, ast.Stage):
+                        result.extra_stages.append(sub)
+                        continue
+                    if sub.key.text in seen:
+                        self._duplicate_field(sub, seen[sub.key.text], f"{name}.{item.name.text}")
+                        continue
+                    seen[sub.key.text] = sub
+                    stage.fields[sub.key.text] = sub
+                result.stages[item.name.text] = stage
+        self._merged[name] = result
+        return result
+
+    def _duplicate_field(self, item: ast.Field, prev: ast.Field, where: str) -> None:
+        self.sink.error(
+            "CT106",
+            f"field '{item.key.text}' is set twice in '{where}'",
+            item.key.span,
+            label="set again here",
+            secondary=(Label(prev.key.span, "first set here"),),
+            help="keep one of them",
+        )
+
+
+def _std_module_for(kind: str) -> str | None:
+    return {"link": "links", "device": "devices", "model": "models"}.get(kind)

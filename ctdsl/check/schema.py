@@ -1,0 +1,209 @@
+"""What each kind of block takes: its fields, their dimensions and their bounds.
+
+This table drives the checker (unknown, missing and ill-typed fields), the
+range checks and the field tables of docs/language.md, so the three never
+disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ctdsl import units as U
+
+# operations a transform may need, and that a module or switch may offer
+OPERATIONS = ("fft", "dct", "ntt", "mac", "add", "mul", "modular", "compare")
+
+PAYLOADS = ("dense", "quantise", "topk", "demo", "band")
+COLLECTIVES = ("ring_allreduce", "hier_allreduce", "allgather", "hier_allgather", "innet_sum")
+
+# what each payload's transform needs of whatever runs it
+PAYLOAD_NEEDS = {
+    "dense": (),
+    "quantise": ("mac", "compare"),
+    "topk": ("compare",),
+    "demo": ("dct", "compare"),
+    "band": ("dct",),
+}
+PAYLOAD_WORDS = {
+    "dense": "a dense payload",
+    "quantise": "quantisation",
+    "topk": "top-k",
+    "demo": "DeMo's per-chunk top-k",
+    "band": "a fixed frequency band",
+}
+# scheme fields that belong to one payload kind only
+PAYLOAD_FIELDS = {
+    "fraction": ("topk", "band"),
+    "bits": ("quantise",),
+    "block": ("quantise",),
+    "scale": ("quantise",),
+    "index": ("topk", "demo"),
+    "chunk": ("topk", "demo"),
+    "k": ("demo",),
+}
+PAYLOAD_REQUIRES = {
+    "quantise": ("bits",),
+    "topk": ("fraction",),
+    "demo": ("chunk", "k"),
+    "band": ("fraction",),
+}
+# transform cost, FLOP per input byte, when a scheme does not say
+DEFAULT_COST = {"dense": 0, "quantise": 0, "topk": 0, "demo": 10, "band": 10}
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    type: str  # quantity | ref | enum | bool | ops | string
+    doc: str
+    dim: U.Dim | None = None
+    bound: str | None = None  # positive | nonneg | fraction | ge1 | count | utilisation
+    required: bool = False
+    default: object = None  # a Fraction in base units, a bool, a tuple, or a name
+    refs: tuple[str, ...] = ()  # for ref: the kinds it may name
+    choices: tuple[str, ...] = ()  # for enum
+    example: str = ""
+
+
+def F(name, type, doc, **kw) -> FieldSpec:
+    return FieldSpec(name, type, doc, **kw)
+
+
+Q = "quantity"
+
+KINDS: dict[str, dict[str, FieldSpec]] = {
+    "model": {
+        f.name: f
+        for f in [
+            F("params", Q, "parameter count P (or give the shape below)", dim=U.ONE, bound="positive", example="70.55e9"),
+            F("layers", Q, "layers L", dim=U.ONE, bound="count", example="80"),
+            F("width", Q, "model width d", dim=U.ONE, bound="count", example="8192"),
+            F("heads", Q, "attention heads h", dim=U.ONE, bound="count", example="64"),
+            F("kv_heads", Q, "key/value heads g", dim=U.ONE, bound="count", example="8"),
+            F("mlp", Q, "MLP width f", dim=U.ONE, bound="count", example="28672"),
+            F("vocab", Q, "vocabulary V", dim=U.ONE, bound="count", example="128256"),
+            F("bytes_per_value", Q, "bytes per value v", dim=U.DATA, bound="positive", required=True, example="2 B"),
+            F("tokens", Q, "tokens per step per worker", dim=U.ONE, bound="positive", example="16384"),
+            F("flops_per_token", Q, "training FLOPs per token (default 6P)", dim=U.OPS, bound="positive", example="420 GFLOP"),
+        ]
+    },
+    "device": {
+        f.name: f
+        for f in [
+            F("peak", Q, "peak dense FLOP/s", dim=U.OPS_RATE, bound="positive", required=True, example="989 TFLOP/s"),
+            F("efficiency", Q, "achievable fraction of peak", dim=U.ONE, bound="fraction", required=True, example="0.4"),
+            F("mem_bw", Q, "memory bandwidth", dim=U.RATE, bound="positive", example="3.35 TB/s"),
+            F("memory", Q, "memory capacity", dim=U.DATA, bound="positive", example="80 GB"),
+            F("static_power", Q, "power drawn whether busy or not", dim=U.POWER, bound="nonneg", default=Fraction(0), example="100 W"),
+            F("power", Q, "board power", dim=U.POWER, bound="nonneg", example="700 W"),
+            F("energy_per_flop", Q, "energy per FLOP", dim=U.ENERGY_PER_OP, bound="nonneg", default=Fraction(0), example="1 pJ/FLOP"),
+            F("energy_per_byte", Q, "energy per memory byte", dim=U.ENERGY_PER_DATA, bound="nonneg", default=Fraction(0), example="60 pJ/B"),
+        ]
+    },
+    "link": {
+        f.name: f
+        for f in [
+            F("bandwidth", Q, "bandwidth, one direction", dim=U.RATE, bound="positive", required=True, example="50 GB/s"),
+            F("latency", Q, "latency of one transfer", dim=U.TIME, bound="nonneg", required=True, example="10 us"),
+            F("energy_per_bit", Q, "energy per bit carried", dim=U.ENERGY_PER_DATA, bound="nonneg", default=Fraction(0), example="15 pJ/bit"),
+            F("distance", Q, "length of the link", dim=U.LENGTH, bound="positive", example="800 km"),
+            F("load", Q, "background utilisation rho of the link, in [0, 1)", dim=U.ONE, bound="utilisation", example="0.5"),
+            F("transfer", Q, "size of one background transfer", dim=U.DATA, bound="positive", example="1 GB"),
+        ]
+    },
+    "pluggable": {
+        f.name: f
+        for f in [
+            F("latency", Q, "latency of the module", dim=U.TIME, bound="nonneg", default=Fraction(0), example="1 us"),
+            F("power", Q, "power of the module", dim=U.POWER, bound="nonneg", default=Fraction(0), example="5 W"),
+            F("ops", "ops", "operations the module can do", required=True, example="[fft, dct, mac, add]"),
+        ]
+    },
+    "switch": {
+        f.name: f
+        for f in [
+            F("sum", "bool", "can sum the streams through it (in-network aggregation)", default=False, example="true"),
+            F("loopback", "bool", "can return a worker's own contribution to it", default=False, example="true"),
+            F("ops", "ops", "operations it can apply to a stream", default=(), example="[dct, add]"),
+            F("rate", Q, "rate at which it processes a stream", dim=U.RATE, bound="positive", example="400 GB/s"),
+            F("latency", Q, "latency through the switch", dim=U.TIME, bound="nonneg", default=Fraction(0), example="1 us"),
+            F("power", Q, "power of the switch", dim=U.POWER, bound="nonneg", default=Fraction(0), example="500 W"),
+        ]
+    },
+    "dc": {
+        f.name: f
+        for f in [
+            F("workers", Q, "workers in the data centre", dim=U.ONE, bound="count", required=True, example="4"),
+            F("device", "ref", "each worker's device", refs=("device",), required=True, example="h100"),
+            F("link", "ref", "each worker's link to the switch", refs=("link",), required=True, example="ib_ndr"),
+            F("switch", "ref", "the data centre's switch", refs=("switch",), required=True, example="tor"),
+            F("pluggable", "ref", "a module in each worker's port", refs=("pluggable",), example="qsfp"),
+        ]
+    },
+    "scheme": {
+        f.name: f
+        for f in [
+            F("payload", "enum", "what a worker sends", choices=PAYLOADS, required=True, example="band"),
+            F("fraction", Q, "fraction of values kept (topk, band)", dim=U.ONE, bound="fraction", example="1/16"),
+            F("bits", Q, "width of a quantised value (quantise)", dim=U.DATA, bound="positive", example="2 b"),
+            F("block", Q, "values per scale block (quantise)", dim=U.ONE, bound="count", example="128"),
+            F("scale", Q, "size of one block scale (quantise)", dim=U.DATA, bound="positive", example="2 B"),
+            F("index", Q, "size of one position (topk, demo)", dim=U.DATA, bound="positive", example="8 B"),
+            F("chunk", Q, "values per chunk (topk, demo)", dim=U.ONE, bound="count", example="4096"),
+            F("k", Q, "values kept per chunk (demo)", dim=U.ONE, bound="count", example="32"),
+            F("collective", "enum", "how the payloads are combined", choices=COLLECTIVES, required=True, example="hier_allreduce"),
+            F("at", "ref", "where the transform runs: gpu, a pluggable or a switch", refs=("gpu", "pluggable", "switch"), default="gpu", example="qsfp"),
+            F("sum_at", "ref", "where an in-network sum runs (default: each dc's switch)", refs=("switch",), example="tor"),
+            F("loopback", "bool", "return each worker's own contribution (innet_sum)", default=False, example="true"),
+            F("period", Q, "sync period H: steps between syncs", dim=U.ONE, bound="ge1", default=Fraction(1), example="100"),
+            F("steps", Q, "steps to the target loss", dim=U.ONE, bound="positive", example="12000"),
+            F("overlap", "bool", "compute and sync overlap", default=False, example="true"),
+            F("cost", Q, "transform FLOPs per input byte (DCT: 10 by default)", dim=U.OPS_PER_DATA, bound="nonneg", example="10 FLOP/B"),
+            F("model", "ref", "the model trained (default: the only one in the file)", refs=("model",), example="llama70b"),
+            F("label", "string", "a display name", example='"band in the module"'),
+        ]
+    },
+    "simulation": {
+        f.name: f
+        for f in [
+            F("steps", Q, "steps simulated per seed", dim=U.ONE, bound="count", example="200"),
+            F("seeds", Q, "independent runs", dim=U.ONE, bound="count", example="10"),
+            F("warmup", Q, "steps discarded at the start of each run", dim=U.ONE, bound="nonneg", example="20"),
+        ]
+    },
+}
+
+# pluggable stages: name -> fields
+STAGES: dict[str, dict[str, FieldSpec]] = {
+    "port": {
+        f.name: f
+        for f in [
+            F("rate", Q, "the module's line rate", dim=U.RATE, bound="positive", required=True, example="25 GB/s"),
+            F("host", Q, "rate of the host port it sits in", dim=U.RATE, bound="positive", example="50 GB/s"),
+        ]
+    },
+    "optics": {
+        f.name: f
+        for f in [
+            F("rate", Q, "the optics' sample rate", dim=U.RATE, bound="positive", required=True, example="14 GB/s"),
+            F("performs", "ops", "transforms the optics performs at no compute cost", default=(), example="[dct]"),
+        ]
+    },
+    "compute": {
+        f.name: f
+        for f in [
+            F("budget", Q, "FLOP/s that charged arithmetic draws on", dim=U.OPS_RATE, bound="positive", required=True, example="50 GFLOP/s"),
+        ]
+    },
+    "fpga": {
+        f.name: f
+        for f in [
+            F("rate", Q, "rate of framing and band selection", dim=U.RATE, bound="positive", required=True, example="40 GB/s"),
+        ]
+    },
+}
+REQUIRED_STAGES = ("port",)
+
+SHAPE_FIELDS = ("layers", "width", "heads", "kv_heads", "mlp", "vocab")

@@ -1,0 +1,111 @@
+"""The Typer app, exit codes and the helpers every command shares."""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import IntEnum
+from typing import Iterable, Optional
+
+import typer
+
+from ctdsl import __version__
+
+
+class Exit(IntEnum):
+    OK = 0
+    FINDINGS = 1
+    USAGE = 2
+
+
+EPILOG = """\b
+Examples:
+  ctdsl check specs/llama70b_wan.ct examples/*.ct
+  ctdsl graph specs/llama70b_wan.ct --format dot | dot -Tsvg > topo.svg
+  ctdsl solve specs/llama70b_wan.ct --set wan_bw="25 GB/s"
+  ctdsl solve specs/llama70b_wan.ct --explain band_switch
+  ctdsl export latex specs/llama70b_wan.ct --standalone -o study.tex
+  ctdsl lint specs/ examples/ --format github
+"""
+
+app = typer.Typer(
+    name="ctdsl",
+    help="Model gradient sync across slow links: check, graph and solve .ct hardware specs.",
+    epilog=EPILOG,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"ctdsl {__version__}")
+        raise typer.Exit(Exit.OK)
+
+
+@app.callback()
+def _root(
+    version: Optional[bool] = typer.Option(
+        None, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Model gradient sync across slow links: check, graph and solve .ct hardware specs."""
+
+
+def use_color(stream) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def fail_usage(message: str) -> "typer.Exit":
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(Exit.USAGE)
+
+
+def print_diagnostics(diags: Iterable, sources, err: bool = False) -> None:
+    from ctdsl.diagnostics import render_text
+
+    stream = sys.stderr if err else sys.stdout
+    color = use_color(stream)
+    for d in diags:
+        typer.echo(render_text(d, sources, color=color), err=err)
+        typer.echo("", err=err)
+
+
+def load_or_exit(path: str, overrides: dict[str, str] | None = None):
+    """Check a spec for a command that needs a clean one; diagnostics go to stderr."""
+    from ctdsl.api import Study, check
+    from ctdsl.check.loader import Unreadable
+    from ctdsl.diagnostics import summary_line
+
+    try:
+        result = check(path, overrides=overrides)
+    except Unreadable as exc:
+        raise fail_usage(str(exc))
+    if not result.ok:
+        print_diagnostics(result.diagnostics, result.sources, err=True)
+        typer.echo(summary_line(result.diagnostics), err=True)
+        raise typer.Exit(Exit.FINDINGS)
+    return Study(result, overrides)
+
+
+def parse_sets(values: list[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in values or []:
+        if "=" not in item:
+            raise fail_usage(f"--set takes name=value, e.g. --set wan_bw='25 GB/s' (got {item!r})")
+        name, value = item.split("=", 1)
+        out[name.strip()] = value.strip()
+    return out
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:  # pragma: no cover
+        sys.exit(130)

@@ -1,0 +1,15 @@
+"""Bounds on what a spec can make the machine do. Each breach is a diagnostic."""
+
+MAX_FILE_BYTES = 1 << 20  # one spec file
+MAX_NESTING = 4  # block -> stage -> ... levels
+MAX_EXPR_DEPTH = 200  # nesting of one expression (a long sum is a deep tree)
+MAX_EXPR_NODES = 50_000  # expression nodes in one file
+MAX_EXPANDED_NODES = 200_000  # nodes of one checked expression once references are expanded
+MAX_EXPONENT = 64  # |e| in x ^ e
+MAX_DECIMAL_EXPONENT = 300  # |e| in 1e300
+MAX_IMPORT_DEPTH = 16  # a imports b imports c ...
+MAX_IMPORTS = 256  # files read for one spec
+MAX_WORKERS_PER_DC = 1024
+MAX_WORKERS = 4096
+MAX_DCS = 64
+MAX_SWEEP_POINTS = 100_000  # points of one param's sweep
