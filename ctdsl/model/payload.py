@@ -1,0 +1,60 @@
+"""What a worker originates per sync: payload formulas (domain.md section 5).
+
+These are checked expressions (plain Python), so that both the symbolic back end
+and the linter (which must not import sympy) use the same formulas.
+
+- dense:     v P
+- quantise:  P q  (+ ceil(P / block) scale bytes when block scales are given)
+- topk:      P f (v + i), i = the index width: given, or the bytes that address a
+             position within a chunk, ceil(log2(chunk) / 8), or within the tensor
+- demo:      ceil(P / chunk) k (v + i), i as for topk from the chunk size
+- band:      P f v, no positions
+"""
+
+from __future__ import annotations
+
+from ctdsl.model import expr as E
+from ctdsl.model.entities import Model, Scheme
+
+BYTE = E.num(1)  # one byte in base units
+
+
+def dense_bytes(model: Model) -> E.Expr:
+    return model.bytes_per_value * model.params
+
+
+def index_bytes(scheme: Scheme, model: Model) -> E.Expr:
+    """Bytes of one position: as given, or enough to address the chunk (or tensor)."""
+    if scheme.index is not None:
+        return scheme.index
+    span = scheme.chunk if scheme.chunk is not None else model.params
+    return E.ceil(E.log2(span) / E.num(8)) * BYTE
+
+
+def payload_bytes(scheme: Scheme, model: Model) -> E.Expr:
+    P, v = model.params, model.bytes_per_value
+    kind = scheme.payload
+    if kind == "dense":
+        return v * P
+    if kind == "quantise":
+        out = P * scheme.bits
+        if scheme.block is not None and scheme.scale is not None:
+            out = out + E.ceil(P / scheme.block) * scheme.scale
+        return out
+    if kind == "topk":
+        return P * scheme.fraction * (v + index_bytes(scheme, model))
+    if kind == "demo":
+        return E.ceil(P / scheme.chunk) * scheme.k * (v + index_bytes(scheme, model))
+    if kind == "band":
+        return P * scheme.fraction * v
+    raise ValueError(f"unknown payload {kind}")  # pragma: no cover
+
+
+def compute_flops(model: Model) -> E.Expr:
+    """FLOPs of one training step on one worker: flops_per_token x tokens (6P by default)."""
+    return model.flops_per_token * model.tokens
+
+
+def transform_flops(scheme: Scheme, model: Model) -> E.Expr:
+    """FLOPs of the scheme's transform over the dense buffer (cost per input byte)."""
+    return scheme.cost * dense_bytes(model)
