@@ -130,6 +130,30 @@ def _underline(src: str, span: Span, mark: str, text: str, pad: str) -> str:
     return f"{pad} | {under}" + (f" {text}" if text else "")
 
 
+_MAX_EXCERPT = 160  # characters of one source line shown in an excerpt
+
+
+def _window(src: str, spans: Sequence[Span]) -> tuple[str, int]:
+    """A long source line cut down around its labels: (text, columns removed at the left)."""
+    if len(src) <= _MAX_EXCERPT:
+        return src, 0
+    first = min(s.col for s in spans)
+    start = max(0, first - 1 - 40)
+    text = src[start : start + _MAX_EXCERPT]
+    if start + _MAX_EXCERPT < len(src):
+        text += "..."
+    if start > 0:
+        text = "..." + text
+        return text, start - 3
+    return text, 0
+
+
+def _shifted(span: Span, shift: int) -> Span:
+    if not shift:
+        return span
+    return Span(span.file, span.line, span.col - shift, span.end_line, span.end_col - shift)
+
+
 def render_text(diag: Diagnostic, sources: Sources, color: bool = False) -> str:
     """Render one diagnostic the way ruff does, with excerpts for every span.
 
@@ -156,14 +180,18 @@ def render_text(diag: Diagnostic, sources: Sources, color: bool = False) -> str:
     for item in shown:
         groups.setdefault((item[0].file, item[0].line), []).append(item)
     primary_file = diag.span.file if diag.span else None
-    for (file, line), items in groups.items():
+    # the primary file first, then the others in order of appearance; lines in order
+    files = list(dict.fromkeys(f for f, _ in groups))
+    rank = {f: (f != primary_file, i) for i, f in enumerate(files)}
+    for (file, line), items in sorted(groups.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1])):
         src = (sources.line(file, line) or "").replace("\t", " ")
+        src, shift = _window(src, [span for span, _, _ in items])
         if file != primary_file:
             first = items[0][0]
             body.append(f"{pad} ::: {file}:{first.line}:{first.col}")
         body.append(f"{str(line).rjust(gutter)} | {src}")
         for span, mark, text in items:
-            body.append(_underline(src, span, mark, text, pad))
+            body.append(_underline(src, _shifted(span, shift), mark, text, pad))
     if body:
         out.append(f"{pad} |")
         out += body

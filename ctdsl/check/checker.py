@@ -109,10 +109,12 @@ class Checker:
             span=node.name.span,
         )
         if node.display is not None and not _safe_display(node.display):
+            end = node.span  # the display string ends the statement
+            at = Span(end.file, end.end_line, max(1, end.end_col - len(node.display) - 2), end.end_line, end.end_col)
             self.sink.error(
                 "CT310",
                 f"display name of '{name}' may use letters, digits, _ ^ {{ }} and \\-commands for Greek letters and \\mathrm",
-                node.span,
+                at,
                 help=r'e.g. "b_{\mathrm{WAN}}"',
             )
         r = node.range

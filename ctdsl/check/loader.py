@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from ctdsl import limits
-from ctdsl.diagnostics import DiagnosticSink, Label, Sources, Span, did_you_mean
+from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Label, Sources, Span, did_you_mean
 from ctdsl.syntax import ast
 from ctdsl.syntax.parser import parse_text
 
@@ -22,7 +22,25 @@ STD_PREFIX = "<std>/"
 
 
 class Unreadable(Exception):
-    """The root file itself cannot be read: a usage error (exit 2), not a finding."""
+    """The root file itself cannot be read: a usage error (exit 2), not a finding.
+
+    `diagnostic()` gives it as diagnostic CT001 for callers that list problems; an
+    imported file that cannot be read is CT501 instead, at the import.
+    """
+
+    code = "CT001"
+
+    def __init__(self, message: str, path: str | Path | None = None):
+        super().__init__(message)
+        self.path = str(path) if path is not None else None
+
+    def diagnostic(self) -> Diagnostic:
+        return Diagnostic(
+            self.code,
+            str(self),
+            None,
+            help="give the path of a UTF-8 text file, e.g. specs/llama70b_wan.ct",
+        )
 
 
 @dataclass
@@ -56,21 +74,21 @@ def read_source(path: Path) -> str:
     """Read a spec file or raise Unreadable with a message fit for a user."""
     try:
         if path.is_dir():
-            raise Unreadable(f"{path} is a directory, not a spec file")
+            raise Unreadable(f"{path} is a directory, not a spec file", path)
         size = path.stat().st_size
         if size > limits.MAX_FILE_BYTES:
             return "\0" * (limits.MAX_FILE_BYTES + 1)  # let the parser report CT601
         data = path.read_bytes()
     except FileNotFoundError:
-        raise Unreadable(f"no such file: {path}") from None
+        raise Unreadable(f"no such file: {path}", path) from None
     except PermissionError:
-        raise Unreadable(f"permission denied: {path}") from None
+        raise Unreadable(f"permission denied: {path}", path) from None
     except OSError as exc:
-        raise Unreadable(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise Unreadable(f"cannot read {path}: {exc.strerror or exc}", path) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise Unreadable(f"{path} is not UTF-8 text (byte {exc.start})") from None
+        raise Unreadable(f"{path} is not UTF-8 text (byte {exc.start})", path) from None
 
 
 def load(root: str | Path, sink: DiagnosticSink, text: str | None = None) -> Loaded:
@@ -145,7 +163,9 @@ def load(root: str | Path, sink: DiagnosticSink, text: str | None = None) -> Loa
             out.std.add(display)
         visit(display, real, src, chain + [(key, stmt.span)])
 
-    root_real = root_path.resolve() if text is None or root_path.exists() else None
+    # Text given for a path that does not exist (an editor buffer, stdin) still
+    # imports relative to where that path would be.
+    root_real = root_path.resolve()
     visit(shown_root, root_real, root_text, [(str(root_real) if root_real else shown_root, None)])
     return out
 

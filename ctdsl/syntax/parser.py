@@ -97,11 +97,34 @@ def _describe(token_type: str) -> str:
     return token_type.lower()
 
 
+_OPERATORS = {"PLUS", "MINUS", "STAR", "SLASH", "CARET"}
+
+
 def _expected_words(expected) -> str:
-    words = sorted({_describe(t) for t in expected})
-    if len(words) > 6:
-        words = words[:6] + ["..."]
-    return ", ".join(words)
+    kinds = set(expected)
+    if "NAME" in kinds:  # a name may be any word, reserved ones included
+        kinds = {k for k in kinds if k.lower() not in RESERVED}
+    if "_NL" in kinds:
+        kinds.discard("$END")
+    words = set()
+    if len(kinds & _OPERATORS) > 1:
+        kinds -= _OPERATORS
+        words.add("an operator")
+    words |= {_describe(t) for t in kinds}
+    ordered = sorted(words)
+    if len(ordered) > 6:
+        ordered = ordered[:6] + ["..."]
+    return ", ".join(ordered)
+
+
+def _acceptable(err: UnexpectedInput) -> set[str]:
+    """The tokens the parser would take here: exact, unlike LALR's merged `expected`."""
+    interactive = getattr(err, "interactive_parser", None)
+    if interactive is not None:
+        accepted = set(interactive.accepts())
+        if accepted:
+            return accepted
+    return set(getattr(err, "expected", None) or ())
 
 
 def _unclosed_brace(text: str, upto: int) -> tuple[int, int] | None:
@@ -132,6 +155,15 @@ def syntax_diagnostic(err: UnexpectedInput, file: str, text: str) -> Diagnostic:
     if isinstance(err, UnexpectedCharacters):
         ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
         span = Span(file, err.line, err.column, err.line, err.column + 1)
+        rest = text[err.pos_in_stream :].split("\n", 1)[0]
+        if ch == '"' and '"' not in rest[1:]:
+            return Diagnostic(
+                "CT006",
+                "unterminated string",
+                Span(file, err.line, err.column, err.line, err.column + len(rest.rstrip("\r"))),
+                label="no closing '\"' on this line",
+                help='close the string on the same line: "like this"',
+            )
         help_ = None
         if ch == "=" and text[err.pos_in_stream - 1 : err.pos_in_stream + 1] == "==":
             help_ = "fields take a single '='"
@@ -156,7 +188,7 @@ def syntax_diagnostic(err: UnexpectedInput, file: str, text: str) -> Diagnostic:
         if open_at:
             msg = "unexpected end of file: a '{' is never closed"
             secondary = (Label(Span(file, open_at[0], open_at[1], open_at[0], open_at[1] + 1), "opened here"),)
-        expected = getattr(err, "expected", ()) or ()
+        expected = _acceptable(err)
         return Diagnostic(
             "CT004",
             msg,
@@ -168,31 +200,37 @@ def syntax_diagnostic(err: UnexpectedInput, file: str, text: str) -> Diagnostic:
     assert isinstance(err, UnexpectedToken)
     tok = err.token
     span = _span(file, tok)
-    expected = set(err.expected or ())
+    expected = _acceptable(err)
     word = str(tok)
-    if tok.type != "NAME" and word in RESERVED and "NAME" in expected:
-        return Diagnostic(
-            "CT005",
-            f"'{word}' is a reserved word and cannot name anything",
-            span,
-            label="reserved",
-            help=f"choose another name, e.g. '{word}_1'",
-        )
     help_ = None
     label = f"expected {_expected_words(expected)}"
     wordlike = tok.type in ("NAME", "UNIT") or word in RESERVED
+    shown = word if len(word) <= 24 else word[:21] + "..."
     if wordlike and expected & {"_NL", "SEMICOLON"}:
-        label = "expected a newline or ';' before this"
-        help_ = "put each field or statement on its own line, or separate them with ';'"
-    elif tok.type == "SLASH" and "UNIT" in expected:
+        return Diagnostic(
+            "CT005",
+            f"missing ';' or a newline before '{shown}'",
+            span,
+            label="expected a newline or ';' before this",
+            help="put each field or statement on its own line, or separate them with ';'",
+        )
+    if tok.type == "SLASH" and "UNIT" in expected:
         help_ = "write compound units without spaces, e.g. GB/s"
     elif tok.type == "EQUAL" and "EQUAL" not in expected:
         help_ = "'=' only appears in 'key = value' fields and params"
     elif wordlike and "EQUAL" in expected:
         help_ = "a field is written 'key = value'"
-    shown = word if len(word) <= 24 else word[:21] + "..."
-    what = "name" if wordlike and word not in RESERVED else ("word" if wordlike else _describe(tok.type))
-    return Diagnostic("CT002", f"unexpected {what} '{shown}'", span, label=label, help=help_)
+    if wordlike:
+        what = f"{'word' if word in RESERVED else 'name'} '{shown}'"
+    elif tok.type == "_NL":
+        what = "end of line"
+    elif tok.type == "NUMBER":
+        what = f"number {shown}"
+    elif tok.type == "STRING":
+        what = f"string {shown}"
+    else:
+        what = f"'{shown}'"
+    return Diagnostic("CT002", f"unexpected {what}", span, label=label, help=help_)
 
 
 class _Builder:
@@ -203,6 +241,7 @@ class _Builder:
         self.sink = sink
         self.nodes = 0
         self.too_big_reported = False
+        self.depth_reported = False
 
     def span(self, item) -> Span:
         return _span(self.file, item)
@@ -311,6 +350,9 @@ class _Builder:
     def expr(self, item, depth: int) -> ast.Expr:
         self._count(item)
         if depth > limits.MAX_EXPR_DEPTH:
+            if self.depth_reported:
+                return ast.Number(Fraction(1), "1", None, None, self.span(item))
+            self.depth_reported = True
             self.sink.error(
                 "CT602",
                 f"expression nests deeper than {limits.MAX_EXPR_DEPTH} levels",
@@ -354,12 +396,28 @@ class _Builder:
     def number(self, tok: Token) -> Fraction:
         text = str(tok).replace("_", "")
         m = self._EXP.search(text)
-        if m and (len(m.group(1)) > 6 or abs(int(m.group(1))) > limits.MAX_DECIMAL_EXPONENT):
+        mantissa = text[: m.start()] if m else text
+        digits = mantissa.replace(".", "")
+        shown = str(tok) if len(str(tok)) <= 24 else str(tok)[:21] + "..."
+        if len(digits) > limits.MAX_DIGITS:
             self.sink.error(
                 "CT605",
-                f"number {str(tok)[:24]} is out of range",
+                f"number {shown} has more than {limits.MAX_DIGITS} digits",
                 self.span(tok),
-                label=f"exponents go up to +/-{limits.MAX_DECIMAL_EXPONENT}",
+                label=f"{len(digits)} digits",
+                help="write it with an exponent or a unit prefix, e.g. 70.55e9 or 12.5 GB/s",
+            )
+            return Fraction(1)
+        exp = int(m.group(1)) if m and len(m.group(1)) <= 6 else None
+        whole = mantissa.split(".")[0].lstrip("0")
+        # decimal magnitude of the value: the digits before the point, plus the exponent
+        magnitude = (len(whole) - 1 if whole else 0) + (exp or 0)
+        if (m and exp is None) or abs(exp or 0) > limits.MAX_DECIMAL_EXPONENT or magnitude > limits.MAX_DECIMAL_EXPONENT:
+            self.sink.error(
+                "CT605",
+                f"number {shown} is out of range",
+                self.span(tok),
+                label=f"magnitudes go up to 1e{limits.MAX_DECIMAL_EXPONENT}",
                 help="use a unit prefix (GB, TFLOP/s) rather than a huge exponent",
             )
             return Fraction(1)
@@ -368,7 +426,7 @@ class _Builder:
 
 def parse_text(text: str, file: str, sink: DiagnosticSink) -> ast.SpecFile | None:
     """Parse one file's text. Syntax errors go to `sink`; then the result is None."""
-    if len(text.encode("utf-8")) > limits.MAX_FILE_BYTES:
+    if len(text.encode("utf-8", "surrogatepass")) > limits.MAX_FILE_BYTES:
         sink.error(
             "CT601",
             f"file is larger than {limits.MAX_FILE_BYTES // 1024} KiB",
