@@ -1,0 +1,125 @@
+"""Every diagnostic code the parser and the checker emit, with a name and a summary.
+
+Codes are stable: a code keeps its meaning for good, and a retired code is not
+reused. The hundreds say which phase found the problem:
+
+- CT0xx  reading and syntax
+- CT1xx  names: definitions, fields, references
+- CT2xx  units and dimensions
+- CT3xx  values: bounds at the defaults and at the ends of every range
+- CT4xx  topology and where each scheme's work runs
+- CT5xx  imports
+- CT6xx  limits that keep a hostile file from making the machine work hard
+
+docs/diagnostics.md lists them with an example each; `tools/gen_diagnostics_doc.py`
+writes it, and a test keeps it, this table and the source in step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    name: str  # kebab-case, for people and for `# noqa`-style references
+    summary: str  # one line
+
+
+_TABLE = [
+    # reading and syntax
+    Code("CT001", "unreadable-file", "the spec file cannot be read: missing, a directory, or not UTF-8 text"),
+    Code("CT002", "unexpected-token", "a word, number or symbol where the grammar does not allow it"),
+    Code("CT003", "unexpected-character", "a character that is not part of the language"),
+    Code("CT004", "unexpected-end-of-file", "the file ends in the middle of a statement, e.g. a '{' never closed"),
+    Code("CT005", "missing-separator", "two fields or statements on one line without a ';' between them"),
+    Code("CT006", "unterminated-string", "a string whose closing '\"' is missing on its line"),
+    # names
+    Code("CT101", "unknown-name", "a name, field value, base or param that is not defined"),
+    Code("CT102", "wrong-kind", "a name of the wrong kind of definition, e.g. a device where a link is needed"),
+    Code("CT103", "duplicate-definition", "a name defined twice, a built-in name redefined, or a second baseline"),
+    Code("CT104", "unknown-field", "a field or stage that the block's kind does not have"),
+    Code("CT105", "missing-field", "a required field, stage or shape that what uses the definition needs"),
+    Code("CT106", "duplicate-field", "a field or stage set twice in one block"),
+    Code("CT107", "unknown-function", "a call to a function other than min, max, ceil and log2"),
+    Code("CT108", "unknown-choice", "an operation, payload or collective that is not one of the choices"),
+    Code("CT109", "inheritance-cycle", "a block whose chain of bases leads back to itself"),
+    Code("CT110", "reference-cycle", "a field whose value depends on itself through references"),
+    Code("CT111", "bad-reference", "a dotted reference to a field or stage that does not exist or is not set"),
+    Code("CT112", "wrong-argument-count", "a function called with too few or too many arguments"),
+    Code("CT113", "field-not-for-payload", "a scheme field that does not apply to the scheme's payload"),
+    # units and dimensions
+    Code("CT201", "dimension-mismatch", "+, -, min or max applied to quantities of different dimensions"),
+    Code("CT202", "wrong-dimension", "a field or --set value whose dimension is not the one it takes"),
+    Code("CT203", "bad-exponent", "an exponent that is not a constant number, or a unit raised to a fractional power"),
+    Code("CT204", "needs-plain-number", "ceil or log2 applied to a quantity with a unit"),
+    Code("CT205", "unknown-unit", "a unit ctdsl does not know, often with the spelling to use"),
+    Code("CT206", "wrong-value-type", "a value of the wrong type: a number where a name, string, list or bool is needed, or the reverse"),
+    Code("CT207", "range-dimension", "a param's range ends with a different dimension from its default"),
+    # values
+    Code("CT301", "not-positive", "a bandwidth, rate, count or size that is zero or negative"),
+    Code("CT302", "not-a-fraction", "a fraction outside (0, 1], or a utilisation outside [0, 1)"),
+    Code("CT303", "below-one", "a sync period H below 1"),
+    Code("CT304", "negative", "a latency, power or energy below zero"),
+    Code("CT305", "not-whole", "a count (workers, layers, chunk, k) that is not a whole number"),
+    Code("CT306", "cannot-evaluate", "a value that cannot be computed: division by zero, overflow, log2 of zero"),
+    Code("CT307", "bad-range", "a param range that is reversed, excludes its default, or cannot be swept"),
+    Code("CT308", "inconsistent-model", "a model with both params and a shape, or a shape that does not divide"),
+    Code("CT309", "not-constant", "a param default or a dc's workers that depends on another name"),
+    Code("CT310", "unsafe-display-name", "a param's display name with characters or commands LaTeX output cannot use safely"),
+    # topology and placement
+    Code("CT401", "unsupported-operation", "a transform placed where its operations do not exist, e.g. top-k on a pluggable"),
+    Code("CT402", "sum-not-at-switch", "an in-network sum placed on something that is not a switch, or without innet_sum"),
+    Code("CT403", "switch-cannot-sum", "innet_sum through a switch that does not sum"),
+    Code("CT404", "no-loopback", "loopback asked of a switch that does not loop a worker's contribution back"),
+    Code("CT405", "payload-cannot-be-summed", "top-k or DeMo payloads given to a collective that sums position by position"),
+    Code("CT406", "not-in-path", "a scheme routed through a module or switch that is not in every worker's path"),
+    Code("CT408", "unequal-dcs", "a hierarchical collective over dcs with different numbers of workers"),
+    Code("CT409", "switch-needs-innet-sum", "a transform at a switch with a collective other than innet_sum"),
+    Code("CT410", "no-dcs", "schemes but no data centre to run them on"),
+    Code("CT411", "ambiguous-model", "a scheme that names no model when the spec does not define exactly one"),
+    Code("CT412", "unreachable", "workers of one dc that cannot reach another dc over the WAN links"),
+    Code("CT413", "wan-self-loop", "a WAN link from a dc to itself"),
+    Code("CT414", "duplicate-wan", "the same direction of a WAN link declared twice"),
+    Code("CT415", "self-breakeven", "a break-even of a scheme against itself"),
+    # imports
+    Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read or is not a .ct file"),
+    Code("CT502", "import-outside", "an import that leaves the importing file's directory, or one from a library file"),
+    Code("CT503", "import-cycle", "files that import each other"),
+    Code("CT504", "unknown-library-module", "an `import std.NAME` of a library module that does not exist"),
+    Code("CT505", "too-many-imports", "imports nested too deep, or too many files read for one spec"),
+    # limits
+    Code("CT601", "file-too-large", "a spec file (or a --set value) larger than the limit"),
+    Code("CT602", "nesting-too-deep", "blocks or an expression nested deeper than the limit"),
+    Code("CT603", "expression-too-large", "too many expression nodes in a file, or in one expression once references expand"),
+    Code("CT604", "exponent-too-large", "an exponent in x ^ e beyond the limit"),
+    Code("CT605", "number-out-of-range", "a number literal with too many digits or too large a magnitude"),
+    Code("CT606", "too-many-workers", "more workers or dcs than are modelled"),
+    Code("CT607", "too-many-sweep-points", "a param sweep with more points than the limit"),
+]
+
+CODES: dict[str, Code] = {c.code: c for c in _TABLE}
+BY_NAME: dict[str, Code] = {c.name: c for c in _TABLE}
+
+PHASES = {
+    "0": "Reading and syntax",
+    "1": "Names",
+    "2": "Units and dimensions",
+    "3": "Values",
+    "4": "Topology and placement",
+    "5": "Imports",
+    "6": "Limits",
+}
+
+
+def lookup(code_or_name: str) -> Code | None:
+    """A code by its number (`CT202`) or its name (`wrong-dimension`)."""
+    return CODES.get(code_or_name.upper()) or BY_NAME.get(code_or_name.lower())
+
+
+def phase(code: str) -> str:
+    return PHASES[code[2]]
+
+
+__all__ = ["Code", "CODES", "BY_NAME", "PHASES", "lookup", "phase"]
