@@ -217,6 +217,8 @@ def format_quantity(value: float, d: Dim, digits: int = 4) -> str:
     if pref is None:
         return f"{_sig(value, digits)} {d.symbol()}"
     base, scales = pref
+    if value == 0:
+        return f"0 {base if len(scales) > 1 else scales[0][1]}"
     mag = abs(value)
     for scale, label in scales:
         if mag >= scale * 0.9995 or scale == scales[-1][0]:

@@ -1,0 +1,106 @@
+"""`ctdsl solve` and `ctdsl export latex`."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from typing import List, Optional
+
+import typer
+
+from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets
+
+
+class SolveFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    csv = "csv"
+
+
+@app.command()
+def solve(
+    file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
+    set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
+    format: SolveFormat = typer.Option(SolveFormat.table, "--format", "-f", help="table, json, markdown or csv."),
+    explain: Optional[str] = typer.Option(None, "--explain", help="Print the derivation of one scheme."),
+) -> None:
+    """Derive every scheme's bytes, step time, time and energy to target, and break-evens.
+
+    \b
+    Examples:
+      ctdsl solve specs/llama70b_wan.ct
+      ctdsl solve specs/llama70b_wan.ct --set wan_bw="25 GB/s" --set budget="99 GFLOP/s"
+      ctdsl solve specs/llama70b_wan.ct --format json > result.json
+      ctdsl solve specs/llama70b_wan.ct --explain band_switch
+    """
+    study = load_or_exit(file, parse_sets(set_))
+    if explain is not None and explain not in study.spec.schemes:
+        from ctdsl.diagnostics import did_you_mean
+
+        hint = did_you_mean(explain, study.spec.schemes)
+        raise fail_usage(f"no scheme '{explain}' in {file}" + (f"; {hint}" if hint else ""))
+    sol = study.solve()
+    if explain is not None:
+        from ctdsl.report.explain import explain as explain_scheme
+
+        typer.echo(explain_scheme(sol, explain), nl=False)
+        raise typer.Exit(Exit.OK)
+    if format is SolveFormat.json:
+        typer.echo(json.dumps(sol.to_json(), indent=2, sort_keys=True))
+    elif format is SolveFormat.markdown:
+        from ctdsl.report.tables import render_markdown
+
+        typer.echo(render_markdown(sol), nl=False)
+    elif format is SolveFormat.csv:
+        from ctdsl.report.tables import render_csv
+
+        typer.echo(render_csv(sol), nl=False)
+    else:
+        from rich.console import Console
+
+        from ctdsl.cli.app import use_color
+        from ctdsl.report.tables import render_rich
+        import sys
+
+        color = use_color(sys.stdout)
+        console = Console(
+            width=None if color else 160,
+            no_color=not color,
+            color_system="auto" if color else None,
+            force_terminal=color,
+            highlight=False,
+        )
+        render_rich(sol, console)
+
+
+export_app = typer.Typer(help="Export the symbolic results.", no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("latex")
+def export_latex(
+    file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
+    standalone: bool = typer.Option(False, "--standalone", help="A complete document, ready for pdflatex."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
+    set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
+) -> None:
+    """Equations for payload, WAN bytes, step time and break-evens, plus a table of numbers.
+
+    \b
+    Examples:
+      ctdsl export latex specs/llama70b_wan.ct
+      ctdsl export latex specs/llama70b_wan.ct --standalone -o study.tex && pdflatex study.tex
+    """
+    from ctdsl.report.latex import solution_latex
+
+    study = load_or_exit(file, parse_sets(set_))
+    text = solution_latex(study.solve(), standalone=standalone)
+    if output:
+        try:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise fail_usage(f"cannot write {output}: {exc.strerror}")
+    else:
+        typer.echo(text, nl=False)

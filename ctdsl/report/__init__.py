@@ -1,0 +1,1 @@
+"""Reports of a solution: tables (rich, Markdown, CSV), JSON, LaTeX, HTML, explanations."""

@@ -1,0 +1,85 @@
+"""`ctdsl solve --explain SCHEME`: the derivation of one scheme, phase by phase, link by link."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ctdsl import units as U
+
+
+def _fmt(q) -> str:
+    return str(q)
+
+
+def explain(sol, name: str) -> str:
+    r = sol.schemes[name]
+    c = r.costs
+    s = c.scheme
+    out = [f"scheme {r.name}: {r.label}"]
+    out.append(f"  payload {r.payload_kind}, collective {r.collective}, transform at {r.at}, H = {r.period:g}")
+    out.append("")
+    out.append("bytes")
+    out.append(f"  dense D = v P = {_fmt(r.dense)}")
+    out.append(f"  payload c = {_fmt(r.payload)}   [{sp.sstr(c.payload)} B]")
+    if c.up is not c.payload and c.up != c.payload:
+        out.append(f"  up to the switch u = {U.format_quantity(_val(sol, c.up), U.DATA)} (the dense buffer: the switch transforms it)")
+    out.append(f"  wire per worker = {_fmt(r.wire)}; busiest WAN link = {_fmt(r.wan)}")
+    out.append("")
+    out.append("compute")
+    out.append(f"  t_compute = FLOPs per step / (peak x efficiency) = {_fmt(r.components['compute'])}")
+    out.append(f"    = {sp.sstr(c.compute)} s")
+    out.append("")
+    out.append("transform")
+    if "transform" in r.components:
+        out.append(f"  runs at {c.transform_where}: {U.format_quantity(_val(sol, c.transform), U.TIME)} per sync")
+        out.append(f"    = {sp.sstr(c.transform)} s")
+        if r.module is not None:
+            m = r.module
+            out.append(f"  the dense stream ({_fmt(m.stream)}) passes the stages of {m.pluggable}:")
+            for st in m.stages:
+                flag = "  <- binds" if st.name == m.binding else ""
+                out.append(f"    {st.name:8s} {_fmt(st.rate):>12s}  {_fmt(st.time):>10s}{flag}")
+            out.append(f"    + latency {_fmt(m.latency)}; charged {m.charged_cost:g} FLOP/B against the compute budget")
+            for b in m.breaks:
+                out.append(f"    {m.binding} stops binding at {b} ({b.param} = {sp.sstr(b.expr)}); then {b.then} binds")
+    elif c.transform_where.startswith("switch"):
+        out.append(f"  runs at {c.transform_where} on the streams it sums; the switch gives no rate, so it costs no time")
+    else:
+        out.append("  none: the payload is sent as it is")
+    out.append("")
+    out.append("sync, phase by phase (per sync; each step: latency + bytes on the busiest link / its bandwidth)")
+    for i, ph in enumerate(r.phases, 1):
+        out.append(f"  {i}. {ph.name}: {ph.steps} step{'s' * (ph.steps != 1)} x {_fmt(ph.step_time)} = {_fmt(ph.time)}")
+        out.append(f"     {ph.transfers} transfers per step; latency per step {_fmt(ph.latency)}; bottleneck {ph.bottleneck}")
+        groups: dict[tuple, list] = {}
+        for l in sorted(ph.links, key=lambda l: (l.kind != "wan", l.source, l.target)):
+            groups.setdefault((l.kind, l.link, str(l.nbytes), str(l.bandwidth)), []).append(l)
+        for (kind, link, nbytes, bw), ls in groups.items():
+            first = ls[0]
+            more = f" (and {len(ls) - 1} more like it)" if len(ls) > 1 else ""
+            out.append(
+                f"       {kind:5s} {link:10s} {first.source} -> {first.target}{more}: {nbytes} per step at {bw} = {first.time}"
+            )
+    out.append("")
+    out.append("step")
+    H = r.period
+    form = "max(compute, (transform + sync) / H)" if r.overlap else "compute + (transform + sync) / H"
+    out.append(f"  T = {form} = {_fmt(r.step_time)}")
+    for k, q in r.components.items():
+        out.append(f"    {k:40s} {_fmt(q):>10s}  {100 * r.shares[k]:5.1f}%{'  <- binds' if k == r.binding else ''}")
+    if r.time_to_target is not None:
+        out.append(f"  time to target = {r.steps:g} steps x T = {_fmt(r.time_to_target)}")
+        out.append(f"  energy to target = {_fmt(r.energy_to_target)}")
+        for k, q in r.energy_parts.items():
+            per = U.format_quantity(q.value * (r.steps or 0), U.ENERGY)
+            out.append(f"    {k:12s} {per}")
+    else:
+        out.append("  no steps to target: set steps = N for time and energy to target")
+    del s, H
+    return "\n".join(out) + "\n"
+
+
+def _val(sol, expr) -> float:
+    from ctdsl.symbolic.convert import value
+
+    return value(expr, sol.symbols.defaults())

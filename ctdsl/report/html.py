@@ -1,0 +1,39 @@
+"""HTML views for notebooks (`_repr_html_`): the solve tables, with equations in LaTeX."""
+
+from __future__ import annotations
+
+from html import escape
+
+from ctdsl.report.tables import all_tables
+
+
+def _table_html(t) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in t.header)
+    rows = []
+    for i, row in enumerate(t.rows):
+        cells = "".join(
+            f"<td><b>{escape(c)}</b></td>" if (i, j) in t.marked else f"<td>{escape(c)}</td>" for j, c in enumerate(row)
+        )
+        rows.append(f"<tr>{cells}</tr>")
+    notes = "".join(f"<p><small>{escape(n)}</small></p>" for n in t.notes)
+    return f"<h4>{escape(t.title)}</h4><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{notes}"
+
+
+def solution_html(sol) -> str:
+    return f"<div><h3>{escape(sol.spec.root)}</h3>" + "".join(_table_html(t) for t in all_tables(sol)) + "</div>"
+
+
+def scheme_html(r) -> str:
+    rows = [
+        ("payload", str(r.payload)),
+        ("wire per worker", str(r.wire)),
+        ("WAN (busiest link)", str(r.wan)),
+        ("dense / payload", f"{r.ratio:.2f}x"),
+        *[(k, f"{q} ({100 * r.shares[k]:.1f}%)") for k, q in r.components.items()],
+        ("step", str(r.step_time)),
+        ("binding", r.binding),
+        ("time to target", str(r.time_to_target) if r.time_to_target else "n/a"),
+        ("energy to target", str(r.energy_to_target) if r.energy_to_target else "n/a"),
+    ]
+    body = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows)
+    return f"<div><h4>{escape(r.name)}: {escape(r.label)}</h4><table>{body}</table></div>"

@@ -1,0 +1,164 @@
+"""`ctdsl solve --format json`: a stable, documented schema (docs/solve-json.md).
+
+Every number is in base SI units (bytes, seconds, joules, bytes per second,
+FLOP/s); every exact form is given as sympy text and as LaTeX. The schema is
+named and versioned in `"schema"`; fields are only ever added.
+"""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+
+SCHEMA = "ctdsl.solve/1"
+
+
+def _num(x):
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _expr(e) -> str:
+    return sp.sstr(e, order="lex") if e is not None else None
+
+
+def _latex(e) -> str:
+    return sp.latex(e) if e is not None else None
+
+
+def solution_json(sol) -> dict:
+    spec = sol.spec
+    params = {}
+    for p in spec.params.values():
+        params[p.name] = {
+            "value": _num(p.default),
+            "unit": p.dim.symbol(),
+            "declared_unit": p.unit,
+            "range": [_num(p.lo), _num(p.hi)] if p.lo is not None else None,
+            "sweep": {"spacing": p.spacing, "count": p.count} if p.spacing else None,
+            "display": p.display,
+        }
+    return {
+        "schema": SCHEMA,
+        "spec": spec.root,
+        "params": params,
+        "baseline": sol.baseline,
+        "schemes": [_scheme(r) for r in sol.schemes.values()],
+        "breakevens": [_breakeven(b) for b in sol.breakevens],
+    }
+
+
+def _links(links, key: str) -> list[dict]:
+    return [
+        {
+            "source": l.source,
+            "target": l.target,
+            "link": l.link,
+            "kind": l.kind,
+            key: _num(l.nbytes.value),
+            "bandwidth": _num(l.bandwidth.value),
+            "seconds": _num(l.time.value),
+        }
+        for l in links
+    ]
+
+
+def _scheme(r) -> dict:
+    c = r.costs
+    module = None
+    if r.module is not None:
+        m = r.module
+        module = {
+            "pluggable": m.pluggable,
+            "stream": _num(m.stream.value),
+            "stages": [{"name": s.name, "rate": _num(s.rate.value), "seconds": _num(s.time.value)} for s in m.stages],
+            "binding": m.binding,
+            "runner_up": m.runner_up,
+            "latency": _num(m.latency.value),
+            "seconds": _num(m.time.value),
+            "charged_flop_per_byte": _num(m.charged_cost),
+            "break_points": [
+                {"param": b.param, "value": _num(b.value), "expression": _expr(b.expr), "latex": _latex(b.expr), "then": b.then}
+                for b in m.breaks
+            ],
+        }
+    return {
+        "name": r.name,
+        "label": r.label,
+        "payload_kind": r.payload_kind,
+        "collective": r.collective,
+        "at": r.at,
+        "period": _num(r.period),
+        "steps": _num(r.steps),
+        "bytes": {
+            "dense": _num(r.dense.value),
+            "payload": _num(r.payload.value),
+            "wire": _num(r.wire.value),
+            "wan": _num(r.wan.value),
+            "dense_over_payload": _num(r.ratio),
+        },
+        "step": {
+            "seconds": _num(r.step_time.value),
+            "overlap": r.overlap,
+            "binding": r.binding,
+            "components": {
+                k: {"seconds": _num(q.value), "share": _num(r.shares[k])} for k, q in r.components.items()
+            },
+        },
+        "time_to_target": _num(r.time_to_target.value) if r.time_to_target else None,
+        "energy_to_target": _num(r.energy_to_target.value) if r.energy_to_target else None,
+        "energy_per_step": {k: _num(q.value) for k, q in r.energy_parts.items()},
+        "phases": [
+            {
+                "name": p.name,
+                "steps": p.steps,
+                "transfers_per_step": p.transfers,
+                "seconds": _num(p.time.value),
+                "step_latency": _num(p.latency.value),
+                "bottleneck": p.bottleneck,
+                "links": _links(p.links, "bytes_per_step"),
+            }
+            for p in r.phases
+        ],
+        "links": _links(r.links, "bytes_per_sync"),
+        "module": module,
+        "expressions": {
+            "payload": _expr(c.payload),
+            "wan_bytes": _expr(c.wan_bytes),
+            "step_time": _expr(c.step_time),
+            "time_to_target": _expr(c.time_to_target),
+            "energy_to_target": _expr(c.energy_to_target),
+        },
+    }
+
+
+def _breakeven(b) -> dict:
+    out = {"x": b.x, "y": b.y, "over": b.over, "unit": b.dim.symbol(), "roots": [], "never": True, "reason": b.missing}
+    if b.result is None:
+        return out
+    r = b.result
+    out.update(
+        {
+            "range": [_num(r.lo), _num(r.hi)],
+            "never": not r.roots,
+            "reason": r.reason,
+            "outside": [_num(v) for v in r.outside],
+            "faster_at_low_end": r.faster_at_lo,
+            "faster_at_high_end": r.faster_at_hi,
+            "roots": [
+                {
+                    "value": _num(root.value),
+                    "expression": _expr(root.expr),
+                    "latex": _latex(root.expr),
+                    "faster_below": root.below,
+                    "faster_above": root.above,
+                    "regime": root.regime,
+                }
+                for root in r.roots
+            ],
+        }
+    )
+    return out

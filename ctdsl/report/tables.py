@@ -1,0 +1,256 @@
+"""The solve tables, as plain rows first; rich, Markdown and plain text render them.
+
+Each table is a title, a header, rows of cells (strings) and notes. Keeping the
+rows format-free means the terminal, Markdown and notebook views say the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ctdsl import units as U
+
+
+@dataclass
+class Table:
+    title: str
+    header: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    marked: set[tuple[int, int]] = field(default_factory=set)  # (row, col) cells to emphasise
+
+
+def _f(q) -> str:
+    return "n/a" if q is None else str(q)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _ratio(x: float) -> str:
+    return f"{x:.2f}x" if x == x and x != float("inf") else "n/a"
+
+
+def phase_group(ph) -> str:
+    return "across dcs" if any(l.kind == "wan" for l in ph.links) else "in dc"
+
+
+def bytes_table(sol) -> Table:
+    t = Table(
+        "Bytes per sync",
+        ["scheme", "payload", "collective", "payload bytes", "wire / worker", "WAN (busiest link)", "dense / payload"],
+    )
+    for r in sol.schemes.values():
+        t.rows.append([r.name, r.payload_kind, r.collective, _f(r.payload), _f(r.wire), _f(r.wan), _ratio(r.ratio)])
+    t.notes.append("payload: what a worker originates; wire: what it sends under the collective; WAN: bytes on the busiest WAN link, one direction")
+    return t
+
+
+def step_table(sol) -> Table:
+    t = Table("Step time at the defaults", ["scheme", "compute", "transform", "sync in dc", "sync across dcs", "step", "H", "binding"])
+    for i, r in enumerate(sol.schemes.values()):
+        in_dc = sum(r.components[p.name].value for p in r.phases if phase_group(p) == "in dc")
+        wan = sum(r.components[p.name].value for p in r.phases if phase_group(p) != "in dc")
+        tr = r.components.get("transform")
+        cells = [
+            r.name,
+            f"{_f(r.components['compute'])} ({_pct(r.shares['compute'])})",
+            f"{_f(tr)} ({_pct(r.shares['transform'])})" if tr else "-",
+            _share(in_dc, r.step_time.value),
+            _share(wan, r.step_time.value),
+            _f(r.step_time) + (" (overlapped)" if r.overlap else ""),
+            f"{r.period:g}",
+            r.binding,
+        ]
+        col = {"compute": 1, "transform": 2}.get(r.binding)
+        if col is None:
+            ph = next((p for p in r.phases if p.name == r.binding), None)
+            col = 3 if ph is None or phase_group(ph) == "in dc" else 4
+        t.marked.add((i, col))
+        t.rows.append(cells)
+    t.notes.append("sync is divided by H (steps between syncs); shares are of the step; the binding component is marked")
+    return t
+
+
+def _share(seconds: float, step: float) -> str:
+    if seconds == 0:
+        return "-"
+    return f"{U.format_quantity(seconds, U.TIME)} ({_pct(seconds / step if step else 0)})"
+
+
+def module_table(sol) -> Table | None:
+    rows = [r for r in sol.schemes.values() if r.module is not None]
+    if not rows:
+        return None
+    stage_names: list[str] = []
+    for r in rows:
+        for s in r.module.stages:
+            if s.name not in stage_names:
+                stage_names.append(s.name)
+    t = Table(
+        "Module stages (the dense stream through the pluggable)",
+        ["scheme", "module"] + stage_names + ["bottleneck", "changes at"],
+    )
+    for i, r in enumerate(rows):
+        m = r.module
+        by = {s.name: s for s in m.stages}
+        cells = [r.name, m.pluggable]
+        for j, name in enumerate(stage_names):
+            s = by.get(name)
+            cells.append(f"{s.rate} / {s.time}" if s else "-")
+            if name == m.binding:
+                t.marked.add((i, 2 + j))
+        brk = "; ".join(f"{b} (then {b.then})" for b in m.breaks) or (
+            f"never: {m.binding} is the only stage" if m.runner_up is None else f"no param moves {m.binding}"
+        )
+        cells += [m.binding, brk]
+        t.rows.append(cells)
+    t.notes.append("each stage: rate / time for the stream; the slowest stage sets the module's rate; plus the module's latency")
+    return t
+
+
+def target_table(sol) -> Table:
+    base = sol.schemes.get(sol.baseline) if sol.baseline else None
+    head = ["scheme", "steps", "step", "time to target", "energy to target"]
+    if base is not None:
+        head.append(f"time vs {base.name}")
+    t = Table("Time and energy to target", head)
+    best = min(
+        (r for r in sol.schemes.values() if r.time_to_target is not None),
+        key=lambda r: r.time_to_target.value,
+        default=None,
+    )
+    for i, r in enumerate(sol.schemes.values()):
+        cells = [r.name, f"{r.steps:g}" if r.steps is not None else "n/a", _f(r.step_time), _f(r.time_to_target), _f(r.energy_to_target)]
+        if base is not None:
+            if r.time_to_target is not None and base.time_to_target is not None and base.time_to_target.value:
+                cells.append(_ratio(r.time_to_target.value / base.time_to_target.value))
+            else:
+                cells.append("n/a")
+        if best is not None and r is best:
+            t.marked.add((i, 3))
+        t.rows.append(cells)
+    if best is not None:
+        t.notes.append(f"first to the target: {best.name} ({best.label})")
+    return t
+
+
+def breakeven_table(sol) -> Table | None:
+    if not sol.breakevens:
+        return None
+    t = Table("Break-even", ["schemes", "over", "where they tie", "faster below", "faster above", "what binds"])
+    for b in sol.breakevens:
+        name = f"{b.x} vs {b.y}"
+        if b.missing:
+            t.rows.append([name, b.over, b.missing, "-", "-", "-"])
+            continue
+        r = b.result
+        if not r.roots:
+            t.rows.append([name, b.over, f"never in range ({r.reason})", r.faster_at_lo or "-", r.faster_at_hi or "-", "-"])
+            continue
+        for root in r.roots:
+            t.rows.append(
+                [name, b.over, U.format_quantity(root.value, b.dim), root.below, root.above, "; ".join(root.regime) or "-"]
+            )
+    return t
+
+
+def all_tables(sol) -> list[Table]:
+    out = [bytes_table(sol), step_table(sol)]
+    m = module_table(sol)
+    if m:
+        out.append(m)
+    out.append(target_table(sol))
+    b = breakeven_table(sol)
+    if b:
+        out.append(b)
+    return out
+
+
+def render_rich(sol, console) -> None:
+    from rich.table import Table as RichTable
+
+    console.print(f"[bold]{sol.spec.root}[/bold]: {len(sol.schemes)} schemes, params at their defaults: " + params_line(sol))
+    for t in all_tables(sol):
+        rt = RichTable(title=t.title, title_justify="left", title_style="bold", header_style="bold")
+        for h in t.header:
+            rt.add_column(h, overflow="fold")
+        for i, row in enumerate(t.rows):
+            rt.add_row(*[f"[bold yellow]{c} *[/]" if (i, j) in t.marked else c for j, c in enumerate(row)])
+        console.print(rt)
+        for n in t.notes:
+            console.print(f"  [dim]{n}[/dim]")
+    console.print()
+
+
+def params_line(sol) -> str:
+    parts = []
+    for p in sol.spec.params.values():
+        parts.append(f"{p.name} = {U.format_quantity(p.default, p.dim)}")
+    return ", ".join(parts) or "none"
+
+
+def render_markdown(sol) -> str:
+    lines = [f"# {sol.spec.root}", "", f"Params at their defaults: {params_line(sol)}.", ""]
+    for t in all_tables(sol):
+        lines.append(f"## {t.title}")
+        lines.append("")
+        lines.append("| " + " | ".join(t.header) + " |")
+        lines.append("|" + "|".join("---" for _ in t.header) + "|")
+        for i, row in enumerate(t.rows):
+            cells = [f"**{c}**" if (i, j) in t.marked else c for j, c in enumerate(row)]
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append("")
+        for n in t.notes:
+            lines.append(f"_{n}_")
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_plain(sol) -> str:
+    from io import StringIO
+
+    from rich.console import Console
+
+    buf = StringIO()
+    console = Console(file=buf, width=140, no_color=True, color_system=None, force_terminal=False)
+    render_rich(sol, console)
+    return buf.getvalue()
+
+
+CSV_COLUMNS = [
+    ("scheme", lambda r: r.name),
+    ("payload_kind", lambda r: r.payload_kind),
+    ("collective", lambda r: r.collective),
+    ("at", lambda r: r.at),
+    ("period", lambda r: r.period),
+    ("steps", lambda r: r.steps),
+    ("dense_B", lambda r: r.dense.value),
+    ("payload_B", lambda r: r.payload.value),
+    ("wire_B", lambda r: r.wire.value),
+    ("wan_B", lambda r: r.wan.value),
+    ("compute_s", lambda r: r.components["compute"].value),
+    ("transform_s", lambda r: r.components["transform"].value if "transform" in r.components else 0.0),
+    ("sync_s", lambda r: sum(q.value for k, q in r.components.items() if k not in ("compute", "transform"))),
+    ("step_s", lambda r: r.step_time.value),
+    ("binding", lambda r: r.binding),
+    ("time_to_target_s", lambda r: r.time_to_target.value if r.time_to_target else None),
+    ("energy_to_target_J", lambda r: r.energy_to_target.value if r.energy_to_target else None),
+]
+
+
+def render_csv(sol) -> str:
+    import csv
+    from io import StringIO
+
+    buf = StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([c for c, _ in CSV_COLUMNS])
+    for r in sol.schemes.values():
+        row = []
+        for _, get in CSV_COLUMNS:
+            v = get(r)
+            row.append("" if v is None else (repr(v) if isinstance(v, float) else v))
+        w.writerow(row)
+    return buf.getvalue()

@@ -1,0 +1,164 @@
+"""Checked expressions -> sympy, node by node; and a fast float evaluator.
+
+Sympy never sees spec text: every sympy object is built here from a checked
+expression node (exact rationals, params as symbols). A param becomes a Symbol
+with `positive=True` when its default and range are positive, so that
+simplification and solving can use the sign. `Symbols` keeps, for each symbol,
+the param's unit and display name for printing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ctdsl.model import expr as E
+from ctdsl.model.entities import Param, Spec
+
+
+@dataclass
+class SymbolInfo:
+    symbol: sp.Symbol
+    param: Param
+
+    @property
+    def latex(self) -> str:
+        if self.param.display:
+            return self.param.display
+        head, *rest = self.param.name.split("_")
+        if len(head) == 1:
+            text = head
+        else:
+            text = r"\mathrm{" + head + "}"
+        if rest:
+            text += r"_{\mathrm{" + r"\_".join(rest) + "}}"
+        return text
+
+
+class Symbols:
+    """The spec's params as sympy symbols, with units and display names."""
+
+    def __init__(self, spec: Spec):
+        self.info: dict[str, SymbolInfo] = {}
+        for p in spec.params.values():
+            positive = p.default > 0 and (p.lo is None or p.lo > 0)
+            sym = sp.Symbol(p.name, positive=True) if positive else sp.Symbol(p.name, real=True)
+            self.info[p.name] = SymbolInfo(sym, p)
+        self.by_symbol = {i.symbol: i for i in self.info.values()}
+
+    def __getitem__(self, name: str) -> sp.Symbol:
+        return self.info[name].symbol
+
+    def defaults(self) -> dict[sp.Symbol, float]:
+        return {i.symbol: i.param.default for i in self.info.values()}
+
+    def latex_names(self) -> dict[sp.Symbol, str]:
+        return {i.symbol: i.latex for i in self.info.values()}
+
+
+def to_sympy(expr: E.Expr, symbols: Symbols, memo: dict[int, tuple] | None = None) -> sp.Expr:
+    """Convert a checked expression; shared nodes are converted once.
+
+    `memo` maps id(node) -> (node, sympy): holding the node keeps its id from
+    being reused by another object while the memo lives.
+    """
+    memo = {} if memo is None else memo
+    stack: list[tuple[E.Expr, bool]] = [(expr, False)]
+    while stack:  # post-order without recursion: deep chains stay safe
+        e, ready = stack.pop()
+        if id(e) in memo:
+            continue
+        if not ready:
+            stack.append((e, True))
+            stack.extend((c, False) for c in e.children() if id(c) not in memo)
+            continue
+        kids = [memo[id(c)][1] for c in e.children()]
+        memo[id(e)] = (e, _node(e, kids, symbols))
+    return memo[id(expr)][1]
+
+
+def _node(e: E.Expr, kids: list[sp.Expr], symbols: Symbols) -> sp.Expr:
+    if isinstance(e, E.Num):
+        return sp.Rational(e.value.numerator, e.value.denominator)
+    if isinstance(e, E.Sym):
+        return symbols[e.name]
+    if isinstance(e, E.Add):
+        return kids[0] + kids[1]
+    if isinstance(e, E.Sub):
+        return kids[0] - kids[1]
+    if isinstance(e, E.Mul):
+        return kids[0] * kids[1]
+    if isinstance(e, E.Div):
+        return kids[0] / kids[1]
+    if isinstance(e, E.Neg):
+        return -kids[0]
+    if isinstance(e, E.Pow):
+        return kids[0] ** sp.Rational(e.exp.numerator, e.exp.denominator)
+    if isinstance(e, E.Call):
+        if e.fn == "min":
+            return sp.Min(*kids)
+        if e.fn == "max":
+            return sp.Max(*kids)
+        if e.fn == "ceil":
+            return sp.ceiling(kids[0])
+        if e.fn == "log2":
+            return sp.log(kids[0], 2)
+    raise TypeError(f"cannot convert {e!r}")  # pragma: no cover
+
+
+class NumericError(ArithmeticError):
+    pass
+
+
+def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
+    """Evaluate a sympy expression to a float, fast (no subs, no evalf)."""
+    memo: dict[sp.Basic, float] = {}
+
+    def ev(e: sp.Basic) -> float:
+        if e in memo:
+            return memo[e]
+        if e.is_Number:
+            r = float(e)
+        elif e.is_Symbol:
+            if e not in env:
+                raise NumericError(f"no value for {e}")
+            r = float(env[e])
+        elif e.is_Add:
+            r = math.fsum(ev(a) for a in e.args)
+        elif e.is_Mul:
+            r = 1.0
+            for a in e.args:
+                r *= ev(a)
+        elif e.is_Pow:
+            base, exp = ev(e.args[0]), ev(e.args[1])
+            if base == 0 and exp < 0:
+                r = math.inf
+            else:
+                r = base**exp
+        elif isinstance(e, sp.Max):
+            r = max(ev(a) for a in e.args)
+        elif isinstance(e, sp.Min):
+            r = min(ev(a) for a in e.args)
+        elif isinstance(e, sp.ceiling):
+            x = ev(e.args[0])
+            r = float(math.ceil(x - 1e-12 * max(1.0, abs(x))))
+        elif isinstance(e, sp.floor):
+            r = float(math.floor(ev(e.args[0])))
+        elif isinstance(e, sp.log):
+            r = math.log(ev(e.args[0]))
+        elif e is sp.zoo or e is sp.oo:
+            r = math.inf
+        elif e is sp.nan:
+            r = math.nan
+        else:
+            r = float(e.evalf(subs=env))
+        if isinstance(r, complex):
+            raise NumericError(f"complex value of {e}")
+        memo[e] = r
+        return r
+
+    if not isinstance(expr, sp.Basic):
+        return float(expr)
+    return ev(expr)

@@ -1,0 +1,165 @@
+"""Collectives as phases of transfers, routed over the topology graph.
+
+A collective is a list of phases. A phase is a number of sequential steps that
+are all alike; in each step a set of transfers runs at once. Each transfer
+follows its route in the graph (`model.graph.path`), so which links a phase
+crosses is decided by the graph, never by a formula per named topology.
+
+Time of one step: every transfer pays the latencies along its route (links, and
+the switches it passes through), plus its bytes over the narrowest share of
+bandwidth it meets: on each directed edge, the bytes of all the step's transfers
+that cross it, over the edge's bandwidth. A DC's WAN link carrying all its
+workers' shards therefore takes their sum over its bandwidth (domain.md
+section 4). The step takes as long as its slowest transfer; the phase takes
+steps x that.
+
+Phases per collective (N workers; in the hierarchical ones N_dc data centres of L
+workers; c is the payload, u what goes up to a switch):
+
+- ring_allreduce:  2(N-1) steps, each worker sends c/N to the next in the ring
+- hier_allreduce:  reduce-scatter in each dc (L-1 steps of c/L);
+                   all-reduce of each shard across dcs (2(N_dc-1) steps of c/(L N_dc),
+                   worker i of each dc in a ring with worker i of the others);
+                   all-gather in each dc (L-1 steps of c/L)
+- allgather:       N-1 steps, each worker forwards c to the next
+- hier_allgather:  gather in each dc (L-1 steps of c); exchange across dcs
+                   (N_dc-1 steps of c, worker i with worker i); distribute in each dc
+                   (L-1 steps of (N_dc-1) c)
+- innet_sum:       up to the switch (1 step of u per worker); all-reduce of the sums
+                   between switches (2(N_dc-1) steps of c/N_dc); down to the workers
+                   (1 step of c, or 2c with loopback)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import networkx as nx
+import sympy as sp
+
+from ctdsl.model.entities import Spec
+from ctdsl.model.graph import path as graph_path
+from ctdsl.model.graph import switch_id, worker_id
+
+Edge = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Transfer:
+    src: str
+    dst: str
+    nbytes: sp.Expr
+    route: tuple[str, ...]
+
+    @property
+    def edges(self) -> tuple[Edge, ...]:
+        return tuple(zip(self.route, self.route[1:]))
+
+
+@dataclass
+class Phase:
+    name: str
+    steps: int
+    transfers: list[Transfer]
+    loads: dict[Edge, sp.Expr] = field(default_factory=dict)  # bytes per step on each edge
+    step_time: sp.Expr = sp.Integer(0)
+    time: sp.Expr = sp.Integer(0)
+    latency: sp.Expr = sp.Integer(0)  # latency part of one step (slowest route)
+    bottlenecks: dict[sp.Expr, str] = field(default_factory=dict)  # Max argument -> which edge
+
+    def bytes_on(self, edge: Edge) -> sp.Expr:
+        """Bytes this phase puts on `edge` over all its steps."""
+        return self.steps * self.loads.get(edge, sp.Integer(0))
+
+
+def _ring(members: list[str], nbytes: sp.Expr) -> list[tuple[str, str, sp.Expr]]:
+    n = len(members)
+    if n < 2:
+        return []
+    return [(members[i], members[(i + 1) % n], nbytes) for i in range(n)]
+
+
+class Router:
+    """Routes transfers over one graph; edge attributes come in as sympy."""
+
+    def __init__(self, spec: Spec, g: nx.DiGraph, edge_attr, node_latency):
+        self.spec = spec
+        self.g = g
+        self.edge_attr = edge_attr  # (u, v) -> dict(bandwidth=..., latency=..., ...)
+        self.node_latency = node_latency  # node -> sympy latency (switches), or 0
+        self._route = lru_cache(maxsize=None)(self._route_uncached)
+
+    def _route_uncached(self, src: str, dst: str) -> tuple[str, ...]:
+        return tuple(graph_path(self.g, src, dst))
+
+    def phase(self, name: str, steps: int, flows: list[tuple[str, str, sp.Expr]]) -> Phase | None:
+        if steps <= 0 or not flows:
+            return None
+        transfers = [Transfer(s, d, b, self._route(s, d)) for s, d, b in flows]
+        loads: dict[Edge, sp.Expr] = {}
+        for t in transfers:
+            for e in t.edges:
+                loads[e] = loads.get(e, sp.Integer(0)) + t.nbytes
+        phase = Phase(name, steps, transfers, loads)
+        terms: dict[sp.Expr, None] = {}
+        lats: dict[sp.Expr, None] = {}
+        for t in transfers:
+            lat = sp.Add(*[self.edge_attr(e)["latency"] for e in t.edges])
+            lat += sp.Add(*[self.node_latency(n) for n in t.route[1:-1]])
+            shares = {}
+            for e in t.edges:
+                share = loads[e] / self.edge_attr(e)["bandwidth"]
+                shares.setdefault(share, e)
+            args = list(shares)
+            bw_time = sp.Max(*args) if len(args) > 1 else args[0]
+            for arg, e in shares.items():
+                a = self.edge_attr(e)
+                phase.bottlenecks.setdefault(arg, f"{a['link']} {e[0]} -> {e[1]}")
+            terms[lat + bw_time] = None
+            lats[lat] = None
+        step = sp.Max(*terms) if len(terms) > 1 else next(iter(terms))
+        phase.step_time = step
+        phase.latency = sp.Max(*lats) if len(lats) > 1 else next(iter(lats))
+        phase.time = steps * step
+        return phase
+
+    # ---- the collectives -------------------------------------------------------------
+
+    def plan(self, collective: str, payload: sp.Expr, up: sp.Expr, loopback: bool) -> list[Phase]:
+        spec = self.spec
+        dcs = list(spec.dcs)
+        everyone = [worker_id(d, i) for d in dcs for i in range(spec.dcs[d].workers)]
+        n = len(everyone)
+        phases: list[Phase | None] = []
+        if collective == "ring_allreduce":
+            phases.append(self.phase("ring all-reduce over all workers", 2 * (n - 1), _ring(everyone, payload / n)))
+        elif collective == "allgather":
+            phases.append(self.phase("ring all-gather over all workers", n - 1, _ring(everyone, payload)))
+        elif collective in ("hier_allreduce", "hier_allgather"):
+            L = spec.dcs[dcs[0]].workers
+            ndc = len(dcs)
+            in_dc = lambda nbytes: [f for d in dcs for f in _ring([worker_id(d, i) for i in range(L)], nbytes)]  # noqa: E731
+            across = lambda nbytes: [f for i in range(L) for f in _ring([worker_id(d, i) for d in dcs], nbytes)]  # noqa: E731
+            if collective == "hier_allreduce":
+                phases.append(self.phase("reduce-scatter in each dc", L - 1, in_dc(payload / L)))
+                phases.append(self.phase("all-reduce of each shard across dcs", 2 * (ndc - 1), across(payload / (L * ndc))))
+                phases.append(self.phase("all-gather in each dc", L - 1, in_dc(payload / L)))
+            else:
+                phases.append(self.phase("gather in each dc", L - 1, in_dc(payload)))
+                phases.append(self.phase("exchange across dcs", ndc - 1, across(payload)))
+                phases.append(self.phase("distribute in each dc", L - 1, in_dc((ndc - 1) * payload)))
+        elif collective == "innet_sum":
+            ndc = len(dcs)
+            switches = [switch_id(spec, d) for d in dcs]
+            up_flows = [(worker_id(d, i), switch_id(spec, d), up) for d in dcs for i in range(spec.dcs[d].workers)]
+            down = payload * (2 if loopback else 1)
+            down_flows = [(switch_id(spec, d), worker_id(d, i), down) for d in dcs for i in range(spec.dcs[d].workers)]
+            phases.append(self.phase("up to the switch", 1, up_flows))
+            phases.append(self.phase("all-reduce of the sums across dcs", 2 * (ndc - 1), _ring(switches, payload / ndc)))
+            phases.append(
+                self.phase("down to the workers" + (" (with loopback)" if loopback else ""), 1, down_flows)
+            )
+        else:  # pragma: no cover
+            raise ValueError(collective)
+        return [p for p in phases if p is not None]
