@@ -224,6 +224,9 @@ def _resolve_file(stmt: ast.Import, importer_real: Path | None, sink: Diagnostic
             help="a symbolic link may not lead out of the spec's directory tree",
         )
         return None
+    if target.is_dir():
+        sink.error("CT501", f"cannot import '{text}': it is a directory, not a spec file", stmt.span, label="a directory")
+        return None
     if not target.is_file():
         near = [str(p.relative_to(base)) for p in sorted(base.rglob("*.ct"))[:200]]
         sink.error("CT501", f"imported file '{text}' does not exist", stmt.span, label="not found", help=did_you_mean(text, near))

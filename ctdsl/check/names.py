@@ -88,6 +88,17 @@ class Namespace:
             return
         prev = self.defs.get(d.name)
         if prev is not None:
+            if prev.root and not d.root:
+                # the root file is read first, but the one to fix is the user's own
+                self.sink.error(
+                    "CT103",
+                    f"'{d.name}' is defined twice: here and in {d.file}",
+                    prev.span,
+                    label=f"{prev.kind} '{d.name}' defined here",
+                    secondary=(Label(d.span, f"also defined here, as a {d.kind}"),),
+                    help="every param and block shares one namespace, imports included; rename one of them",
+                )
+                return
             self.sink.error(
                 "CT103",
                 f"'{d.name}' is defined twice",

@@ -254,15 +254,23 @@ class _TopologyCheck:
             return
         sw = {dc: switch_id(spec, dc) for dc in dcs}
         reach = {dc: nx.descendants(g, sw[dc]) for dc in dcs}
+        linked = {w.a for w in spec.wans} | {w.b for w in spec.wans}
         for a in dcs:
             for b in dcs:
                 if a != b and sw[b] not in reach[a]:
+                    # point at a dc that no WAN statement names, if there is one
+                    if b not in linked:
+                        span, label, other, other_label = spec.dcs[b].span, "no WAN link reaches it", spec.dcs[a].span, f"dc '{a}'"
+                    else:
+                        span, label, other, other_label = spec.dcs[a].span, f"no route to dc '{b}'", spec.dcs[b].span, f"dc '{b}'"
                     self.sink.error(
                         "CT412",
                         f"workers in dc '{a}' cannot reach dc '{b}'",
-                        spec.dcs[b].span if not any(w.a == a for w in spec.wans) else spec.dcs[a].span,
-                        label="unreachable",
-                        help=f"add a WAN link: wan {a} <-> {b} = NAME",
+                        span,
+                        label=label,
+                        secondary=(Label(other, other_label),),
+                        help=f"add a WAN link: wan {a} <-> {b} = NAME" if b not in linked or a not in linked
+                        else f"add a WAN link in that direction: wan {a} -> {b} = NAME",
                     )
                     return
 

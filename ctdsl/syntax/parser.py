@@ -150,6 +150,23 @@ def _unclosed_brace(text: str, upto: int) -> tuple[int, int] | None:
     return stack[-1] if stack else None
 
 
+def _end_of_last(err: UnexpectedInput) -> tuple[int, int] | None:
+    """Line and column just after the last thing the parser took before `err`."""
+    interactive = getattr(err, "interactive_parser", None)
+    stack = getattr(getattr(interactive, "parser_state", None), "value_stack", None) or []
+    if not stack:
+        return None
+    last = stack[-1]
+    if isinstance(last, Token):
+        if last.end_line is None or last.end_column is None:
+            return None
+        return last.end_line, last.end_column
+    meta = getattr(last, "meta", None)
+    if meta is None or getattr(meta, "empty", True):
+        return None
+    return meta.end_line, meta.end_column
+
+
 def syntax_diagnostic(err: UnexpectedInput, file: str, text: str) -> Diagnostic:
     """Turn one of Lark's exceptions into a diagnostic with a clear message."""
     if isinstance(err, UnexpectedCharacters):
@@ -206,6 +223,26 @@ def syntax_diagnostic(err: UnexpectedInput, file: str, text: str) -> Diagnostic:
     label = f"expected {_expected_words(expected)}"
     wordlike = tok.type in ("NAME", "UNIT") or word in RESERVED
     shown = word if len(word) <= 24 else word[:21] + "..."
+    history = getattr(err, "token_history", None) or []
+    prev = history[-1] if history else None
+    if (
+        prev is not None
+        and prev.type == "UNIT"
+        and (tok.type in ("EQUAL", "LBRACE", "COLON") or str(prev) in RESERVED)
+    ):
+        # `workers = 4 device = g`: the word after the number was read as its unit
+        return Diagnostic(
+            "CT005",
+            f"missing ';' or a newline before '{prev}'",
+            _span(file, prev),
+            label="expected a newline or ';' before this",
+            help="put each field or statement on its own line, or separate them with ';'",
+        )
+    if tok.type == "_NL":
+        # point just after the last token, not past a comment at the end of the line
+        end = _end_of_last(err)
+        if end is not None:
+            span = Span(file, end[0], end[1], end[0], end[1] + 1)
     if wordlike and expected & {"_NL", "SEMICOLON"}:
         return Diagnostic(
             "CT005",

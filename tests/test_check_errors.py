@@ -1,0 +1,67 @@
+"""Every bad input in tests/errors/*.ct gives exactly the diagnostics its chunk expects.
+
+The chunk format (separators, `#! CODE:COL "text"` annotations) is described in
+tools/chunkedfile.py. Each chunk is checked as `spec.ct` in tests/errors/, so
+the import chunks find their fixtures in tests/errors/imports/.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctdsl.api import check
+from ctdsl.codes import CODES
+from ctdsl.diagnostics import render_concise, render_json, render_text
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from chunkedfile import SPEC_NAME, mismatches, read_chunks  # noqa: E402
+
+ERRORS = ROOT / "tests" / "errors"
+CHUNKS = [c for f in sorted(ERRORS.glob("*.ct")) for c in read_chunks(f)]
+
+# Codes that no chunk can show: they need a file that cannot be read, or a
+# generated input too large to keep in a chunk (tests/test_check_limits.py).
+NOT_IN_CHUNKS = {"CT001", "CT601"}
+
+
+@pytest.mark.parametrize("chunk", CHUNKS, ids=lambda c: c.id)
+def test_chunk(chunk, monkeypatch):
+    monkeypatch.chdir(chunk.file.parent)
+    result = check(SPEC_NAME, text=chunk.text)
+    rendered = {id(d): render_text(d, result.sources) for d in result.diagnostics}
+    problems = mismatches(chunk, result.diagnostics, lambda d: rendered[id(d)])
+    shown = "\n\n".join(rendered.values())
+    assert not problems, f"{chunk.file.name}:{chunk.first_line}\n" + "\n".join(problems) + f"\n\n{shown}"
+    # a spec with errors is never handed on
+    assert result.spec is None and not result.ok
+    # every way of printing them works
+    assert json.loads(render_json(result.diagnostics))["diagnostics"]
+    for d in result.diagnostics:
+        assert render_concise(d).count("\n") == 0
+
+
+def test_every_chunk_expects_something():
+    empty = [c.id for c in CHUNKS if not c.expectations]
+    assert not empty, f"chunks without a #! expectation: {empty}"
+
+
+def test_only_registered_codes_are_expected():
+    unknown = sorted({e.code for c in CHUNKS for e in c.expectations} - set(CODES))
+    assert not unknown
+
+
+def test_chunks_cover_every_code():
+    covered = {e.code for c in CHUNKS for e in c.expectations}
+    missing = sorted(set(CODES) - covered - NOT_IN_CHUNKS)
+    assert not missing, f"codes no chunk produces: {missing}"
+
+
+def test_there_are_many_distinct_bad_inputs():
+    texts = {c.text for c in CHUNKS}
+    assert len(texts) == len(CHUNKS), "two chunks are the same input"
+    assert len(CHUNKS) >= 40
