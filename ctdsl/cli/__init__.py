@@ -8,5 +8,6 @@ so `ctdsl check` and `ctdsl lint` start fast.
 from ctdsl.cli.app import app, main  # noqa: F401
 from ctdsl.cli import spec_cmds  # noqa: F401,E402  (registers check, graph)
 from ctdsl.cli import solve_cmds  # noqa: F401,E402  (registers solve, export)
+from ctdsl.cli import lint_cmd  # noqa: F401,E402
 
 __all__ = ["app", "main"]

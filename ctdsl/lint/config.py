@@ -1,0 +1,156 @@
+"""Lint settings: the command line over `[tool.ctdsl.lint]` in pyproject.toml.
+
+    [tool.ctdsl.lint]
+    select = ["CTL"]            # codes or code prefixes to run (default: every rule)
+    ignore = ["CTL009"]         # codes or prefixes not to run
+    fail-on = "warning"         # exit 1 on findings at or above: error (default), warning, info
+    exclude = ["tests/lint/fixtures/**", "scratch/*.ct"]   # paths never linted
+
+The file is found by searching upward from the first path given (or the current
+directory) for a pyproject.toml that has a [tool.ctdsl.lint] table. Exclude
+patterns are globs relative to that file's directory. A value given on the command
+line replaces the configured one. Mistakes here are usage errors (exit 2).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ctdsl.diagnostics import Severity
+
+KEYS = ("select", "ignore", "fail-on", "exclude")
+FAIL_ON = ("error", "warning", "info")
+
+
+class ConfigError(Exception):
+    """A bad setting: a usage error (exit 2)."""
+
+
+@dataclass(frozen=True)
+class LintConfig:
+    select: tuple[str, ...] | None = None  # None: every rule
+    ignore: tuple[str, ...] = ()
+    fail_on: Severity = Severity.ERROR
+    exclude: tuple[str, ...] = ()
+    root: Path = field(default_factory=Path.cwd)  # exclude patterns are relative to this
+    source: str | None = None  # the pyproject.toml read, if any
+
+    def enabled(self, code: str) -> bool:
+        """Whether lint rule `code` runs. Checker diagnostics are always reported."""
+        if self.select is not None and not any(code.startswith(s) for s in self.select):
+            return False
+        return not any(code.startswith(s) for s in self.ignore)
+
+    def excluded(self, path: Path) -> bool:
+        if not self.exclude:
+            return False
+        try:
+            rel = Path(os.path.relpath(path.absolute(), self.root)).as_posix()
+        except ValueError:  # pragma: no cover (another drive)
+            rel = path.as_posix()
+        parts = rel.split("/")
+        candidates = ["/".join(parts[: i + 1]) for i in range(len(parts))] + [path.name]
+        return any(fnmatch.fnmatchcase(c, pat.rstrip("/")) for pat in self.exclude for c in candidates)
+
+    def override(self, select=None, ignore=None, fail_on=None) -> "LintConfig":
+        out = self
+        if select is not None:
+            out = replace(out, select=tuple(select))
+        if ignore is not None:
+            out = replace(out, ignore=tuple(ignore))
+        if fail_on is not None:
+            out = replace(out, fail_on=Severity(fail_on))
+        return out
+
+
+def split_codes(values) -> list[str]:
+    """`["CTL001,CTL002", "CTL009"]` -> the codes, upper-cased."""
+    out: list[str] = []
+    for v in values or []:
+        out += [c.strip().upper() for c in str(v).replace(" ", ",").split(",") if c.strip()]
+    return out
+
+
+def validate_codes(codes: list[str], where: str) -> list[str]:
+    """Each code must be a lint code or a prefix of one."""
+    from ctdsl.lint.registry import all_rules
+
+    known = [r.code for r in all_rules()]
+    for c in codes:
+        if any(k.startswith(c) for k in known):
+            continue
+        if c.startswith("CT") and not c.startswith("CTL"):
+            raise ConfigError(f"{where}: {c} is a checker code; checker errors are always reported and cannot be selected or ignored")
+        raise ConfigError(f"{where}: unknown lint code '{c}' (codes are {known[0]}..{known[-1]}; see ctdsl lint --explain CODE)")
+    return codes
+
+
+def find_pyproject(start: Path) -> Path | None:
+    here = start.absolute()
+    if not here.is_dir():
+        here = here.parent
+    for folder in [here, *here.parents]:
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
+                data = None
+            if data is None or isinstance(data.get("tool", {}).get("ctdsl", {}).get("lint"), dict):
+                return candidate  # a broken file is reported by load_config
+    return None
+
+
+def load_config(path: Path) -> LintConfig:
+    shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{shown}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{shown}: cannot read: {exc}") from None
+    table = data.get("tool", {}).get("ctdsl", {}).get("lint", {})
+    where = f"{shown}: [tool.ctdsl.lint]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    for key in table:
+        if key not in KEYS:
+            hint = f" (did you mean '{key.replace('_', '-')}'?)" if key.replace("_", "-") in KEYS else ""
+            raise ConfigError(f"{where}: unknown key '{key}'{hint}; the keys are {', '.join(KEYS)}")
+
+    def strings(key: str) -> list[str] | None:
+        if key not in table:
+            return None
+        v = table[key]
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise ConfigError(f"{where}: {key} must be a list of strings, e.g. {key} = [\"CTL001\"]")
+        return v
+
+    select = strings("select")
+    ignore = strings("ignore")
+    exclude = strings("exclude")
+    fail_on = table.get("fail-on")
+    if fail_on is not None and fail_on not in FAIL_ON:
+        raise ConfigError(f"{where}: fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
+    cfg = LintConfig(root=path.parent.absolute(), source=shown)
+    if select is not None:
+        cfg = replace(cfg, select=tuple(validate_codes(split_codes(select), f"{where} select")))
+    if ignore is not None:
+        cfg = replace(cfg, ignore=tuple(validate_codes(split_codes(ignore), f"{where} ignore")))
+    if exclude is not None:
+        cfg = replace(cfg, exclude=tuple(exclude))
+    if fail_on is not None:
+        cfg = replace(cfg, fail_on=Severity(fail_on))
+    return cfg
+
+
+def resolve_config(first_path: str | None) -> LintConfig:
+    found = find_pyproject(Path(first_path) if first_path else Path.cwd())
+    return load_config(found) if found is not None else LintConfig()
+
+
+__all__ = ["LintConfig", "ConfigError", "resolve_config", "load_config", "find_pyproject", "split_codes", "validate_codes"]

@@ -1,0 +1,70 @@
+"""docs/lint-rules.md, generated from the rule registry.
+
+    python -m ctdsl.lint.docs > docs/lint-rules.md
+
+A test regenerates it and compares, so the page never drifts from the rules.
+"""
+
+from __future__ import annotations
+
+from ctdsl.lint.registry import Rule, all_rules
+
+
+def _anchor(r: Rule) -> str:
+    return f"{r.code.lower()}-{r.name}"
+
+
+def render_rules_markdown() -> str:
+    rules = all_rules()
+    out = [
+        "# Lint rules",
+        "",
+        "<!-- Generated from ctdsl/lint/rules.py by `python -m ctdsl.lint.docs > docs/lint-rules.md`; do not edit. -->",
+        "",
+        "`ctdsl lint` reports specs that parse and check but look physically wrong. It runs the",
+        "checker first: a spec with checker errors gets only those (with their CT codes, see",
+        "docs/diagnostics.md). Numbers are taken at the params' defaults. Definitions from the",
+        "standard library are presets and are never reported themselves.",
+        "",
+        "Silence a finding on its line with `# ctdsl: ignore[CODE]`; select or ignore rules with",
+        "`--select`/`--ignore` or in `[tool.ctdsl.lint]` of pyproject.toml (see docs/ci.md).",
+        "Each rule has a fixture with passing and failing cases in `tests/lint/fixtures/CODE.ct`.",
+        "",
+        "| code | name | severity | summary |",
+        "|---|---|---|---|",
+    ]
+    for r in rules:
+        summary = r.summary.replace("|", "\\|")
+        out.append(f"| [{r.code}](#{_anchor(r)}) | {r.name} | {r.severity.value} | {summary} |")
+    for r in rules:
+        out += [
+            "",
+            f"## {r.code} {r.name}",
+            "",
+            f"Severity: **{r.severity.value}**. {r.summary}",
+            "",
+            r.explanation,
+            "",
+            "Flagged:",
+            "",
+            "```",
+            r.bad,
+            "```",
+            "",
+            "Fixed:",
+            "",
+            "```",
+            r.good,
+            "```",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:  # pragma: no cover
+    import sys
+
+    sys.stdout.write(render_rules_markdown())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

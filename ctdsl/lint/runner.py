@@ -1,0 +1,272 @@
+"""Running lint: find the spec files, check each, run the rules, apply suppressions.
+
+Each file given (or found under a directory given) is a root: it is checked with
+`ctdsl.api.check`, exactly as `ctdsl check` does. The checker's diagnostics are
+reported as they are, with their CT codes. A root that does not check gets only
+those; a root that checks is handed to every enabled rule. Findings from all roots
+are merged: a file imported by two roots is reported once.
+
+Nothing here imports sympy or numpy: lint must stay fast.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ctdsl.check.loader import Unreadable, display_path
+from ctdsl.diagnostics import Diagnostic, Label, Severity, Sources, Span, sort_diagnostics
+from ctdsl.lint.config import LintConfig
+from ctdsl.lint.context import Context
+from ctdsl.lint.registry import RULES, Rule, all_rules
+from ctdsl.lint.suppressions import Suppression, find_suppressions
+
+UNUSED_SUPPRESSION = "CTL011"
+INTERNAL_ERROR = "CTL000"  # a rule crashed: a bug in ctdsl, reported rather than raised
+_SKIP_DIRS = {"__pycache__", "node_modules", "venv", "build", "dist"}
+
+
+class UsageError(Exception):
+    """A path that does not exist, or settings that make no sense: exit 2."""
+
+
+@dataclass
+class LintReport:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sources: Sources = field(default_factory=Sources)
+    files: list[str] = field(default_factory=list)  # roots linted, as shown
+    unreadable: list[str] = field(default_factory=list)  # messages for files that could not be read
+    origin: dict[Diagnostic, str] = field(default_factory=dict)  # root file of each diagnostic without a span
+    suppressed: int = 0
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is severity)
+
+    def fails(self, fail_on: Severity) -> bool:
+        return any(d.severity.rank >= fail_on.rank for d in self.diagnostics)
+
+
+# ---- finding files ----------------------------------------------------------------------
+
+
+def discover(paths: Iterable[str], config: LintConfig) -> tuple[list[Path], list[str]]:
+    """The spec files to lint, sorted within each directory, and the paths that do not exist."""
+    out: list[Path] = []
+    missing: list[str] = []
+    seen: set[str] = set()
+
+    def add(p: Path) -> None:
+        key = os.path.abspath(p)
+        if key not in seen and not config.excluded(p):
+            seen.add(key)
+            out.append(p)
+
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for folder, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not config.excluded(Path(folder) / d))
+                for name in sorted(files):
+                    if name.endswith(".ct"):
+                        add(Path(folder) / name)
+        elif p.exists() or p.is_symlink():
+            add(p)
+        else:
+            missing.append(raw)
+    return out, missing
+
+
+def shown_path(p: Path) -> str:
+    """The path as diagnostics show it: relative to the current directory when inside it."""
+    return display_path(Path(os.path.abspath(p)))
+
+
+# ---- one root -------------------------------------------------------------------------------
+
+
+@dataclass
+class _RootResult:
+    path: str
+    diagnostics: list[Diagnostic]
+    sources: Sources
+    linted_files: set[str]  # user files whose rules ran (the root and its imports), if it checked
+    ok: bool
+
+
+def lint_one(path: str, rules: list[Rule], text: str | None = None) -> _RootResult:
+    """Check one root and run `rules` on it. Raises Unreadable if the file cannot be read."""
+    from ctdsl.api import check
+
+    result = check(path, text=text)
+    diags = list(result.diagnostics)
+    files = {f.path for f in result.loaded.files} if result.loaded is not None else set()
+    if result.spec is None or result.loaded is None:
+        return _RootResult(path, diags, result.sources, set(), False)
+    ctx = Context(result.spec, result.loaded.files, result.sources, result.loaded.std)
+    for r in rules:
+        if r.check is None:
+            continue
+        try:
+            for hit in r.check(ctx):
+                diags.append(
+                    Diagnostic(r.code, hit.message, hit.span, r.severity, hit.label, hit.secondary, hit.notes, hit.help)
+                )
+        except Exception as exc:  # noqa: BLE001 - a bug in a rule must not become a traceback
+            diags.append(
+                Diagnostic(
+                    INTERNAL_ERROR,
+                    f"lint rule {r.code} ({r.name}) failed on this spec: {type(exc).__name__}: {exc}",
+                    Span(path, 1, 1, 1, 2),
+                    Severity.ERROR,
+                    help="this is a bug in ctdsl: please report it with the spec; --ignore "
+                    f"{r.code} skips the rule meanwhile",
+                )
+            )
+    user_files = {f for f in files if not ctx.is_std(f)}
+    return _RootResult(path, diags, result.sources, user_files, True)
+
+
+# ---- suppressions ---------------------------------------------------------------------------
+
+
+def _apply_suppressions(
+    diags: list[Diagnostic],
+    table: dict[tuple[str, int], list[Suppression]],
+) -> tuple[list[Diagnostic], int]:
+    kept: list[Diagnostic] = []
+    dropped = 0
+    for d in diags:
+        sups = table.get((d.span.file, d.span.line), []) if d.span is not None and d.code in RULES else []
+        hit = [s for s in sups if d.code in {c.upper() for c in s.codes}]
+        if hit:
+            for s in hit:
+                s.used.add(d.code)
+            dropped += 1
+        else:
+            kept.append(d)
+    return kept, dropped
+
+
+def _unused_suppressions(sups: list[Suppression], config: LintConfig) -> list[Diagnostic]:
+    rule = RULES[UNUSED_SUPPRESSION]
+    out: list[Diagnostic] = []
+
+    def diag(message: str, span: Span, label: str, help_: str) -> Diagnostic:
+        return Diagnostic(rule.code, message, span, rule.severity, label, help=help_)
+
+    for s in sups:
+        if not s.codes:
+            out.append(
+                diag(
+                    "suppression names no code",
+                    s.span,
+                    "suppresses nothing",
+                    "name the rules it silences: # ctdsl: ignore[CTL003]",
+                )
+            )
+            continue
+        for written, span in s.codes.items():
+            code = written.upper()
+            if code in RULES and RULES[code].check is not None:
+                if config.enabled(code) and code not in s.used:
+                    out.append(
+                        diag(
+                            f"unused suppression: no {code} ({RULES[code].name}) finding on this line",
+                            span,
+                            "suppresses nothing",
+                            "remove it; a stale suppression would hide the next finding here",
+                        )
+                    )
+            elif code.startswith("CT") and not code.startswith("CTL"):
+                out.append(
+                    diag(
+                        f"suppression names checker code {code}, which cannot be suppressed",
+                        span,
+                        "a checker error",
+                        "fix the spec: a spec with checker errors cannot be solved",
+                    )
+                )
+            elif code not in RULES:
+                from ctdsl.diagnostics import did_you_mean
+
+                out.append(
+                    diag(
+                        f"suppression names unknown code '{written}'",
+                        span,
+                        "not a lint code",
+                        did_you_mean(code, [r.code for r in all_rules()] + [r.name for r in all_rules()])
+                        or "lint codes are listed by ctdsl lint --explain CODE and in docs/lint-rules.md",
+                    )
+                )
+    return out
+
+
+# ---- many roots -------------------------------------------------------------------------------
+
+
+def _merge_sources(into: Sources, src: Sources, files: Iterable[str]) -> None:
+    for f in files:
+        if into.text(f) is None:
+            text = src.text(f)
+            if text is not None:
+                into.add(f, text)
+
+
+def _span_files(d: Diagnostic) -> set[str]:
+    out = {d.span.file} if d.span is not None else set()
+    out |= {l.span.file for l in d.secondary}
+    return out
+
+
+def lint_paths(paths: Iterable[str], config: LintConfig, texts: dict[str, str] | None = None) -> LintReport:
+    """Lint every spec file in `paths` (files, or directories walked for *.ct).
+
+    Raises UsageError if a path does not exist. `texts` gives the text of a path
+    instead of reading it (an editor buffer).
+    """
+    files, missing = discover(paths, config)
+    if missing:
+        raise UsageError("; ".join(f"no such file or directory: {m}" for m in missing))
+    return lint_files([shown_path(p) for p in files], config, texts)
+
+
+def lint_files(roots: list[str], config: LintConfig, texts: dict[str, str] | None = None) -> LintReport:
+    rules = [r for r in all_rules() if config.enabled(r.code)]
+    report = LintReport(files=list(roots))
+    all_diags: list[Diagnostic] = []
+    linted: set[str] = set()
+    checked_roots: set[str] = set()
+    for root in roots:
+        try:
+            res = lint_one(root, rules, text=(texts or {}).get(root))
+        except Unreadable as exc:
+            report.unreadable.append(str(exc))
+            continue
+        for d in res.diagnostics:
+            if d.span is None:
+                report.origin.setdefault(d, root)
+        all_diags += res.diagnostics
+        _merge_sources(report.sources, res.sources, set().union(*(_span_files(d) for d in res.diagnostics), {root}, res.linted_files))
+        if res.ok:
+            linted |= res.linted_files
+            checked_roots.add(root)
+    diags = sort_diagnostics(all_diags)
+    # suppressions in every user file whose rules ran
+    sups: list[Suppression] = []
+    for f in sorted(linted):
+        text = report.sources.text(f)
+        if text is not None:
+            sups += find_suppressions(f, text)
+    table: dict[tuple[str, int], list[Suppression]] = {}
+    for s in sups:
+        table.setdefault((s.file, s.line), []).append(s)
+    diags, report.suppressed = _apply_suppressions(diags, table)
+    if config.enabled(UNUSED_SUPPRESSION):
+        diags += _unused_suppressions([s for s in sups if s.file in checked_roots], config)
+    report.diagnostics = sort_diagnostics(diags)
+    return report
+
+
+__all__ = ["LintReport", "UsageError", "discover", "lint_paths", "lint_files", "lint_one", "shown_path", "Label"]
