@@ -40,6 +40,8 @@ def explain(sol, name: str) -> str:
                 flag = "  <- binds" if st.name == m.binding else ""
                 out.append(f"    {st.name:8s} {_fmt(st.rate):>12s}  {_fmt(st.time):>10s}{flag}")
             out.append(f"    + latency {_fmt(m.latency)}; charged {m.charged_cost:g} FLOP/B against the compute budget")
+            if m.budget_per_byte is not None:
+                out.append(f"    the budget affords {m.budget_per_byte.value:.2f} FLOP per byte at line rate (budget / line rate)")
             for b in m.breaks:
                 out.append(f"    {m.binding} stops binding at {b} ({b.param} = {sp.sstr(b.expr)}); then {b.then} binds")
     elif c.transform_where.startswith("switch"):

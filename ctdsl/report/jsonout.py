@@ -80,6 +80,7 @@ def _scheme(r) -> dict:
             "latency": _num(m.latency.value),
             "seconds": _num(m.time.value),
             "charged_flop_per_byte": _num(m.charged_cost),
+            "budget_flop_per_byte": _num(m.budget_per_byte.value) if m.budget_per_byte is not None else None,
             "break_points": [
                 {"param": b.param, "value": _num(b.value), "expression": _expr(b.expr), "latex": _latex(b.expr), "then": b.then}
                 for b in m.breaks

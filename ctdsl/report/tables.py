@@ -90,7 +90,7 @@ def module_table(sol) -> Table | None:
                 stage_names.append(s.name)
     t = Table(
         "Module stages (the dense stream through the pluggable)",
-        ["scheme", "module"] + stage_names + ["bottleneck", "changes at"],
+        ["scheme", "module"] + stage_names + ["budget / byte", "charged", "bottleneck", "changes at"],
     )
     for i, r in enumerate(rows):
         m = r.module
@@ -104,7 +104,8 @@ def module_table(sol) -> Table | None:
         brk = "; ".join(f"{b} (then {b.then})" for b in m.breaks) or (
             f"never: {m.binding} is the only stage" if m.runner_up is None else f"no param moves {m.binding}"
         )
-        cells += [m.binding, brk]
+        bpb = f"{m.budget_per_byte.value:.2f} FLOP/B" if m.budget_per_byte is not None else "-"
+        cells += [bpb, f"{m.charged_cost:g} FLOP/B", m.binding, brk]
         t.rows.append(cells)
     t.notes.append("each stage: rate / time for the stream; the slowest stage sets the module's rate; plus the module's latency")
     return t

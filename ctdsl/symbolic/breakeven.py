@@ -132,14 +132,13 @@ def solve_breakeven(
     result = Breakeven(name_x, name_y, str(b), lo, hi)
     labels = labels or {}
     candidates: list[tuple[sp.Expr, float, list[str]]] = []
-    slopes_equal = True
+    flat: list[tuple[list, bool]] = []  # each regime pair: its conditions, and whether b drops out
     for bx, cx, wx in regimes(tx, b, labels):
         for by, cy, wy in regimes(ty, b, labels):
             (fx, fy), back = _freeze_constants([bx, by], b)
             num, den = sp.fraction(sp.together(fx - fy))
             roots, poly = _poly_roots(sp.expand(num), b)
-            if poly is None or poly.degree() > 0:
-                slopes_equal = False
+            flat.append((cx + cy, poly is not None and poly.degree() <= 0))
             for r in roots:
                 r_full = r.xreplace(back)
                 try:
@@ -166,6 +165,9 @@ def solve_breakeven(
         right = _mid(points[i + 1], points[i + 2])
         result.roots.append(Root(expr, rv, _dedupe(words), winner(diff(left)), winner(diff(right))))
     if not result.roots:
+        samples = [lo * (hi / lo) ** (i / 8) for i in range(9)] if lo > 0 else [lo + (hi - lo) * i / 8 for i in range(9)]
+        active = [f for conds, f in flat for v in samples if _holds(conds, b, v, env)]
+        slopes_equal = bool(active) and all(active)
         if slopes_equal:
             result.reason = (
                 f"equal slopes: both times change with {b} in the same way, so "

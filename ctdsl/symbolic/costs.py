@@ -41,6 +41,13 @@ class ModuleStages:
     stream: sp.Expr  # bytes that pass through (the dense buffer)
     latency: sp.Expr
     charged_cost: sp.Expr  # FLOP per byte charged to the compute budget
+    line_rate: sp.Expr = None  # the port stage's rate
+    budget: sp.Expr | None = None  # FLOP/s of the compute stage
+
+    @property
+    def budget_per_byte(self) -> sp.Expr | None:
+        """FLOPs the budget affords per byte at line rate: budget / line rate."""
+        return self.budget / self.line_rate if self.budget is not None else None
 
     @property
     def rate(self) -> sp.Expr:
@@ -240,7 +247,15 @@ class CostModel:
             rates = {k: v for k, v in rates.items() if v != 0}
             for k, v in rates.items():
                 labels.setdefault(v, f"{k} stage of {plug.name}")
-            module = ModuleStages(plug.name, rates, dense, self.sym(plug.latency), charged)
+            module = ModuleStages(
+                plug.name,
+                rates,
+                dense,
+                self.sym(plug.latency),
+                charged,
+                line_rate=self.sym(plug.line_rate),
+                budget=self.sym(compute_stage.budget) if compute_stage is not None else None,
+            )
             return module.time, f"pluggable {plug.name}", module
         # at a switch: it takes in every worker's stream
         sw = self.spec.switches[at.name]

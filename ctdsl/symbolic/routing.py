@@ -148,7 +148,8 @@ class Router:
             else:
                 phases.append(self.phase("gather in each dc", L - 1, in_dc(payload)))
                 phases.append(self.phase("exchange across dcs", ndc - 1, across(payload)))
-                phases.append(self.phase("distribute in each dc", L - 1, in_dc((ndc - 1) * payload)))
+                if ndc > 1:
+                    phases.append(self.phase("distribute in each dc", L - 1, in_dc((ndc - 1) * payload)))
         elif collective == "innet_sum":
             ndc = len(dcs)
             switches = [switch_id(spec, d) for d in dcs]

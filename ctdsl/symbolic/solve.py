@@ -84,6 +84,7 @@ class ModuleResult:
     latency: Quantity
     time: Quantity
     charged_cost: float
+    budget_per_byte: Quantity | None = None  # compute budget / line rate
 
 
 @dataclass
@@ -301,6 +302,7 @@ def _module_result(cm: CostModel, c: SchemeCosts, env) -> ModuleResult:
         latency=_q(m.latency, env, T),
         time=_q(m.time, env, T),
         charged_cost=value(m.charged_cost, env),
+        budget_per_byte=_q(m.budget_per_byte, env, U.OPS_PER_DATA) if m.budget is not None else None,
     )
 
 
