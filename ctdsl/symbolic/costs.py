@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 import networkx as nx
 import sympy as sp
 
+from ctdsl.symbolic.maxmin import emax, emin
+
 from ctdsl.check import schema as S
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Scheme, Spec
@@ -52,7 +54,7 @@ class ModuleStages:
     @property
     def rate(self) -> sp.Expr:
         args = list(self.rates.values())
-        return sp.Min(*args) if len(args) > 1 else args[0]
+        return emin(*args) if len(args) > 1 else args[0]
 
     def times(self) -> dict[str, sp.Expr]:
         return {k: self.stream / r for k, r in self.rates.items()}
@@ -151,7 +153,7 @@ class CostModel:
             components[ph.name] = ph.time / period
         side = (transform + sync) / period
         if scheme.overlap:
-            step = sp.Max(compute, side)
+            step = emax(compute, side)
             labels[compute] = "compute"
             labels[side] = "transform and sync"
         else:
@@ -164,13 +166,13 @@ class CostModel:
         wan_edges = [e for e in link_bytes if self.edge_attr(e)["kind"] == "wan"]
         wan_bytes = ZERO
         if wan_edges:
-            wan_bytes = sp.Max(*[link_bytes[e] for e in wan_edges]) if len(wan_edges) > 1 else link_bytes[wan_edges[0]]
+            wan_bytes = emax(*[link_bytes[e] for e in wan_edges]) if len(wan_edges) > 1 else link_bytes[wan_edges[0]]
         senders: dict[str, sp.Expr] = {}
         for ph in phases:
             for t in ph.transfers:
                 if self.g.nodes[t.src]["kind"] == "worker":
                     senders[t.src] = senders.get(t.src, ZERO) + ph.steps * t.nbytes
-        wire = sp.Max(*senders.values()) if len(senders) > 1 else (next(iter(senders.values())) if senders else ZERO)
+        wire = emax(*senders.values()) if len(senders) > 1 else (next(iter(senders.values())) if senders else ZERO)
         energy_parts = self._energy(scheme, model, step, flops, dense, link_bytes, period, where)
         energy = sp.Add(*energy_parts.values())
         return SchemeCosts(
@@ -209,7 +211,7 @@ class CostModel:
         if len(unique) == 1:
             return next(iter(unique))
         labels.update(unique)
-        return sp.Max(*unique)
+        return emax(*unique)
 
     def _transform(self, scheme: Scheme, model, dense, up, labels):
         needs = S.PAYLOAD_NEEDS.get(scheme.payload, ())
@@ -225,7 +227,7 @@ class CostModel:
                     memory = dense / self.sym(dev.mem_bw)
                     labels.setdefault(arith, "transform arithmetic on the GPU")
                     labels.setdefault(memory, "transform memory traffic on the GPU")
-                    per_dc[dc] = sp.Max(arith, memory)
+                    per_dc[dc] = emax(arith, memory)
                 else:
                     per_dc[dc] = arith
             return self._per_dc_max(per_dc, "transform in dc {}", labels), "gpu", None

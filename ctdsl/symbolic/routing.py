@@ -38,6 +38,8 @@ from functools import lru_cache
 import networkx as nx
 import sympy as sp
 
+from ctdsl.symbolic.maxmin import emax
+
 from ctdsl.model.entities import Spec
 from ctdsl.model.graph import path as graph_path
 from ctdsl.model.graph import switch_id, worker_id
@@ -112,15 +114,15 @@ class Router:
                 share = loads[e] / self.edge_attr(e)["bandwidth"]
                 shares.setdefault(share, e)
             args = list(shares)
-            bw_time = sp.Max(*args) if len(args) > 1 else args[0]
+            bw_time = emax(*args) if len(args) > 1 else args[0]
             for arg, e in shares.items():
                 a = self.edge_attr(e)
                 phase.bottlenecks.setdefault(arg, f"{a['link']} {e[0]} -> {e[1]}")
             terms[lat + bw_time] = None
             lats[lat] = None
-        step = sp.Max(*terms) if len(terms) > 1 else next(iter(terms))
+        step = emax(*terms) if len(terms) > 1 else next(iter(terms))
         phase.step_time = step
-        phase.latency = sp.Max(*lats) if len(lats) > 1 else next(iter(lats))
+        phase.latency = emax(*lats) if len(lats) > 1 else next(iter(lats))
         phase.time = steps * step
         return phase
 
