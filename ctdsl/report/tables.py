@@ -133,7 +133,7 @@ def target_table(sol) -> Table:
             t.marked.add((i, 3))
         t.rows.append(cells)
     if best is not None:
-        t.notes.append(f"first to the target: {best.name} ({best.label})")
+        t.notes.append(f"first to the target: {best.name}" + (f" ({best.label})" if best.label != best.name else ""))
     return t
 
 
