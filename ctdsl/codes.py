@@ -50,10 +50,10 @@ _TABLE = [
     Code("CT112", "wrong-argument-count", "a function called with too few or too many arguments"),
     Code("CT113", "field-not-for-payload", "a scheme field that does not apply to the scheme's payload"),
     # units and dimensions
-    Code("CT201", "dimension-mismatch", "+, -, min or max applied to quantities of different dimensions"),
+    Code("CT201", "dimension-mismatch", "quantities of different dimensions added, subtracted or compared by min or max"),
     Code("CT202", "wrong-dimension", "a field or --set value whose dimension is not the one it takes"),
     Code("CT203", "bad-exponent", "an exponent that is not a constant number, or a unit raised to a fractional power"),
-    Code("CT204", "needs-plain-number", "ceil or log2 applied to a quantity with a unit"),
+    Code("CT204", "needs-plain-number", "a quantity with a unit given to ceil or log2, which take plain numbers"),
     Code("CT205", "unknown-unit", "a unit ctdsl does not know, often with the spelling to use"),
     Code("CT206", "wrong-value-type", "a value of the wrong type: a number where a name, string, list or bool is needed, or the reverse"),
     Code("CT207", "range-dimension", "a param's range ends with a different dimension from its default"),
@@ -71,7 +71,7 @@ _TABLE = [
     # topology and placement
     Code("CT401", "unsupported-operation", "a transform placed where its operations do not exist, e.g. top-k on a pluggable"),
     Code("CT402", "sum-not-at-switch", "an in-network sum placed on something that is not a switch, or without innet_sum"),
-    Code("CT403", "switch-cannot-sum", "innet_sum through a switch that does not sum"),
+    Code("CT403", "switch-cannot-sum", "an in-network sum through a switch that does not sum"),
     Code("CT404", "no-loopback", "loopback asked of a switch that does not loop a worker's contribution back"),
     Code("CT405", "payload-cannot-be-summed", "top-k or DeMo payloads given to a collective that sums position by position"),
     Code("CT406", "not-in-path", "a scheme routed through a module or switch that is not in every worker's path"),

@@ -190,7 +190,7 @@ def render_text(diag: Diagnostic, sources: Sources, color: bool = False) -> str:
             first = items[0][0]
             body.append(f"{pad} ::: {file}:{first.line}:{first.col}")
         body.append(f"{str(line).rjust(gutter)} | {src}")
-        for span, mark, text in items:
+        for span, mark, text in sorted(items, key=lambda item: item[0].col):
             body.append(_underline(src, _shifted(span, shift), mark, text, pad))
     if body:
         out.append(f"{pad} |")

@@ -228,8 +228,13 @@ def _resolve_file(stmt: ast.Import, importer_real: Path | None, sink: Diagnostic
         sink.error("CT501", f"cannot import '{text}': it is a directory, not a spec file", stmt.span, label="a directory")
         return None
     if not target.is_file():
-        near = [str(p.relative_to(base)) for p in sorted(base.rglob("*.ct"))[:200]]
-        sink.error("CT501", f"imported file '{text}' does not exist", stmt.span, label="not found", help=did_you_mean(text, near))
+        # suggest a file of a close name in the folder the import names
+        folder = (base / candidate).parent
+        near = sorted(p.name for p in folder.glob("*.ct")) if folder.is_dir() and folder.is_relative_to(base) else []
+        hint = did_you_mean(candidate.name, near[:200])
+        if hint is not None and candidate.parent != Path("."):
+            hint = hint.replace("'", f"'{candidate.parent.as_posix()}/", 1)
+        sink.error("CT501", f"imported file '{text}' does not exist", stmt.span, label="not found", help=hint)
         return None
     return target
 

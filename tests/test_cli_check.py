@@ -1,0 +1,223 @@
+"""`ctdsl check`, `ctdsl graph`, --version and --help, through typer's CliRunner.
+
+Exit codes: 0 clean, 1 findings, 2 usage errors and files that cannot be read.
+Diagnostics of `check` go to stdout (they are its output); a file that cannot
+be read is an `error:` line on stderr. No command ever prints a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ctdsl import __version__
+from ctdsl.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+FLAGSHIP = "specs/llama70b_wan.ct"
+
+
+@pytest.fixture(autouse=True)
+def _at_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("NO_COLOR", "1")
+
+
+def run(*args: str):
+    result = CliRunner().invoke(app, list(args))
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result
+
+
+# ---- check -----------------------------------------------------------------------
+
+
+def test_check_clean_spec():
+    r = run("check", FLAGSHIP)
+    assert r.exit_code == 0
+    assert r.stdout == "All checks passed.\n"
+    assert r.stderr == ""
+
+
+def test_check_reports_a_dimension_error_at_its_line_and_column():
+    r = run("check", "tests/data/bad_bandwidth.ct")
+    assert r.exit_code == 1
+    assert r.stderr == ""
+    lines = r.stdout.splitlines()
+    assert lines[0] == "tests/data/bad_bandwidth.ct:6:15: CT202 link 'l' bandwidth must be data rate (B/s), but this is time (s)"
+    # the excerpt: the numbered source line and a caret under `5 ms`
+    assert "6 |   bandwidth = 5 ms" in lines
+    assert "  |               ^^^^ this is time (s)" in lines
+    assert "  = help: e.g. bandwidth = 50 GB/s" in lines
+    assert lines[-1] == "Found 1 error."
+
+
+def test_check_concise_is_one_line_per_diagnostic():
+    r = run("check", "tests/data/two_errors.ct", "--format", "concise")
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [
+        "tests/data/two_errors.ct:2:24: CT205 unknown unit 'GBps'",
+        "tests/data/two_errors.ct:3:40: CT304 b.latency must not be negative, but it is -1 us",
+    ]
+
+
+def test_check_json():
+    r = run("check", "tests/data/two_errors.ct", "-f", "json")
+    assert r.exit_code == 1
+    data = json.loads(r.stdout)
+    assert data["version"] == 1
+    got = [(d["code"], d["span"]["line"], d["span"]["col"], d["severity"]) for d in data["diagnostics"]]
+    assert got == [("CT205", 2, 24, "error"), ("CT304", 3, 40, "error")]
+    assert data["diagnostics"][0]["help"] == "write GB/s"
+
+
+def test_check_json_clean():
+    r = run("check", FLAGSHIP, "--format", "json")
+    assert r.exit_code == 0
+    assert json.loads(r.stdout) == {"version": 1, "diagnostics": []}
+
+
+def test_check_several_files_one_bad():
+    r = run("check", FLAGSHIP, "examples/01_params.ct", "tests/data/bad_bandwidth.ct", "-f", "concise")
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [
+        "tests/data/bad_bandwidth.ct:6:15: CT202 link 'l' bandwidth must be data rate (B/s), but this is time (s)"
+    ]
+
+
+def test_check_output_is_deterministic():
+    outputs = {run("check", "tests/data/two_errors.ct", FLAGSHIP).stdout for _ in range(3)}
+    assert len(outputs) == 1
+
+
+def test_check_text_has_no_colour_when_not_a_terminal(monkeypatch):
+    monkeypatch.delenv("NO_COLOR")
+    r = run("check", "tests/data/bad_bandwidth.ct")
+    assert "\x1b[" not in r.stdout
+
+
+@pytest.mark.parametrize(
+    "path, message",
+    [
+        ("tests/data/no_such_file.ct", "error: no such file: tests/data/no_such_file.ct"),
+        ("tests/data", "error: tests/data is a directory, not a spec file"),
+        ("tests/data/latin1.ct", "error: tests/data/latin1.ct is not UTF-8 text (byte 13)"),
+    ],
+)
+def test_check_unreadable_file_is_a_usage_error(path, message):
+    r = run("check", path)
+    assert r.exit_code == 2
+    assert r.stderr.splitlines() == [message]
+
+
+def test_check_unreadable_wins_over_findings():
+    r = run("check", "tests/data/bad_bandwidth.ct", "tests/data/no_such_file.ct", "-f", "concise")
+    assert r.exit_code == 2
+    assert "CT202" in r.stdout  # the readable file is still checked
+    assert r.stderr == "error: no such file: tests/data/no_such_file.ct\n"
+
+
+def test_check_without_files_is_a_usage_error():
+    r = run("check")
+    assert r.exit_code == 2
+    assert "Missing argument" in r.stderr
+    assert r.stdout == ""
+
+
+def test_check_unknown_format_is_a_usage_error():
+    r = run("check", FLAGSHIP, "--format", "xml")
+    assert r.exit_code == 2
+    assert "xml" in r.stderr
+
+
+def test_check_spec_that_imports_a_missing_file(tmp_path):
+    spec = tmp_path / "a.ct"
+    spec.write_text('import "b.ct"\n', encoding="utf-8")
+    r = run("check", str(spec), "-f", "concise")
+    assert r.exit_code == 1  # a bad import is a finding in a readable file, not a usage error
+    assert "CT501 imported file 'b.ct' does not exist" in r.stdout
+
+
+# ---- graph -----------------------------------------------------------------------
+
+
+def test_graph_json():
+    r = run("graph", FLAGSHIP)
+    assert r.exit_code == 0
+    assert r.stderr == ""
+    g = json.loads(r.stdout)
+    assert g["directed"] is True
+    assert len(g["nodes"]) == 18 and len(g["edges"]) == 34
+    assert {n["id"] for n in g["nodes"] if n["kind"] == "switch"} == {"east.tor", "west.tor"}
+
+
+def test_graph_dot():
+    r = run("graph", FLAGSHIP, "--format", "dot")
+    assert r.exit_code == 0
+    text = r.stdout
+    assert text.startswith("digraph ctdsl {\n") and text.endswith("}\n")
+    assert 'subgraph "cluster_east"' in text and 'subgraph "cluster_west"' in text
+    assert '"east.w0" [shape=box];' in text
+    assert '"east.tor" [shape=diamond];' in text
+    assert '"east.w0.qsfp" [shape=component];' in text
+    # the WAN is one edge each way, labelled with its link and bandwidth
+    assert '"east.tor" -> "west.tor" [dir=both, label="wan 12.5 GB/s"];' in text
+
+
+def test_graph_dot_keeps_asymmetric_links_apart():
+    r = run("graph", "examples/09_three_dcs.ct", "-f", "dot")
+    assert r.exit_code == 0
+    assert '"north.tor" -> "hub.tor" [label="up_fast 25 GB/s"];' in r.stdout
+    assert '"hub.tor" -> "north.tor" [label="down_slow 5 GB/s"];' in r.stdout
+
+
+def test_graph_of_a_bad_spec():
+    r = run("graph", "tests/data/bad_bandwidth.ct")
+    assert r.exit_code == 1
+    assert r.stdout == ""
+    assert "CT202" in r.stderr and "Found 1 error." in r.stderr
+
+
+def test_graph_of_a_missing_file():
+    r = run("graph", "nowhere.ct")
+    assert r.exit_code == 2
+    assert r.stdout == ""
+    assert r.stderr == "error: no such file: nowhere.ct\n"
+
+
+# ---- version and help ------------------------------------------------------------------
+
+
+def test_version():
+    r = run("--version")
+    assert r.exit_code == 0
+    assert r.stdout == f"ctdsl {__version__}\n"
+
+
+def test_help_shows_example_invocations():
+    r = run("--help")
+    assert r.exit_code == 0
+    assert "Examples:" in r.stdout
+    assert "ctdsl check specs/llama70b_wan.ct" in r.stdout
+    assert "ctdsl graph specs/llama70b_wan.ct --format dot" in r.stdout
+    for command in ("check", "graph"):
+        assert command in r.stdout
+
+
+@pytest.mark.parametrize("command", ["check", "graph"])
+def test_command_help_shows_examples(command):
+    r = run(command, "--help")
+    assert r.exit_code == 0
+    assert "Examples:" in r.stdout
+    assert f"ctdsl {command} specs/llama70b_wan.ct" in r.stdout
+
+
+def test_no_arguments_shows_help():
+    r = run()
+    assert r.exit_code in (0, 2)  # click >= 8.2 exits 2 for no_args_is_help
+    assert "Usage" in r.stdout + r.stderr

@@ -1,0 +1,71 @@
+"""The wheel ships the grammar and the library presets, and the grammar is the one in grammar/.
+
+Builds a wheel with `python -m build --wheel` into a temporary folder (a few
+seconds). With no network to fetch the build backend, it builds without
+isolation if hatchling is installed, and skips otherwise.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _build(out: Path, isolated: bool) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "build", "--wheel", "--outdir", str(out)]
+    if not isolated:
+        cmd.append("--no-isolation")
+    return subprocess.run(cmd + [str(ROOT)], capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    done = _build(out, isolated=True)
+    if done.returncode != 0:
+        if importlib.util.find_spec("hatchling") is None:
+            pytest.skip("cannot build the wheel: the isolated build failed and hatchling is not installed\n" + done.stderr[-2000:])
+        done = _build(out, isolated=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    wheels = list(out.glob("ctdsl-*.whl"))
+    assert len(wheels) == 1
+    return wheels[0]
+
+
+def test_wheel_ships_grammar_and_stdlib(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "ctdsl/grammar/ctdsl.lark" in names
+    stdlib = sorted(p.name for p in (ROOT / "ctdsl" / "stdlib").glob("*.ct"))
+    assert stdlib, "no library presets in the source tree"
+    for name in stdlib:
+        assert f"ctdsl/stdlib/{name}" in names
+
+
+def test_wheel_grammar_is_the_source_grammar(wheel):
+    shipped = zipfile.ZipFile(wheel).read("ctdsl/grammar/ctdsl.lark").decode("utf-8")
+    assert shipped == (ROOT / "grammar" / "ctdsl.lark").read_text(encoding="utf-8")
+
+
+def test_wheel_stdlib_is_the_source_stdlib(wheel):
+    z = zipfile.ZipFile(wheel)
+    for path in (ROOT / "ctdsl" / "stdlib").glob("*.ct"):
+        assert z.read(f"ctdsl/stdlib/{path.name}").decode("utf-8") == path.read_text(encoding="utf-8")
+
+
+def test_wheel_has_the_command(wheel):
+    z = zipfile.ZipFile(wheel)
+    entry = next(n for n in z.namelist() if n.endswith(".dist-info/entry_points.txt"))
+    assert "ctdsl = ctdsl.cli:main" in z.read(entry).decode("utf-8")
+
+
+def test_parser_reads_the_same_grammar():
+    from ctdsl.syntax.parser import grammar_text
+
+    assert grammar_text() == (ROOT / "grammar" / "ctdsl.lark").read_text(encoding="utf-8")
