@@ -40,6 +40,15 @@ def _esc(text: str) -> str:
     return "".join(out)
 
 
+def _qtex(text: str) -> str:
+    """'37.29 s' -> '37.29\\,\\mathrm{s}' for math mode."""
+    if " " not in text:
+        return _esc(text)
+    num, unit = text.rsplit(" ", 1)
+    num = num.replace("e", r"\cdot 10^{") + "}" if "e" in num else num
+    return f"{num}\\,\\mathrm{{{_esc(unit)}}}"
+
+
 def _unit_tex(label: str) -> str:
     return r"\,\mathrm{" + label.replace("/", "/") + "}"
 
@@ -154,9 +163,9 @@ def scheme_align(r, symbols) -> str:
         rhs = f"\\max\\left(t_{{\\mathrm{{compute}}}},\\ \\frac{{{side}}}{{{H:g}}}\\right)" if H != 1 else f"\\max\\left(t_{{\\mathrm{{compute}}}},\\ {side}\\right)"
     else:
         rhs = f"t_{{\\mathrm{{compute}}}} + \\frac{{{side}}}{{{H:g}}}" if H != 1 else f"t_{{\\mathrm{{compute}}}} + {side}"
-    lines.append(f"T &= {rhs} = {_esc(str(r.step_time))}")
+    lines.append(f"T &= {rhs} = {_qtex(str(r.step_time))}")
     if r.time_to_target is not None:
-        lines.append(f"T_{{\\mathrm{{target}}}} &= {r.steps:g}\\,T = {_esc(str(r.time_to_target))}")
+        lines.append(f"T_{{\\mathrm{{target}}}} &= {r.steps:g}\\,T = {_qtex(str(r.time_to_target))}")
     return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"
 
 
@@ -181,7 +190,7 @@ def breakeven_align(b, symbols) -> str:
         e, label = readable(root.expr, symbols, b.dim, root.value)
         unit = _unit_tex(label)
         lines.append(
-            f"{info.latex}^{{*}} &= {tex(e, symbols)}{unit} = {_esc(U.format_quantity(root.value, b.dim))}"
+            f"{info.latex}^{{*}} &= {tex(e, symbols)}{unit} = {_qtex(U.format_quantity(root.value, b.dim))}"
             f" && \\text{{{_esc(root.below)} faster below, {_esc(root.above)} above}}"
         )
     return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"
