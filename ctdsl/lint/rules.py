@@ -48,7 +48,7 @@ def _q(value: float, dim: U.Dim) -> str:
 
 
 def _x(factor: float) -> str:
-    return f"{factor:.3g}x"
+    return f"{factor:,.0f}x" if factor >= 1000 else f"{factor:.3g}x"
 
 
 def _near(a: float, b: float, tol: float = MATCH) -> bool:
@@ -757,7 +757,7 @@ def sweep_oddity(ctx: Context) -> Iterator[Hit]:
         elif p.spacing == "lin" and p.lo > 0 and p.hi / p.lo >= LIN_SWEEP_DECADES:
             top = (p.hi - p.hi / 10) / (p.hi - p.lo) * 100
             yield Hit(
-                f"param '{p.name}' sweeps {ends} linearly: {p.hi / p.lo:.3g}x, with {top:.0f}% of its points in the top decade",
+                f"param '{p.name}' sweeps {ends} linearly: {_x(p.hi / p.lo)}, with {top:.0f}% of its points in the top decade",
                 span,
                 label="lin over three decades or more",
                 help=f"sweep it with log: in {ends} log {p.count or 21}",

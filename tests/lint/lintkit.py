@@ -1,0 +1,63 @@
+"""Helpers for the lint tests: lint a chunk of a fixture file, compare with its `#!` marks.
+
+Fixtures use the chunked format of tools/chunkedfile.py (chunks separated by lines
+of `---`, expectations `#! CODE:COL "text"` at the end of the line where a finding
+must start), with lint codes (CTL001) as well as checker codes. A chunk without
+marks must lint clean. Each chunk is linted as `spec.ct` in the fixture's folder.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LINT_TESTS = ROOT / "tests" / "lint"
+FIXTURES = LINT_TESTS / "fixtures"
+sys.path.insert(0, str(ROOT / "tools"))
+
+from chunkedfile import SPEC_NAME, Chunk, Expectation, mismatches, read_chunks  # noqa: E402
+
+from ctdsl.diagnostics import render_text  # noqa: E402
+from ctdsl.lint.config import LintConfig  # noqa: E402
+from ctdsl.lint.runner import lint_files  # noqa: E402
+
+_EXPECT = re.compile(r'#!\s*(CTL?\d{3})(?::(\d+))?((?:\s+"[^"]*")*)')
+_QUOTED = re.compile(r'"([^"]*)"')
+
+
+def expectations(text: str) -> list[Expectation]:
+    out: list[Expectation] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        at = line.find("#!")
+        if at < 0:
+            continue
+        own_line = not line[:at].strip()
+        for m in _EXPECT.finditer(line[at:]):
+            code, col, wants = m.group(1), m.group(2), tuple(_QUOTED.findall(m.group(3)))
+            out.append(Expectation(code, None if own_line else n, int(col) if col else None, wants))
+    return out
+
+
+def lint_chunks(path: Path) -> list[Chunk]:
+    chunks = read_chunks(path)
+    for c in chunks:
+        c.expectations = expectations(c.text)
+    return chunks
+
+
+def all_fixture_chunks() -> list[Chunk]:
+    return [c for f in sorted(FIXTURES.glob("CTL*.ct")) for c in lint_chunks(f)]
+
+
+def lint_text(text: str, config: LintConfig | None = None):
+    """Lint `text` as spec.ct in the current directory."""
+    return lint_files([SPEC_NAME], config or LintConfig(), texts={SPEC_NAME: text})
+
+
+def chunk_problems(chunk: Chunk, config: LintConfig | None = None) -> tuple[list[str], str]:
+    report = lint_text(chunk.text, config)
+    rendered = {id(d): render_text(d, report.sources) for d in report.diagnostics}
+    problems = mismatches(chunk, report.diagnostics, lambda d: rendered[id(d)])
+    return problems, "\n\n".join(rendered.values())
