@@ -265,7 +265,7 @@ def lint_files(roots: list[str], config: LintConfig, texts: dict[str, str] | Non
     diags, report.suppressed = _apply_suppressions(diags, table)
     if config.enabled(UNUSED_SUPPRESSION):
         diags += _unused_suppressions([s for s in sups if s.file in checked_roots], config)
-    report.diagnostics = sort_diagnostics(diags)
+    report.diagnostics = sorted(sort_diagnostics(diags), key=lambda d: (*d.sort_key(), d.message))
     return report
 
 
