@@ -133,11 +133,11 @@ def _underline(src: str, span: Span, mark: str, text: str, pad: str) -> str:
 _MAX_EXCERPT = 160  # characters of one source line shown in an excerpt
 
 
-def _window(src: str, spans: Sequence[Span]) -> tuple[str, int]:
-    """A long source line cut down around its labels: (text, columns removed at the left)."""
+def _window(src: str, spans: Sequence[Span], anchor: Span | None = None) -> tuple[str, int]:
+    """A long source line cut down around `anchor` (or the first label): (text, columns removed at the left)."""
     if len(src) <= _MAX_EXCERPT:
         return src, 0
-    first = min(s.col for s in spans)
+    first = anchor.col if anchor is not None else min(s.col for s in spans)
     start = max(0, first - 1 - 40)
     text = src[start : start + _MAX_EXCERPT]
     if start + _MAX_EXCERPT < len(src):
@@ -185,7 +185,8 @@ def render_text(diag: Diagnostic, sources: Sources, color: bool = False) -> str:
     rank = {f: (f != primary_file, i) for i, f in enumerate(files)}
     for (file, line), items in sorted(groups.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1])):
         src = (sources.line(file, line) or "").replace("\t", " ")
-        src, shift = _window(src, [span for span, _, _ in items])
+        primary = next((span for span, mark, _ in items if mark == "^"), None)
+        src, shift = _window(src, [span for span, _, _ in items], primary)
         if file != primary_file:
             first = items[0][0]
             body.append(f"{pad} ::: {file}:{first.line}:{first.col}")
