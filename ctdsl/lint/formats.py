@@ -48,7 +48,10 @@ def rule_name(code: str) -> str | None:
 def render_text_report(report: LintReport, color: bool = False) -> str:
     out = []
     for d in report.diagnostics:
-        out.append(render_text(d, report.sources, color=color))
+        text = render_text(d, report.sources, color=color)
+        if d.span is None and d in report.origin:  # about a whole spec: say which
+            text = f"{report.origin[d]}: {text}"
+        out.append(text)
         out.append("")
     line = summary_line(report.diagnostics)
     if report.suppressed:
@@ -196,9 +199,11 @@ def render_sarif_report(report: LintReport) -> str:
             "locations": [{"physicalLocation": location}],
             "partialFingerprints": {"ctdslFinding/v1": f"{fp}:{seen[fp]}"},
         }
+        # related places in the library's preset files (`<std>/...`) are not in the repository
+        shown = [l for l in d.secondary if not l.span.file.startswith("<")]
         related = [
             {"id": i, "physicalLocation": _physical(l.span), "message": {"text": l.text or "related"}}
-            for i, l in enumerate(d.secondary, start=1)
+            for i, l in enumerate(shown, start=1)
         ]
         if related:
             result["relatedLocations"] = related
