@@ -1,0 +1,239 @@
+"""Fill the generated tables of docs/language.md from the code that defines them.
+
+    python tools/gen_language_tables.py           # rewrite the tables in place
+    python tools/gen_language_tables.py --check   # exit 1 if any is out of date
+
+docs/language.md marks each table with a pair of comments,
+
+    <!-- BEGIN GENERATED units -->
+    ...
+    <!-- END GENERATED units -->
+
+and this script replaces what lies between them: the units (ctdsl/units.py),
+the fields of each kind of block and of each pluggable stage and the payloads
+(ctdsl/check/schema.py), and the limits (ctdsl/limits.py). The prose around
+them is written by hand. tests/test_docs_language.py runs `--check`.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ctdsl import limits  # noqa: E402
+from ctdsl import units as U  # noqa: E402
+from ctdsl.check import schema as S  # noqa: E402
+from ctdsl.model.expr import FUNCTIONS  # noqa: E402
+
+DOC = ROOT / "docs" / "language.md"
+_REGION = re.compile(r"(<!-- BEGIN GENERATED (\S+) -->\n)(.*?)(<!-- END GENERATED \2 -->)", re.S)
+
+BOUNDS = {
+    "positive": "> 0",
+    "count": "a whole number > 0",
+    "nonneg": ">= 0",
+    "fraction": "in (0, 1]",
+    "utilisation": "in [0, 1)",
+    "ge1": ">= 1",
+}
+
+
+def _power(n: int) -> str | None:
+    """1 -> 1, 10^e (e >= 3) and 2^e (>= 1024) as powers; None otherwise."""
+    if n == 1:
+        return "1"
+    e = len(str(n)) - 1
+    if n == 10**e and e >= 3:
+        return f"10^{e}"
+    if n & (n - 1) == 0 and n >= 1024:
+        return f"2^{n.bit_length() - 1}"
+    return None
+
+
+def _scale(x: Fraction) -> str:
+    """1e9 -> 10^9, 2^30 -> 2^30, 1/8 -> 1/8, 1.25e8 (a gigabit) -> 10^9/8, 60 -> 60."""
+    if x.denominator == 1 and (p := _power(x.numerator)):
+        return p
+    if x.numerator == 1:
+        d = x.denominator
+        e = len(str(d)) - 1
+        if d == 10**e:
+            return f"10^-{e}"
+        if d == 8:
+            return "1/8"
+    y = x * 8
+    if y.denominator == 1 and (p := _power(y.numerator)) and p != "1":
+        return f"{p}/8"
+    return str(x)
+
+
+def units_table() -> str:
+    rows = ["| unit | dimension | in base units |", "|---|---|---|"]
+    order = [U.DATA, U.OPS, U.TIME, U.FREQUENCY, U.ENERGY, U.POWER, U.LENGTH, U.ONE]
+    for d in order:
+        for name, unit in U.UNITS.items():
+            if unit.dim == d:
+                base = "" if d.dimensionless else " " + d.symbol().removeprefix("1")
+                rows.append(f"| `{name}` | {d.describe()} | {_scale(unit.scale)}{base} |")
+    return "\n".join(rows)
+
+
+def dimensions_table() -> str:
+    named = [
+        U.ONE, U.DATA, U.TIME, U.RATE, U.OPS, U.OPS_RATE, U.ENERGY, U.POWER,
+        U.ENERGY_PER_DATA, U.ENERGY_PER_OP, U.OPS_PER_DATA, U.LENGTH, U.FREQUENCY,
+    ]
+    rows = ["| dimension | in base units | written, e.g. |", "|---|---|---|"]
+    examples = {
+        U.ONE: "`0.4`, `40 %`, `16384 tokens`",
+        U.DATA: "`2 B`, `2 b`, `80 GiB`",
+        U.TIME: "`10 us`, `20 ms`",
+        U.RATE: "`12.5 GB/s`, `100 Gb/s`",
+        U.OPS: "`420 GFLOP`",
+        U.OPS_RATE: "`989 TFLOP/s`",
+        U.ENERGY: "`1 kJ`",
+        U.POWER: "`700 W`",
+        U.ENERGY_PER_DATA: "`15 pJ/bit`, `60 pJ/B`",
+        U.ENERGY_PER_OP: "`1 pJ/FLOP`",
+        U.OPS_PER_DATA: "`10 FLOP/B`",
+        U.LENGTH: "`800 km`",
+        U.FREQUENCY: "`1 GHz`",
+    }
+    for d in named:
+        kind = d.describe().split(" (")[0]
+        rows.append(f"| {kind} | {d.symbol()} | {examples[d]} |")
+    return "\n".join(rows)
+
+
+def _type(f: S.FieldSpec) -> str:
+    if f.type == "quantity":
+        return d.describe() if (d := f.dim) is not None else "quantity"
+    if f.type == "ref":
+        return "name of a " + " or ".join("`gpu`" if r == "gpu" else r for r in f.refs)
+    if f.type == "enum":
+        return "one of " + ", ".join(f"`{c}`" for c in f.choices)
+    if f.type == "bool":
+        return "`true` or `false`"
+    if f.type == "ops":
+        return "list of operations"
+    return "string"
+
+
+def _default(f: S.FieldSpec) -> str:
+    if f.required:
+        return "required"
+    v = f.default
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return f"`{str(v).lower()}`"
+    if isinstance(v, tuple):
+        return "`[" + ", ".join(v) + "]`"
+    if isinstance(v, str):
+        return f"`{v}`"
+    if f.dim is not None and not f.dim.dimensionless and v != 0:
+        return f"`{U.format_quantity(float(v), f.dim)}`"
+    return f"`{v}`"
+
+
+def fields_table(fields: dict[str, S.FieldSpec]) -> str:
+    rows = ["| field | takes | bound | default | e.g. | meaning |", "|---|---|---|---|---|---|"]
+    for f in fields.values():
+        bound = BOUNDS.get(f.bound, "") if f.bound else ""
+        example = f"`{f.example}`" if f.example else ""
+        rows.append(f"| `{f.name}` | {_type(f)} | {bound} | {_default(f)} | {example} | {f.doc} |")
+    return "\n".join(rows)
+
+
+def payloads_table() -> str:
+    rows = [
+        "| payload | needs | may also take | its transform needs | default cost |",
+        "|---|---|---|---|---|",
+    ]
+    for p in S.PAYLOADS:
+        needs = ", ".join(f"`{k}`" for k in S.PAYLOAD_REQUIRES.get(p, ())) or "nothing"
+        extra = [k for k, ps in S.PAYLOAD_FIELDS.items() if p in ps and k not in S.PAYLOAD_REQUIRES.get(p, ())]
+        ops = ", ".join(f"`{o}`" for o in S.PAYLOAD_NEEDS[p]) or "no transform"
+        rows.append(
+            f"| `{p}` | {needs} | {', '.join(f'`{k}`' for k in extra) or ''} | {ops} | `{S.DEFAULT_COST[p]} FLOP/B` |"
+        )
+    return "\n".join(rows)
+
+
+def functions_table() -> str:
+    rows = ["| function | arguments | result |", "|---|---|---|"]
+    what = {
+        "min": "the same dimension, one or more | the smallest, in that dimension",
+        "max": "the same dimension, one or more | the largest, in that dimension",
+        "ceil": "one plain number | the smallest whole number not below it",
+        "log2": "one plain number, > 0 | its base-2 logarithm",
+    }
+    for name in FUNCTIONS:
+        rows.append(f"| `{name}(...)` | {what[name]} |")
+    return "\n".join(rows)
+
+
+def limits_table() -> str:
+    src = (ROOT / "ctdsl" / "limits.py").read_text(encoding="utf-8")
+    rows = ["| limit | value | what it bounds |", "|---|---|---|"]
+    for m in re.finditer(r"^(MAX_[A-Z_]+) = ([^#\n]+?)\s*(?:#\s*(.*))?$", src, re.M):
+        name, _, doc = m.groups()
+        value = getattr(limits, name)
+        doc = (doc or "").replace("|", "\\|")
+        rows.append(f"| `{name}` | {value:,} | {doc} |")
+    return "\n".join(rows)
+
+
+def tables() -> dict[str, str]:
+    out = {
+        "units": units_table(),
+        "dimensions": dimensions_table(),
+        "functions": functions_table(),
+        "payloads": payloads_table(),
+        "limits": limits_table(),
+    }
+    for kind, fields in S.KINDS.items():
+        out[f"fields:{kind}"] = fields_table(fields)
+    for stage, fields in S.STAGES.items():
+        out[f"stage:{stage}"] = fields_table(fields)
+    return out
+
+
+def render(text: str) -> str:
+    generated = tables()
+    seen: set[str] = set()
+
+    def fill(m: re.Match) -> str:
+        name = m.group(2)
+        if name not in generated:
+            raise SystemExit(f"docs/language.md asks for an unknown table '{name}'")
+        seen.add(name)
+        return f"{m.group(1)}{generated[name]}\n{m.group(4)}"
+
+    result = _REGION.sub(fill, text)
+    missing = sorted(set(generated) - seen)
+    if missing:
+        raise SystemExit(f"docs/language.md has no place for the tables {missing}")
+    return result
+
+
+def main(argv: list[str]) -> int:
+    current = DOC.read_text(encoding="utf-8")
+    updated = render(current)
+    if "--check" in argv:
+        if updated != current:
+            print("docs/language.md tables are out of date: run python tools/gen_language_tables.py", file=sys.stderr)
+            return 1
+        return 0
+    DOC.write_text(updated, encoding="utf-8")
+    print("updated docs/language.md")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
