@@ -547,6 +547,52 @@ class Checker:
             switch=self._get(b, "switch") or "",
             pluggable=self._get(b, "pluggable"),
         )
+        self._dc_jitter(b, self.spec.dcs[b.name])
+
+    def _dc_jitter(self, b: MergedBlock, dc: M.DataCentre) -> None:
+        """Per-worker variability: jitter (the scale), its kind, and a lognormal's sigma."""
+        f = b.fields
+        kind = self._get(b, "jitter_kind") if "jitter_kind" in f else None
+        if "jitter" not in f:
+            if "jitter_kind" in f or "jitter_sigma" in f:
+                key = "jitter_kind" if "jitter_kind" in f else "jitter_sigma"
+                self._error_once(
+                    "CT105",
+                    f"dc '{b.name}' sets {key} but no jitter, the scale of the extra time",
+                    f[key].key.span,
+                    secondary=(Label(b.definition.span, f"dc '{b.name}' defined here"),),
+                    help="add jitter = 2 s (each worker's step takes its compute time plus jitter x a random draw)",
+                )
+            return
+        dc.jitter = self._get(b, "jitter")
+        dc.jitter_kind = kind or S.KINDS["dc"]["jitter_kind"].default
+        if dc.jitter_kind == "lognormal":
+            if "jitter_sigma" not in f:
+                self._error_once(
+                    "CT105",
+                    f"dc '{b.name}': lognormal jitter needs jitter_sigma",
+                    f["jitter_kind"].value.span,
+                    secondary=(Label(b.definition.span, f"dc '{b.name}' defined here"),),
+                    help="add jitter_sigma = 0.5 (the sigma of the log of the draw)",
+                )
+            dc.jitter_sigma = self._get(b, "jitter_sigma")
+        elif "jitter_sigma" in f:
+            shown = f["jitter_kind"].value.span if "jitter_kind" in f else f["jitter"].key.span
+            self._error_once(
+                "CT113",
+                f"dc '{b.name}': jitter_sigma does not apply to {dc.jitter_kind} jitter",
+                f["jitter_sigma"].key.span,
+                label="only for jitter_kind = lognormal",
+                secondary=(Label(shown, f"jitter is {dc.jitter_kind}"),),
+                help="remove jitter_sigma, or set jitter_kind = lognormal",
+            )
+
+    def _error_once(self, code: str, message: str, span: Span, **kw) -> None:
+        """Report a problem once, though several dcs inherit it from one base."""
+        seen = self.__dict__.setdefault("_reported_once", set())
+        if (code, span) not in seen:
+            seen.add((code, span))
+            self.sink.error(code, message, span, **kw)
 
     def _build_scheme(self, b: MergedBlock) -> None:
         g = lambda k: self._get(b, k)  # noqa: E731
@@ -605,6 +651,19 @@ class Checker:
             return
         g = lambda k: self._get(b, k)  # noqa: E731
         self.spec.simulation = M.Simulation(**self._common(b), steps=g("steps"), seeds=g("seeds"), warmup=g("warmup"))
+        warmup = self.spec.simulation.warmup
+        if "warmup" in b.fields and warmup is not None:
+            try:
+                w = E.evaluate(warmup, self.spec.defaults())
+            except E.EvalError:
+                return
+            if w != int(w):
+                self.sink.error(
+                    "CT305",
+                    f"{b.name}.warmup must be a whole number of steps, but it is {w:g}",
+                    b.fields["warmup"].value.span,
+                    help="e.g. warmup = 20",
+                )
 
     # ---- statements that tie definitions together -------------------------------
 

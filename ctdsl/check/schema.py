@@ -17,6 +17,8 @@ OPERATIONS = ("fft", "dct", "ntt", "mac", "add", "mul", "modular", "compare")
 
 PAYLOADS = ("dense", "quantise", "topk", "demo", "band")
 COLLECTIVES = ("ring_allreduce", "hier_allreduce", "allgather", "hier_allgather", "innet_sum")
+# per-step extra compute time of a worker: jitter x X, with X ~ Exp(1), U(0, 1) or LogNormal(0, sigma^2)
+JITTER_KINDS = ("exponential", "uniform", "lognormal")
 
 # what each payload's transform needs of whatever runs it
 PAYLOAD_NEEDS = {
@@ -140,6 +142,9 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("link", "ref", "each worker's link to the switch", refs=("link",), required=True, example="ib_ndr"),
             F("switch", "ref", "the data centre's switch", refs=("switch",), required=True, example="tor"),
             F("pluggable", "ref", "a module in each worker's port", refs=("pluggable",), example="qsfp"),
+            F("jitter", Q, "scale of each worker's random extra compute time per step", dim=U.TIME, bound="nonneg", example="2 s"),
+            F("jitter_kind", "enum", "distribution of the extra time: jitter x Exp(1), x U(0, 1) or x LogNormal(0, sigma^2)", choices=JITTER_KINDS, default="exponential", example="lognormal"),
+            F("jitter_sigma", Q, "sigma of the log of a lognormal jitter (lognormal only)", dim=U.ONE, bound="positive", example="0.5"),
         ]
     },
     "scheme": {
@@ -168,9 +173,9 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
     "simulation": {
         f.name: f
         for f in [
-            F("steps", Q, "steps simulated per seed", dim=U.ONE, bound="count", example="200"),
-            F("seeds", Q, "independent runs", dim=U.ONE, bound="count", example="10"),
-            F("warmup", Q, "steps discarded at the start of each run", dim=U.ONE, bound="nonneg", example="20"),
+            F("steps", Q, "steps measured per seed, after the warm-up", dim=U.ONE, bound="count", default=Fraction(100), example="200"),
+            F("seeds", Q, "independent runs, one seed each", dim=U.ONE, bound="count", default=Fraction(10), example="10"),
+            F("warmup", Q, "steps run and discarded at the start of each run", dim=U.ONE, bound="nonneg", default=Fraction(10), example="20"),
         ]
     },
 }

@@ -31,6 +31,7 @@ def check_topology(spec: M.Spec, ns: Namespace, sink: DiagnosticSink) -> nx.DiGr
 class _TopologyCheck:
     def __init__(self, spec: M.Spec, ns: Namespace, sink: DiagnosticSink):
         self.spec, self.ns, self.sink = spec, ns, sink
+        self._load_reported: set[str] = set()
 
     def run(self) -> nx.DiGraph | None:
         spec = self.spec
@@ -123,6 +124,7 @@ class _TopologyCheck:
             self._missing("device", dc.device, ["peak", "efficiency"], dc.spans["device"], user)
         if dc.link:
             self._missing("link", dc.link, ["bandwidth", "latency"], dc.spans["link"], user)
+            self._load_complete(dc.link, dc.spans["link"], user)
         if dc.pluggable:
             plug = self.spec.pluggables[dc.pluggable]
             if self._missing("pluggable", dc.pluggable, ["ops"], dc.spans["pluggable"], user):
@@ -143,6 +145,35 @@ class _TopologyCheck:
                                 st.span or plug.span,
                                 help=f"add {key} = {f.example}",
                             )
+
+    def _load_complete(self, name: str, use: Span, user: str) -> None:
+        """A link with a background load needs the size of one background transfer (queueing)."""
+        block = self.ns.merged(name)
+        if block is None or "load" not in block.fields or "transfer" in block.fields:
+            return
+        if name in self._load_reported:
+            return
+        self._load_reported.add(name)
+        example = S.KINDS["link"]["transfer"].example
+        d = block.definition
+        if d.from_std:
+            self.sink.error(
+                "CT105",
+                f"link '{name}' (a library preset) has a background load but no transfer size, which {user} needs",
+                use,
+                label=f"uses link '{name}'",
+                help=f"extend the preset: link my_{name} : {name} {{ transfer = {example} }}",
+            )
+            return
+        self.sink.error(
+            "CT105",
+            f"link '{name}' has a background load but no transfer size, which {user} needs",
+            d.span,
+            label="missing transfer",
+            secondary=(Label(block.fields["load"].key.span, "load set here"), Label(use, "used here")),
+            notes=("the queueing wait of a sync depends on the size of the transfers ahead of it: rho S / (2 (1 - rho)), S = transfer / bandwidth",),
+            help=f"add transfer = {example}",
+        )
 
     def _scheme_complete(self, scheme: M.Scheme) -> None:
         block = self.ns.merged(scheme.name)
@@ -230,6 +261,7 @@ class _TopologyCheck:
                     continue
                 seen[(a, b)] = stmt.span
                 self.spec.wans.append(M.WanLink(a, b, stmt.link.text, stmt.span))
+            self._load_complete(stmt.link.text, stmt.link.span, f"the WAN {stmt.a.text} {'<->' if stmt.both else '->'} {stmt.b.text}")
 
     def _expect(self, name, kind: str) -> bool:
         from ctdsl.diagnostics import did_you_mean

@@ -112,6 +112,9 @@ class DataCentre(Definition):
     link: str = ""
     switch: str = ""
     pluggable: Optional[str] = None
+    jitter: Optional[Expr] = None  # scale of each worker's random extra compute time per step (s)
+    jitter_kind: Optional[str] = None  # exponential | uniform | lognormal, when jitter is set
+    jitter_sigma: Optional[Expr] = None  # lognormal: sigma of the log
 
 
 @dataclass
@@ -162,9 +165,9 @@ class Breakeven:
 
 @dataclass
 class Simulation(Definition):
-    steps: Optional[Expr] = None
+    steps: Optional[Expr] = None  # measured per seed, after the warm-up
     seeds: Optional[Expr] = None
-    warmup: Optional[Expr] = None
+    warmup: Optional[Expr] = None  # steps run and discarded first
 
 
 @dataclass
