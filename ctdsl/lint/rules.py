@@ -523,10 +523,10 @@ def _per_unit_slip(key: str, node: ast.Value | None) -> str | None:
 def bit_byte_slip(ctx: Context) -> Iterator[Hit]:
     """
     Network rates are quoted in bits (100 GbE carries 100 Gb/s = 12.5 GB/s), ctdsl
-    works in bytes, and a factor of 8 is easy to lose. A link is flagged when its
-    name, the name of a block it extends, or a comment on its lines (or on the
-    comment lines just above it) states a rate, and its bandwidth is that rate
-    read in the other unit: exactly 8x too high (100 GbE with 100 GB/s) or 8x too
+    works in bytes, and a factor of 8 is easy to lose. A link (or a pluggable) is
+    flagged when its name, the name of a block it extends, or a comment on its
+    lines (or on the comment lines just above it) states a rate, and its bandwidth
+    (the pluggable's line rate) is that rate read in the other unit: exactly 8x too high (100 GbE with 100 GB/s) or 8x too
     low (a comment of 400 GB/s with 50 GB/s). A bandwidth that matches some stated
     rate is never flagged, nor is one that differs by another factor (two links
     bonded, a share of a link): those are not unit slips.
@@ -541,15 +541,18 @@ def bit_byte_slip(ctx: Context) -> Iterator[Hit]:
     15 pJ/bit). Values are taken at the params' defaults.
     """
     spec = ctx.spec
-    for link in spec.links.values():
-        if not _user(ctx, link):
+    rated: list[tuple[M.Definition, str, str]] = [(link, "bandwidth", "bandwidth") for link in spec.links.values()]
+    rated += [(plug, "port.rate", "line rate") for plug in spec.pluggables.values()]
+    for d, key, what in rated:
+        if not _user(ctx, d):
             continue
-        bw = ctx.value(link.bandwidth)
-        block = ctx.blocks.get(link.name)
+        expr = d.bandwidth if isinstance(d, M.Link) else (d.stages["port"].rate if "port" in d.stages else None)
+        bw = ctx.value(expr)
+        block = ctx.blocks.get(d.name)
         if bw is None or block is None:
             continue
         stated: list[tuple[float, bool, str, Span | None]] = []  # (B/s as written, bits?, text, where)
-        for name in [link.name] + ctx.bases(link.name):
+        for name in [d.name] + ctx.bases(d.name):
             for rate, part in _name_rates(name):
                 stated.append((rate / 8, True, f"'{name}'", None))
         for span, text in ctx.comments_of(block):
@@ -557,6 +560,7 @@ def bit_byte_slip(ctx: Context) -> Iterator[Hit]:
                 stated.append((rate, bits, shown, span))
         if not stated or any(_near(bw, r) for r, _, _, _ in stated):
             continue
+        kind = "link" if isinstance(d, M.Link) else "pluggable"
         for rate, bits, shown, where in stated:
             slipped = rate * 8 if bits else rate / 8
             if not _near(bw, slipped):
@@ -564,21 +568,23 @@ def bit_byte_slip(ctx: Context) -> Iterator[Hit]:
             said = f"the name {shown}" if where is None else f"the comment '{shown}'"
             if bits:
                 message = (
-                    f"link '{link.name}': {said} means {_q(rate, U.RATE)}, but its bandwidth is "
+                    f"{kind} '{d.name}': {said} means {_q(rate, U.RATE)}, but its {what} is "
                     f"{_q(bw, U.RATE)}, 8x more: bits read as bytes?"
                 )
             else:
                 message = (
-                    f"link '{link.name}': {said} says {_q(rate, U.RATE)}, but its bandwidth is "
+                    f"{kind} '{d.name}': {said} says {_q(rate, U.RATE)}, but its {what} is "
                     f"{_q(bw, U.RATE)}, 8x less: bytes read as bits?"
                 )
+            written = "rate" if key == "port.rate" else key
             yield Hit(
                 message,
-                ctx.at(link, "bandwidth"),
+                ctx.at(d, key, key.split(".")[0]),
                 label=f"8x {'above' if bits else 'below'} the stated rate",
                 secondary=_label(ctx, where, "rate stated here") if where is not None else (),
                 notes=("1 B = 8 b: 100 GbE carries 100 Gb/s = 12.5 GB/s",),
-                help=f"write bandwidth = {_q(rate, U.RATE)}" + (f" (or {_q(rate * 8, U.RATE).replace('B/s', 'b/s')})" if bits else ""),
+                help=f"write {written} = {_q(rate, U.RATE)}"
+                + (f" (or {_q(rate * 8, U.RATE).replace('B/s', 'b/s')})" if bits else ""),
             )
             break
     for name, block in ctx.blocks.items():
