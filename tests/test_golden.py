@@ -172,3 +172,47 @@ def test_ast_keeps_what_was_written():
         "span": "12:16-12:25",
     }
     assert param["range"]["spacing"] == "log" and param["range"]["count"] == 41
+
+
+def test_the_json_view_needs_neither_sympy_nor_numpy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from ctdsl.api import check\n"
+        "from ctdsl.model.serialize import spec_to_json\n"
+        "spec_to_json(check('specs/llama70b_wan.ct').spec)\n"
+        "print(sorted(m for m in ('sympy', 'numpy') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_json_view_of_a_small_spec_by_hand():
+    result = check(
+        "small.ct",
+        text="param bw = 2 GB/s in 1 GB/s .. 4 GB/s lin 3\n"
+        "link l { bandwidth = 2 * bw; latency = 10 us }\n",
+    )
+    data = spec_to_json(result.spec)
+    assert data["params"]["bw"] == {
+        "where": "small.ct:1:7",
+        "dim": "B/s",
+        "default": 2e9,
+        "unit": "GB/s",
+        "unit_scale": 1e9,
+        "lo": 1e9,
+        "hi": 4e9,
+        "spacing": "lin",
+        "count": 3,
+        "display": None,
+    }
+    link = data["links"]["l"]
+    assert link["bandwidth"] == {"expr": "2 * bw", "value": 4e9}
+    assert link["latency"] == {"expr": "1e-05", "value": 1e-05}
+    assert link["energy_per_bit"] == {"expr": "0", "value": 0.0}  # the schema's default
+    assert link["distance"] is None and link["where"] == "small.ct:2:6" and link["from_std"] is False
+    assert data["dcs"] == {} and data["schemes"] == {} and data["wans"] == [] and data["baseline"] is None
+    assert data["files"] == ["small.ct"] and data["version"] == 1
