@@ -526,8 +526,9 @@ def bit_byte_slip(ctx: Context) -> Iterator[Hit]:
     works in bytes, and a factor of 8 is easy to lose. A link (or a pluggable) is
     flagged when its name, the name of a block it extends, or a comment on its
     lines (or on the comment lines just above it) states a rate, and its bandwidth
-    (the pluggable's line rate) is that rate read in the other unit: exactly 8x too high (100 GbE with 100 GB/s) or 8x too
-    low (a comment of 400 GB/s with 50 GB/s). A bandwidth that matches some stated
+    (a pluggable's line rate) is that rate read in the other unit: exactly 8x too
+    high (100 GbE with 100 GB/s) or 8x too low (a comment of 400 GB/s with 50 GB/s).
+    A bandwidth that matches some stated
     rate is never flagged, nor is one that differs by another factor (two links
     bonded, a share of a link): those are not unit slips.
 
