@@ -87,7 +87,7 @@ def sarif_of(*paths: str) -> dict:
 
 @pytest.mark.parametrize(
     "paths",
-    [(SAMPLE,), (BAD, "specs/"), ("tests/data/two_errors.ct",), ("tests/lint/fixtures/lib/extra.ct",)],
+    [(SAMPLE,), (BAD, "specs/"), ("tests/lint/broken.ct",), ("tests/lint/fixtures/lib/extra.ct",)],
     ids=["sample", "bad-and-specs", "checker-errors", "clean"],
 )
 def test_sarif_validates_against_the_official_schema(paths):
@@ -119,7 +119,7 @@ def test_sarif_rules_are_stable_and_documented():
 
 
 def test_sarif_describes_checker_codes_it_reports():
-    doc = sarif_of("tests/data/two_errors.ct")
+    doc = sarif_of("tests/lint/broken.ct")
     run = doc["runs"][0]
     found = {r["ruleId"] for r in run["results"]}
     assert found and all(not c.startswith("CTL") for c in found)
@@ -151,7 +151,7 @@ def test_sarif_fingerprints_survive_lines_moving(tmp_path, monkeypatch):
 # ---- JSON -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("paths", [(SAMPLE,), (BAD, "specs/"), ("tests/data/two_errors.ct",)])
+@pytest.mark.parametrize("paths", [(SAMPLE,), (BAD, "specs/"), ("tests/lint/broken.ct",)])
 def test_json_validates_against_its_schema(paths):
     r = lint(*paths, "-f", "json")
     doc = json.loads(r.stdout)
