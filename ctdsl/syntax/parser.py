@@ -167,6 +167,28 @@ def _end_of_last(err: UnexpectedInput) -> tuple[int, int] | None:
     return meta.end_line, meta.end_column
 
 
+def _is_unit(word: str) -> bool:
+    from ctdsl.units import UnitError, parse_unit
+
+    try:
+        parse_unit(word)
+    except UnitError:
+        return False
+    return True
+
+
+def _after_a_value(err: UnexpectedInput) -> bool:
+    """Whether the parser had just read a name, a call or a bracketed expression."""
+    interactive = getattr(err, "interactive_parser", None)
+    stack = getattr(getattr(interactive, "parser_state", None), "value_stack", None) or []
+    if not stack:
+        return False
+    last = stack[-1]
+    if isinstance(last, Token):
+        return last.type in ("NAME", "RPAR")
+    return getattr(last, "data", None) in ("ref", "call")
+
+
 def syntax_diagnostic(err: UnexpectedInput, file: str, text: str) -> Diagnostic:
     """Turn one of Lark's exceptions into a diagnostic with a clear message."""
     if isinstance(err, UnexpectedCharacters):
@@ -243,6 +265,16 @@ def syntax_diagnostic(err: UnexpectedInput, file: str, text: str) -> Diagnostic:
         end = _end_of_last(err)
         if end is not None:
             span = Span(file, end[0], end[1], end[0], end[1] + 1)
+    before_equals = text[tok.end_pos :].lstrip(" \t").startswith("=") if tok.end_pos is not None else False
+    if wordlike and _is_unit(word) and _after_a_value(err) and not before_equals:
+        # `bandwidth = x GB/s`: a unit after a name or a bracket, not after a number
+        return Diagnostic(
+            "CT002",
+            f"unexpected unit '{shown}'",
+            span,
+            label="a unit follows a number",
+            help=f"multiply by a quantity: write ... * 1 {shown}",
+        )
     if wordlike and expected & {"_NL", "SEMICOLON"}:
         return Diagnostic(
             "CT005",
