@@ -60,7 +60,7 @@ def lint(
         None, "--ignore", help="Do not run these rules: codes or code prefixes, comma-separated."
     ),
     fail_on: Optional[FailOn] = typer.Option(
-        None, "--fail-on", help="Exit 1 on findings at or above this severity [default: error]."
+        None, "--fail-on", help="Exit 1 on findings at or above this severity (default: error)."
     ),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to this file, not stdout."),
     explain: Optional[str] = typer.Option(None, "--explain", help="Explain a rule (code or name) and exit.", metavar="CODE"),
@@ -70,8 +70,8 @@ def lint(
 
     Checker errors are reported too. Exit 0 when no finding is at or above --fail-on,
     1 when one is, 2 on a usage error. Settings may also go in pyproject.toml under
-    [tool.ctdsl.lint] (select, ignore, fail-on, exclude). Silence one finding with a
-    comment on its line: # ctdsl: ignore[CTL003]. The rules: docs/lint-rules.md.
+    \\[tool.ctdsl.lint] (select, ignore, fail-on, exclude). Silence one finding with a
+    comment on its line: # ctdsl: ignore\\[CTL003]. The rules: docs/lint-rules.md.
 
     \b
     Examples:

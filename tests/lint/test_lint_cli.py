@@ -358,3 +358,10 @@ def test_worker_processes_give_the_same_report(tmp_path, monkeypatch):
     assert outputs[0][0] == 2 and "latin1.ct" in outputs[0][2]
     assert outputs[0] == outputs[1] == outputs[2]
     assert len(json.loads(outputs[0][1])["diagnostics"]) == 5 * 1 + 5 * 2 + 5 * 1
+
+
+def test_help_shows_the_config_table_and_the_suppression_comment():
+    r = runner.invoke(app, ["lint", "--help"], env={"COLUMNS": "120"})
+    assert r.exit_code == 0
+    assert "[tool.ctdsl.lint]" in r.stdout and "# ctdsl: ignore[CTL003]" in r.stdout
+    assert "(default: error)" in r.stdout
