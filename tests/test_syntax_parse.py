@@ -226,4 +226,4 @@ def test_parser_is_cached():
 def test_parse_expression_rejects_trailing_text():
     sink = DiagnosticSink()
     assert parse_expression("25 GB/s extra", "--set x", sink) is None
-    assert [d.code for d in sink.items] == ["CT005"]
+    assert [(d.code, d.message, d.span.col) for d in sink.items] == [("CT002", "unexpected 'extra' after the value", 9)]

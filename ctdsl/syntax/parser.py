@@ -524,7 +524,16 @@ def parse_expression(text: str, file: str, sink: DiagnosticSink) -> ast.Expr | N
     try:
         tree = lark_parser().parse(text, start="expr_only")
     except UnexpectedInput as err:
-        sink.add(syntax_diagnostic(err, file, text))
+        diag = syntax_diagnostic(err, file, text)
+        if diag.code == "CT005":  # there are no statements to separate in a lone value
+            diag = Diagnostic(
+                "CT002",
+                f"unexpected '{text[diag.span.col - 1 : diag.span.end_col - 1]}' after the value",
+                diag.span,
+                label="the value ends before this",
+                help="give one value with its unit, e.g. 25 GB/s",
+            )
+        sink.add(diag)
         return None
     builder = _Builder(file, sink)
     before = len(sink.items)
