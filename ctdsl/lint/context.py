@@ -8,7 +8,6 @@ expressions evaluated at the params' defaults; nothing here imports sympy.
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Iterator
 
 from ctdsl.check.loader import STD_PREFIX
@@ -129,22 +128,6 @@ class Context:
                 return s
         return d.span
 
-    def value_node(self, d: M.Definition, key: str) -> ast.Value | None:
-        """The syntax of the value of `key` (`stage.key` for a stage field) as written for d or a base."""
-        seen: set[str] = set()
-        name: str | None = d.name
-        while name is not None and name not in seen:
-            seen.add(name)
-            block = self.blocks.get(name)
-            if block is None:
-                return None
-            for stage, f in iter_fields(block.items):
-                full = f.key.text if stage is None else f"{stage}.{f.key.text}"
-                if full == key:
-                    return f.value
-            name = block.base.text if block.base is not None else None
-        return None
-
     def bases(self, name: str) -> list[str]:
         """The chain of bases of a block, nearest first."""
         out: list[str] = []
@@ -182,10 +165,6 @@ class Context:
                 col, text = table[n]
                 out.append((Span(file, n, col, n, col + len(text)), text))
         return out
-
-    @cached_property
-    def used_models(self) -> set[str]:
-        return {s.model for s in self.spec.schemes.values() if s.model}
 
 
 __all__ = ["Context", "scan_comments", "iter_refs", "iter_fields"]
