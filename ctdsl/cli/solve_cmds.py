@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets
+from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, startup_work
 
 
 class SolveFormat(str, Enum):
@@ -34,6 +34,11 @@ def solve(
       ctdsl solve specs/llama70b_wan.ct --format json > result.json
       ctdsl solve specs/llama70b_wan.ct --explain band_switch
     """
+    with startup_work():
+        _solve(file, set_, format, explain)
+
+
+def _solve(file: str, set_, format: "SolveFormat", explain: str | None) -> None:
     study = load_or_exit(file, parse_sets(set_))
     if explain is not None and explain not in study.spec.schemes:
         from ctdsl.diagnostics import did_you_mean

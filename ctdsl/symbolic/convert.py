@@ -119,7 +119,13 @@ def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
     def ev(e: sp.Basic) -> float:
         if e in memo:
             return memo[e]
-        if e.is_Number:
+        if e.is_Rational:
+            # int / int is correctly rounded, as float(Rational) is, without mpmath
+            try:
+                r = e.p / e.q
+            except OverflowError:
+                r = math.inf if (e.p > 0) == (e.q > 0) else -math.inf
+        elif e.is_Number:
             r = float(e)
         elif e.is_Symbol:
             if e not in env:

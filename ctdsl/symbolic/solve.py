@@ -285,7 +285,7 @@ def _module_result(cm: CostModel, c: SchemeCosts, env) -> ModuleResult:
             info = cm.symbols.by_symbol.get(sym)
             if info is None:
                 continue
-            for sol in sp.solve(sp.Eq(rb, rr), sym):
+            for sol in _solve_for(rb, rr, sym):
                 try:
                     v = value(sol, env)
                 except NumericError:
@@ -304,6 +304,20 @@ def _module_result(cm: CostModel, c: SchemeCosts, env) -> ModuleResult:
         charged_cost=value(m.charged_cost, env),
         budget_per_byte=_q(m.budget_per_byte, env, U.OPS_PER_DATA) if m.budget is not None else None,
     )
+
+
+def _solve_for(a: sp.Expr, b: sp.Expr, sym: sp.Symbol) -> list[sp.Expr]:
+    """Roots of a = b in sym: directly when the equation is linear in sym (a stage
+    rate is usually budget / cost against a constant), else by sympy's solve."""
+    num, _ = sp.fraction(sp.together(a - b))
+    try:
+        poly = sp.Poly(num, sym)
+    except sp.PolynomialError:
+        poly = None
+    if poly is not None and poly.degree() == 1:
+        c1, c0 = poly.all_coeffs()
+        return [-c0 / c1]
+    return list(sp.solve(sp.Eq(a, b), sym))
 
 
 def default_over(spec: Spec) -> str | None:
