@@ -231,28 +231,25 @@ def test_snapshot_files_are_all_used():
     assert names == {f"sample.{e}" for e in EXTENSIONS.values()}
 
 
-def test_a_finding_about_a_whole_spec_names_the_spec_in_every_format(tmp_path, monkeypatch):
-    # more workers than are modelled: the checker reports it with no location (CT606)
-    dcs = "\n".join(
-        f"dc d{i} {{ workers = 1000; device = accel; link = ib_ndr; switch = tor }}" for i in range(5)
+def test_a_finding_about_a_whole_spec_names_the_spec_in_every_format():
+    # a diagnostic with no location (the checker may give one about a whole topology)
+    from ctdsl.diagnostics import Diagnostic, Severity
+    from ctdsl.lint.runner import LintReport
+
+    d = Diagnostic("CT606", "the topology has 5000 workers; at most 4096 are modelled", None, Severity.ERROR)
+    report = LintReport(diagnostics=[d], files=["big.ct"], origin={d: "big.ct"})
+    assert render(report, "text").startswith("big.ct: CT606 the topology has 5000 workers")
+    assert render(report, "concise") == "big.ct: CT606 the topology has 5000 workers; at most 4096 are modelled\n"
+    assert render(report, "github") == (
+        "::error file=big.ct,title=ctdsl (CT606)::the topology has 5000 workers; at most 4096 are modelled\n"
     )
-    wans = "\n".join(f"wan d{i} <-> d{i + 1} = eth100g" for i in range(4))
-    (tmp_path / "big.ct").write_text(
-        "import std.devices\nimport std.links\nimport std.models\nmodel m : llama3_8b { tokens = 1 }\n"
-        "device accel : h100 { efficiency = 0.4 }\nswitch tor {}\n" + dcs + "\n" + wans + "\n"
-        "scheme s { payload = dense; collective = ring_allreduce }\n",
-        encoding="utf-8",
-    )
-    monkeypatch.chdir(tmp_path)
-    report = lint_paths(["big.ct"], LintConfig())
-    whole = [d for d in report.diagnostics if d.span is None]
-    assert [d.code for d in whole] == ["CT606"]
-    assert render(report, "text").startswith("big.ct: CT606 ")
-    assert "big.ct: CT606 " in render(report, "concise")
-    assert "::error file=big.ct,title=ctdsl (CT606)::" in render(report, "github")
     doc = json.loads(render(report, "sarif"))
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(doc)
-    (res,) = [r for r in doc["runs"][0]["results"] if r["ruleId"] == "CT606"]
-    assert res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "big.ct"
+    (res,) = doc["runs"][0]["results"]
+    assert res["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "big.ct", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 1},
+    }
     j = json.loads(render(report, "json"))
-    assert [d["file"] for d in j["diagnostics"] if d["code"] == "CT606"] == ["big.ct"]
+    jsonschema.validate(j, JSON_SCHEMA, cls=jsonschema.Draft202012Validator)
+    assert [(x["file"], x["span"]) for x in j["diagnostics"]] == [("big.ct", None)]
