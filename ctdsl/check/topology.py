@@ -63,8 +63,11 @@ class _TopologyCheck:
     def _sizes(self) -> None:
         spec = self.spec
         total = 0
+        over = None  # the dc that takes the total over the limit
         for dc in spec.dcs.values():
             total += dc.workers
+            if total > limits.MAX_WORKERS and over is None:
+                over = dc
             if dc.workers > limits.MAX_WORKERS_PER_DC:
                 self.sink.error(
                     "CT606",
@@ -72,10 +75,22 @@ class _TopologyCheck:
                     dc.spans.get("workers", dc.span),
                     help="model a representative slice: costs per worker do not change with copies",
                 )
-        if total > limits.MAX_WORKERS:
-            self.sink.error("CT606", f"the topology has {total} workers; at most {limits.MAX_WORKERS} are modelled", None)
+        if over is not None:
+            self.sink.error(
+                "CT606",
+                f"the topology has {total} workers; at most {limits.MAX_WORKERS} are modelled",
+                over.span,
+                label=f"the workers of dc '{over.name}' take the total over {limits.MAX_WORKERS}",
+                help="model a representative slice: costs per worker do not change with copies",
+            )
         if len(spec.dcs) > limits.MAX_DCS:
-            self.sink.error("CT606", f"the topology has {len(spec.dcs)} dcs; at most {limits.MAX_DCS} are modelled", None)
+            extra = list(spec.dcs.values())[limits.MAX_DCS]
+            self.sink.error(
+                "CT606",
+                f"the topology has {len(spec.dcs)} dcs; at most {limits.MAX_DCS} are modelled",
+                extra.span,
+                label=f"dc number {limits.MAX_DCS + 1}",
+            )
 
     # ---- completeness -----------------------------------------------------------
 
