@@ -62,6 +62,7 @@ def explain(sol, name: str) -> str:
             out.append(
                 f"       {kind:5s} {link:10s} {first.source} -> {first.target}{more}: {nbytes} per step at {bw} = {first.time}"
             )
+        out.extend(_queueing_lines(sol, r, c.phases[i - 1]))
     out.append("")
     out.append("step")
     H = r.period
@@ -77,8 +78,38 @@ def explain(sol, name: str) -> str:
             out.append(f"    {k:12s} {per}")
     else:
         out.append("  no steps to target: set steps = N for time and energy to target")
+    if c.closed_forms:
+        from ctdsl.report.tables import oversubscribed
+
+        out.append("")
+        out.append("contention and stragglers (closed forms)")
+        for cf in c.closed_forms:
+            out.append(f"  {cf.component}: {cf.status}")
+            out.append(f"    {cf.formula}")
+            if cf.note:
+                out.append(f"    {cf.note}")
+        for line in oversubscribed(r):
+            out.append(f"  {line}")
     del s, H
     return "\n".join(out) + "\n"
+
+
+def _queueing_lines(sol, r, ph) -> list[str]:
+    """Which loaded links a phase waits for, and the M/D/1 wait it pays per step."""
+    if not ph.waits:
+        return []
+    env = sol.symbols.defaults()
+    from ctdsl.symbolic.convert import value
+
+    out = [f"     queueing: each step waits {U.format_quantity(value(ph.queueing, env), U.TIME)} (M/D/1, once per loaded link on a route)"]
+    for (a, b), w in ph.waits.items():
+        q = r.costs.queues[(a, b)].queue
+        out.append(
+            f"       {q.link} {a} -> {b}: rho = {value(q.rho, env):.3g}, background transfer "
+            f"{U.format_quantity(value(q.transfer, env), U.DATA)} = S {U.format_quantity(value(q.service, env), U.TIME)}, "
+            f"wait rho S / (2 (1 - rho)) = {U.format_quantity(value(w, env), U.TIME)}"
+        )
+    return out
 
 
 def _val(sol, expr) -> float:

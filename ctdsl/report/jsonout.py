@@ -121,8 +121,13 @@ def _scheme(r) -> dict:
                 "step_latency": _num(p.latency.value),
                 "bottleneck": p.bottleneck,
                 "links": _links(p.links, "bytes_per_step"),
+                "queueing": _queueing(r, ph),
             }
-            for p in r.phases
+            for p, ph in zip(r.phases, c.phases)
+        ],
+        "closed_forms": [
+            {"component": cf.component, "formula": cf.formula, "status": cf.status, "note": cf.note or None}
+            for cf in c.closed_forms
         ],
         "links": _links(r.links, "bytes_per_sync"),
         "module": module,
@@ -134,6 +139,30 @@ def _scheme(r) -> dict:
             "energy_to_target": _expr(c.energy_to_target),
         },
     }
+
+
+def _queueing(r, ph) -> dict | None:
+    """The M/D/1 waits a phase pays per step, on the loaded links its transfers cross."""
+    if not ph.waits:
+        return None
+    from ctdsl.symbolic.convert import value
+
+    env = r.symbols.defaults()
+    waits = []
+    for (a, b), w in ph.waits.items():
+        q = r.costs.queues[(a, b)].queue
+        waits.append(
+            {
+                "source": a,
+                "target": b,
+                "link": q.link,
+                "load": _num(value(q.rho, env)),
+                "transfer": _num(value(q.transfer, env)),
+                "service": _num(value(q.service, env)),
+                "wait": _num(value(w, env)),
+            }
+        )
+    return {"seconds_per_step": _num(value(ph.queueing, env)), "waits": waits}
 
 
 def _breakeven(b) -> dict:

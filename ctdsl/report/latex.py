@@ -148,6 +148,10 @@ def scheme_align(r, symbols) -> str:
         _eq(r"t_{\mathrm{compute}}", c.compute, symbols, U.TIME, r.components["compute"].value),
     ]
     names = []
+    compute = r"t_{\mathrm{compute}}"
+    if c.stragglers is not None:  # the expected wait for the slowest worker (stragglers.py)
+        lines.append(_eq(r"t_{\mathrm{stragglers}}", c.stragglers.extra, symbols, U.TIME, _v(c.stragglers.extra, symbols)))
+        compute = r"t_{\mathrm{compute}} + t_{\mathrm{stragglers}}"
     if c.transform != 0:
         lines.append(_eq(r"t_{\mathrm{transform}}", c.transform, symbols, U.TIME, _v(c.transform, symbols)))
         names.append(r"t_{\mathrm{transform}}")
@@ -160,9 +164,9 @@ def scheme_align(r, symbols) -> str:
     side = " + ".join(names) if names else "0"
     H = r.period
     if r.overlap:
-        rhs = f"\\max\\left(t_{{\\mathrm{{compute}}}},\\ \\frac{{{side}}}{{{H:g}}}\\right)" if H != 1 else f"\\max\\left(t_{{\\mathrm{{compute}}}},\\ {side}\\right)"
+        rhs = f"\\max\\left({compute},\\ \\frac{{{side}}}{{{H:g}}}\\right)" if H != 1 else f"\\max\\left({compute},\\ {side}\\right)"
     else:
-        rhs = f"t_{{\\mathrm{{compute}}}} + \\frac{{{side}}}{{{H:g}}}" if H != 1 else f"t_{{\\mathrm{{compute}}}} + {side}"
+        rhs = f"{compute} + \\frac{{{side}}}{{{H:g}}}" if H != 1 else f"{compute} + {side}"
     lines.append(f"T &= {rhs} = {_qtex(str(r.step_time))}")
     if r.time_to_target is not None:
         lines.append(f"T_{{\\mathrm{{target}}}} &= {r.steps:g}\\,T = {_qtex(str(r.time_to_target))}")

@@ -47,9 +47,21 @@ def bytes_table(sol) -> Table:
     return t
 
 
+def _is_queueing(name: str) -> bool:
+    return name.startswith("queueing on ")
+
+
 def step_table(sol) -> Table:
-    t = Table("Step time at the defaults", ["scheme", "compute", "transform", "sync in dc", "sync across dcs", "step", "H", "binding"])
-    for i, r in enumerate(sol.schemes.values()):
+    rows = list(sol.schemes.values())
+    # columns for contention and stragglers, when the spec sets them and they are not 0 at the defaults
+    has_q = any(_is_queueing(k) and q.value for r in rows for k, q in r.components.items())
+    has_s = any("stragglers" in r.components and r.components["stragglers"].value for r in rows)
+    extra = (["queueing"] if has_q else []) + (["stragglers"] if has_s else [])
+    t = Table(
+        "Step time at the defaults",
+        ["scheme", "compute", "transform", "sync in dc", "sync across dcs", *extra, "step", "H", "binding"],
+    )
+    for i, r in enumerate(rows):
         in_dc = sum(r.components[p.name].value for p in r.phases if phase_group(p) == "in dc")
         wan = sum(r.components[p.name].value for p in r.phases if phase_group(p) != "in dc")
         tr = r.components.get("transform")
@@ -59,18 +71,72 @@ def step_table(sol) -> Table:
             f"{_f(tr)} ({_pct(r.shares['transform'])})" if tr else "-",
             _share(in_dc, r.step_time.value),
             _share(wan, r.step_time.value),
+        ]
+        if has_q:
+            cells.append(_share(sum(q.value for k, q in r.components.items() if _is_queueing(k)), r.step_time.value))
+        if has_s:
+            st = r.components.get("stragglers")
+            cells.append(_share(st.value, r.step_time.value) if st is not None else "-")
+        cells += [
             _f(r.step_time) + (" (overlapped)" if r.overlap else ""),
             f"{r.period:g}",
             r.binding,
         ]
         col = {"compute": 1, "transform": 2}.get(r.binding)
-        if col is None:
+        if col is None and _is_queueing(r.binding):
+            col = 5
+        elif col is None and r.binding == "stragglers":
+            col = 5 + has_q
+        elif col is None:
             ph = next((p for p in r.phases if p.name == r.binding), None)
             col = 3 if ph is None or phase_group(ph) == "in dc" else 4
         t.marked.add((i, col))
         t.rows.append(cells)
     t.notes.append("sync is divided by H (steps between syncs); shares are of the step; the binding component is marked")
+    t.notes.extend(closed_form_notes(sol))
     return t
+
+
+def closed_form_notes(sol) -> list[str]:
+    """One line per contention or straggler term: its formula and whether it is exact."""
+    seen: dict[tuple, list[str]] = {}
+    for r in sol.schemes.values():
+        for cf in r.costs.closed_forms:
+            if r.components[cf.component].value:  # a load or jitter of 0 adds nothing to say
+                seen.setdefault((cf.component, cf.formula, cf.status, cf.note), []).append(r.name)
+    out = []
+    for (component, formula, status, note), names in seen.items():
+        who = "every scheme" if len(names) == len(sol.schemes) else ", ".join(names)
+        out.append(f"{component} ({who}), {status}: {formula}" + (f"; {note}" if note else ""))
+    for r in sol.schemes.values():
+        for line in oversubscribed(r):
+            out.append(f"{r.name}: {line}")
+    return out
+
+
+def oversubscribed(r) -> list[str]:
+    """Loaded links whose background and sync together need more than the whole link."""
+    from ctdsl.symbolic.convert import value
+
+    env = r.symbols.defaults() if r.symbols is not None else {}
+    step = r.step_time.value
+    over: dict[tuple, list[str]] = {}
+    for (a, b), le in r.costs.queues.items():
+        try:
+            rho, busy = value(le.queue.rho, env), value(le.busy, env)
+        except (ArithmeticError, ValueError):
+            continue
+        if step and rho + busy / step >= 1:
+            over.setdefault((le.queue.link, rho, busy), []).append(f"{a} -> {b}")
+    out = []
+    for (link, rho, busy), edges in over.items():
+        bound = busy / (1 - rho) if rho < 1 else float("inf")
+        out.append(
+            f"{link} {' and '.join(edges)} {'is' if len(edges) == 1 else 'are'} over-subscribed: background "
+            f"{_pct(rho)} + sync {_pct(busy / step)} of the step; the M/D/1 wait does not hold there, and in the "
+            f"long run the step takes at least {U.format_quantity(bound, U.TIME)} (sync busy time / (1 - rho))"
+        )
+    return out
 
 
 def _share(seconds: float, step: float) -> str:
@@ -170,6 +236,7 @@ def all_tables(sol) -> list[Table]:
 
 
 def render_rich(sol, console) -> None:
+    from rich.markup import escape
     from rich.table import Table as RichTable
 
     console.print(f"[bold]{sol.spec.root}[/bold]: {len(sol.schemes)} schemes, params at their defaults: " + params_line(sol))
@@ -181,7 +248,7 @@ def render_rich(sol, console) -> None:
             rt.add_row(*[f"[bold yellow]{c} *[/]" if (i, j) in t.marked else c for j, c in enumerate(row)])
         console.print(rt)
         for n in t.notes:
-            console.print(f"  [dim]{n}[/dim]")
+            console.print(f"  [dim]{escape(n)}[/dim]")
     console.print()
 
 
@@ -233,7 +300,7 @@ CSV_COLUMNS = [
     ("wan_B", lambda r: r.wan.value),
     ("compute_s", lambda r: r.components["compute"].value),
     ("transform_s", lambda r: r.components["transform"].value if "transform" in r.components else 0.0),
-    ("sync_s", lambda r: sum(q.value for k, q in r.components.items() if k not in ("compute", "transform"))),
+    ("sync_s", lambda r: sum(q.value for k, q in r.components.items() if k not in ("compute", "transform", "stragglers") and not _is_queueing(k))),
     ("step_s", lambda r: r.step_time.value),
     ("binding", lambda r: r.binding),
     ("time_to_target_s", lambda r: r.time_to_target.value if r.time_to_target else None),
@@ -247,10 +314,16 @@ def render_csv(sol) -> str:
 
     buf = StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow([c for c, _ in CSV_COLUMNS])
+    columns = list(CSV_COLUMNS)
+    # contention and stragglers, when the spec sets them (sync_s leaves them out)
+    if any(_is_queueing(k) for r in sol.schemes.values() for k in r.components):
+        columns.append(("queueing_s", lambda r: sum(q.value for k, q in r.components.items() if _is_queueing(k))))
+    if any("stragglers" in r.components for r in sol.schemes.values()):
+        columns.append(("stragglers_s", lambda r: r.components["stragglers"].value if "stragglers" in r.components else 0.0))
+    w.writerow([c for c, _ in columns])
     for r in sol.schemes.values():
         row = []
-        for _, get in CSV_COLUMNS:
+        for _, get in columns:
             v = get(r)
             row.append("" if v is None else (repr(v) if isinstance(v, float) else v))
         w.writerow(row)

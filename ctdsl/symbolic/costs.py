@@ -11,6 +11,10 @@ For one scheme:
   performs it); at a switch, the streams it takes in over its rate;
 - step time = compute + (transform + sync) / H, or max(compute, (transform +
   sync) / H) when the scheme overlaps them;
+- when the spec sets them: the M/D/1 queueing wait on loaded links, inside the
+  phases that cross them (`queueing.py`, shown as the component "queueing on
+  LINK"), and the wait for the slowest worker (`stragglers.py`, the component
+  "stragglers"), added to compute;
 - time to target = steps x step time; energy to target = steps x (static power x
   step time + energy per FLOP x FLOPs + energy per bit x bits on every link crossed
   + module and switch power x step time).
@@ -28,7 +32,9 @@ from ctdsl.symbolic.maxmin import emax, emin
 from ctdsl.check import schema as S
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Scheme, Spec
-from ctdsl.symbolic.convert import Symbols, to_sympy
+from ctdsl.symbolic import queueing as Q
+from ctdsl.symbolic import stragglers as ST
+from ctdsl.symbolic.convert import NumericError, Symbols, to_sympy, value
 from ctdsl.symbolic.routing import Edge, Phase, Router
 
 ZERO = sp.Integer(0)
@@ -89,6 +95,30 @@ class SchemeCosts:
     wan_bytes: sp.Expr  # bytes per sync on the busiest WAN edge
     wan_edges: list[Edge]
     labels: dict[sp.Expr, str] = field(default_factory=dict)  # max/min argument -> meaning
+    stragglers: ST.Straggler | None = None
+    queues: dict[Edge, "LoadedEdge"] = field(default_factory=dict)  # loaded edges the sync crosses
+    closed_forms: list["ClosedForm"] = field(default_factory=list)  # what is exact, what approximate
+
+
+@dataclass
+class LoadedEdge:
+    """A directed edge with background traffic that this scheme's sync crosses."""
+
+    edge: Edge
+    queue: Q.Queue
+    phases: list[str]  # the phases that pay its wait
+    waits_per_sync: int  # phase steps per sync that wait for it
+    busy: sp.Expr  # seconds per step the sync keeps it busy (divided by H)
+
+
+@dataclass
+class ClosedForm:
+    """A term added for contention or stragglers, with how far to trust it."""
+
+    component: str
+    formula: str
+    status: str  # exact | numerically integrated | approximation
+    note: str = ""
 
 
 class CostModel:
@@ -114,7 +144,12 @@ class CostModel:
                 "energy_per_bit": self.sym(d["energy_per_bit"]),
                 "link": d["link"],
                 "kind": d["kind"],
+                "queue": None,
             }
+            link = self.spec.links.get(d["link"]) if d["kind"] in ("intra", "wan") else None
+            if link is not None and link.load is not None and link.transfer is not None:
+                attrs = self._edges[e]
+                attrs["queue"] = Q.Queue.of(d["link"], self.sym(link.load), self.sym(link.transfer), attrs["bandwidth"])
         return self._edges[e]
 
     def node_latency(self, node: str) -> sp.Expr:
@@ -138,26 +173,41 @@ class CostModel:
         for ph in phases:
             labels.update(ph.bottlenecks)
         flops = self.sym(PL.compute_flops(model))
-        compute = self._per_dc_max(
-            {dc: flops / (self.sym(dev.peak) * self.sym(dev.efficiency)) for dc, dev in self._devices().items()},
-            "compute in dc {}",
-            labels,
-        )
+        per_dc = {dc: flops / (self.sym(dev.peak) * self.sym(dev.efficiency)) for dc, dev in self._devices().items()}
+        compute = self._per_dc_max(per_dc, "compute in dc {}", labels)
         transform, where, module = self._transform(scheme, model, dense, up, labels)
         period = self.sym(scheme.period)
         sync = sp.Add(*[ph.time for ph in phases]) if phases else ZERO
         components: dict[str, sp.Expr] = {"compute": compute}
         if transform != 0:
             components["transform"] = transform / period
+        queueing: dict[str, sp.Expr] = {}
         for ph in phases:
-            components[ph.name] = ph.time / period
+            if ph.waits:
+                components[ph.name] = ph.steps * ph.free_step_time / period
+                links = ", ".join(dict.fromkeys(self.edge_attr(e)["link"] for e in ph.waits))
+                key = f"queueing on {links}"
+                queueing[key] = queueing.get(key, ZERO) + ph.steps * ph.queueing / period
+            else:
+                components[ph.name] = ph.time / period
+        components.update(queueing)
+        closed: list[ClosedForm] = []
+        queues = self._loaded_edges(phases, period)
+        for key in queueing:
+            closed.append(ClosedForm(key, Q.FORMULA, Q.STATUS, Q.LIMITS))
+        strag = self._stragglers(per_dc, period, scheme.overlap)
+        worked = compute
+        if strag is not None:
+            components["stragglers"] = strag.extra
+            worked = compute + strag.extra
+            closed.append(ClosedForm("stragglers", strag.formula, strag.status, strag.note))
         side = (transform + sync) / period
         if scheme.overlap:
-            step = emax(compute, side)
-            labels[compute] = "compute"
+            step = emax(worked, side)
+            labels[worked] = "compute"
             labels[side] = "transform and sync"
         else:
-            step = compute + side
+            step = worked + side
         steps = self.sym(scheme.steps) if scheme.steps is not None else None
         link_bytes: dict[Edge, sp.Expr] = {}
         for ph in phases:
@@ -199,7 +249,74 @@ class CostModel:
             wan_bytes=wan_bytes,
             wan_edges=wan_edges,
             labels=labels,
+            stragglers=strag,
+            queues=queues,
+            closed_forms=closed,
         )
+
+    # ---- contention and stragglers ----------------------------------------------------------
+
+    def _loaded_edges(self, phases: list[Phase], period: sp.Expr) -> dict[Edge, LoadedEdge]:
+        out: dict[Edge, LoadedEdge] = {}
+        for ph in phases:
+            for e in ph.waits:
+                q = self.edge_attr(e)["queue"]
+                le = out.setdefault(e, LoadedEdge(e, q, [], 0, ZERO))
+                le.phases.append(ph.name)
+                le.waits_per_sync += ph.steps
+        for e, le in out.items():
+            bw = self.edge_attr(e)["bandwidth"]
+            le.busy = sp.Add(*[ph.bytes_on(e) for ph in phases]) / bw / period
+        return out
+
+    def _stragglers(self, per_dc: dict[str, sp.Expr], period: sp.Expr, overlap: bool) -> ST.Straggler | None:
+        """The expected wait for the slowest worker, when a dc sets jitter (stragglers.py)."""
+        spec = self.spec
+        dcs = [d for d in spec.dcs.values() if d.workers > 0]
+        if not any(d.jitter is not None for d in dcs):
+            return None
+        env = self.symbols.defaults()
+        notes = []
+        try:
+            H = value(period, env)
+        except (NumericError, ZeroDivisionError):  # pragma: no cover - bounds are checked
+            return None
+        if period.free_symbols:
+            notes.append(f"H is taken at its default, {H:g}")
+        keys = {}
+        for d in dcs:
+            jitter = self.sym(d.jitter) if d.jitter is not None else ZERO
+            sigma = self.sym(d.jitter_sigma) if d.jitter_sigma is not None else None
+            keys[d.name] = (per_dc[d.name], jitter, d.jitter_kind if d.jitter is not None else None, sigma)
+        if len(set(keys.values())) == 1:
+            base, jitter, kind, sigma = next(iter(keys.values()))
+            n = sum(d.workers for d in dcs)
+            sig = value(sigma, env) if sigma is not None else None
+            if sigma is not None and sigma.free_symbols:
+                notes.append(f"jitter_sigma is taken at its default, {sig:g}")
+            c, status, formula = ST.unit_factor(kind, n, H, sig)
+            extra = jitter * c
+        else:
+            groups = []
+            for d in dcs:
+                base, jitter, kind, sigma = keys[d.name]
+                groups.append(
+                    ST.Group(
+                        d.workers,
+                        value(base, env),
+                        value(jitter, env),
+                        kind,
+                        value(sigma, env) if sigma is not None else None,
+                    )
+                )
+            x, status = ST.excess(groups, H)
+            extra = sp.Float(x, 15)
+            formula = "E[max over workers of their compute over H steps] / H - the slowest dc's compute, for unlike dcs"
+            notes.append("integrated at the params' defaults: a number that does not follow a swept param")
+        if overlap:
+            status = ST.APPROXIMATION
+            notes.append("with overlap, max(compute + stragglers, sync) stands for E[max(slowest compute, sync)], which is at least as large")
+        return ST.Straggler(extra, status, formula, "; ".join(notes))
 
     def _devices(self):
         return {dc: self.spec.devices[d.device] for dc, d in self.spec.dcs.items()}

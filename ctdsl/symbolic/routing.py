@@ -13,6 +13,11 @@ workers' shards therefore takes their sum over its bandwidth (domain.md
 section 4). The step takes as long as its slowest transfer; the phase takes
 steps x that.
 
+A link with a background load (`load`, `transfer`) adds to every transfer that
+crosses it the M/D/1 mean wait rho S / (2 (1 - rho)), once per loaded link on the
+route and per step (`queueing.py`); `Phase.waits` says which loaded links a phase
+pays for, and `Phase.queueing` how much that adds to one step.
+
 Phases per collective (N workers; in the hierarchical ones N_dc data centres of L
 workers; c is the payload, u what goes up to a switch):
 
@@ -69,6 +74,16 @@ class Phase:
     time: sp.Expr = sp.Integer(0)
     latency: sp.Expr = sp.Integer(0)  # latency part of one step (slowest route)
     bottlenecks: dict[sp.Expr, str] = field(default_factory=dict)  # Max argument -> which edge
+    route_latency: list[sp.Expr] = field(default_factory=list)  # per transfer: links and switches on its route
+    # queueing (links with a background load): the M/D/1 wait of each loaded edge the
+    # phase's transfers cross, and the step time without those waits
+    waits: dict[Edge, sp.Expr] = field(default_factory=dict)
+    free_step_time: sp.Expr = sp.Integer(0)
+
+    @property
+    def queueing(self) -> sp.Expr:
+        """Queueing wait in one step: the step time with waits less the step time without."""
+        return self.step_time - self.free_step_time if self.waits else sp.Integer(0)
 
     def bytes_on(self, edge: Edge) -> sp.Expr:
         """Bytes this phase puts on `edge` over all its steps."""
@@ -105,10 +120,16 @@ class Router:
                 loads[e] = loads.get(e, sp.Integer(0)) + t.nbytes
         phase = Phase(name, steps, transfers, loads)
         terms: dict[sp.Expr, None] = {}
+        free: dict[sp.Expr, None] = {}
         lats: dict[sp.Expr, None] = {}
         for t in transfers:
             lat = sp.Add(*[self.edge_attr(e)["latency"] for e in t.edges])
             lat += sp.Add(*[self.node_latency(n) for n in t.route[1:-1]])
+            phase.route_latency.append(lat)
+            # M/D/1 wait, once per loaded link on the route (queueing.py)
+            waits = [(e, self.edge_attr(e)["queue"].wait) for e in t.edges if self.edge_attr(e).get("queue") is not None]
+            for e, w in waits:
+                phase.waits.setdefault(e, w)
             shares = {}
             for e in t.edges:
                 share = loads[e] / self.edge_attr(e)["bandwidth"]
@@ -118,10 +139,16 @@ class Router:
             for arg, e in shares.items():
                 a = self.edge_attr(e)
                 phase.bottlenecks.setdefault(arg, f"{a['link']} {e[0]} -> {e[1]}")
-            terms[lat + bw_time] = None
+            if waits:
+                free[lat + bw_time] = None
+                terms[lat + sp.Add(*[w for _, w in waits]) + bw_time] = None
+            else:
+                free[lat + bw_time] = None
+                terms[lat + bw_time] = None
             lats[lat] = None
         step = emax(*terms) if len(terms) > 1 else next(iter(terms))
         phase.step_time = step
+        phase.free_step_time = (emax(*free) if len(free) > 1 else next(iter(free))) if phase.waits else step
         phase.latency = emax(*lats) if len(lats) > 1 else next(iter(lats))
         phase.time = steps * step
         return phase

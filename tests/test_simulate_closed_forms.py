@@ -1,0 +1,218 @@
+"""Closed forms for contention and stragglers in the symbolic back end.
+
+Expected values come from outside the code under test: numbers derived by hand
+here, and scipy's quadrature over scipy's distributions as an independent
+method for the integrals. Where a check is statistical (a Monte Carlo estimate),
+it uses a confidence interval from the samples, not a fixed tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy import integrate, stats
+
+from ctdsl.symbolic import stragglers as ST
+from ctdsl.symbolic.queueing import md1_wait
+from solvekit import solve_file, solve_text
+
+SPEC = """\
+import std.devices
+import std.links
+import std.models
+model job : llama3_8b {{ tokens = 8192 }}
+device gpu0 : h100 {{ efficiency = 0.4 }}
+switch tor {{}}
+link shared {{ bandwidth = 10 GB/s; latency = 1 ms; {link} }}
+dc east {{
+  workers = 4
+  device = gpu0
+  link = ib_ndr
+  switch = tor
+  {dc}
+}}
+dc west : east {{ {west} }}
+wan east <-> west = shared
+scheme dense {{ payload = dense; collective = hier_allreduce; steps = 100; {scheme} }}
+scheme gather {{ payload = dense; collective = hier_allgather; steps = 100 }}
+"""
+
+
+def solve(tmp_path, link="", dc="", west="", scheme=""):
+    return solve_text(tmp_path, SPEC.format(link=link, dc=dc, west=west, scheme=scheme))
+
+
+# ---- queueing -------------------------------------------------------------------------------
+
+
+def test_md1_formula():
+    rho, s = sp.symbols("rho s", positive=True)
+    assert sp.simplify(md1_wait(rho, s) - rho * s / (2 * (1 - rho))) == 0
+    # at rho = 0.5 a newcomer waits half a service time on average
+    assert md1_wait(sp.Rational(1, 2), sp.Integer(1)) == sp.Rational(1, 2)
+
+
+def test_queueing_wait_paid_per_step_of_the_phase_that_crosses_the_loaded_link(tmp_path):
+    free = solve(tmp_path)
+    loaded = solve(tmp_path, link="load = 0.6; transfer = 2 GB")
+    r0, r = free.schemes["dense"], loaded.schemes["dense"]
+    # by hand: S = 2 GB / 10 GB/s = 0.2 s; W = 0.6 x 0.2 / (2 x 0.4) = 0.15 s.
+    # hier_allreduce over 2 dcs crosses the WAN in 2(N_dc - 1) = 2 steps: 0.3 s per step
+    assert r.components["queueing on shared"].value == pytest.approx(0.3, rel=1e-12)
+    assert r.step_time.value - r0.step_time.value == pytest.approx(0.3, rel=1e-9)
+    # the phase's own component is unchanged: the wait is shown apart
+    name = "all-reduce of each shard across dcs"
+    assert r.components[name].value == r0.components[name].value
+    # the in-dc phases cross no loaded link and pay nothing
+    for p in r.costs.phases:
+        assert bool(p.waits) == (p.name == name)
+    # hier_allgather over 2 dcs: one exchange step crosses the WAN: 0.15 s
+    g0, g = free.schemes["gather"], loaded.schemes["gather"]
+    assert g.step_time.value - g0.step_time.value == pytest.approx(0.15, rel=1e-9)
+
+
+def test_queueing_scales_with_one_over_one_minus_rho(tmp_path):
+    waits = []
+    for rho in (0.3, 0.6, 0.9):
+        r = solve(tmp_path, link=f"load = {rho}; transfer = 1 GB").schemes["gather"]
+        waits.append(r.components["queueing on shared"].value)
+    S = 0.1
+    assert waits == pytest.approx([rho * S / (2 * (1 - rho)) for rho in (0.3, 0.6, 0.9)], rel=1e-12)
+
+
+def test_an_oversubscribed_link_is_said_so(tmp_path):
+    sol = solve(tmp_path, link="load = 0.95; transfer = 1 GB")
+    from ctdsl.report.tables import step_table
+
+    notes = " ".join(step_table(sol).notes)
+    # dense: 2 WAN steps of 4 shards of 16.06/8 GB at 10 GB/s = 1.606 s busy per step, far more than
+    # the 5% of a ~3.5 s step the background leaves
+    assert "over-subscribed" in notes and "1 - rho" in notes
+    assert "approximation" in notes
+
+
+def test_no_load_gives_no_queueing_component(tmp_path):
+    r = solve(tmp_path).schemes["dense"]
+    assert not any(k.startswith("queueing") for k in r.components)
+    assert r.costs.closed_forms == [] and r.costs.queues == {}
+
+
+# ---- stragglers -------------------------------------------------------------------------------
+
+
+def test_exponential_jitter_h1_is_the_harmonic_number_exactly(tmp_path):
+    free = solve(tmp_path).schemes["dense"]
+    r = solve(tmp_path, dc="jitter = 2 s").schemes["dense"]
+    # 8 workers: H_8 = 1 + 1/2 + ... + 1/8 = 761/280
+    assert r.costs.stragglers.extra == 2 * sp.Rational(761, 280)
+    assert r.costs.stragglers.status == "exact"
+    assert r.step_time.value - free.step_time.value == pytest.approx(2 * 761 / 280, rel=1e-12)
+
+
+def test_uniform_jitter_h1(tmp_path):
+    r = solve(tmp_path, dc="jitter = 1 s; jitter_kind = uniform").schemes["dense"]
+    # the largest of 8 U(0, 1) has mean 8/9
+    assert r.costs.stragglers.extra == sp.Rational(8, 9)
+    assert r.costs.stragglers.status == "exact"
+
+
+def test_diloco_waits_less_for_stragglers(tmp_path):
+    h1 = solve(tmp_path, dc="jitter = 1 s").schemes["dense"].components["stragglers"].value
+    h10 = solve(tmp_path, dc="jitter = 1 s", scheme="period = 10").schemes["dense"]
+    assert h10.costs.stragglers.status == "numerically integrated"
+    # E[max of 8 Gamma(10, 1)] / 10, by scipy: far closer to the mean (1) than H_8 = 2.718
+    expected = _scipy_expected_max(stats.gamma(10), 8) / 10
+    assert h10.components["stragglers"].value == pytest.approx(expected, rel=1e-7)
+    assert 1 < h10.components["stragglers"].value < h1
+
+
+def _scipy_expected_max(dist, n: int, lo: float = 0.0) -> float:
+    value, err = integrate.quad(lambda y: 1 - dist.cdf(y) ** n, lo, np.inf, limit=200)
+    return lo + value
+
+
+@pytest.mark.parametrize("n, H", [(2, 1), (8, 1), (8, 2), (64, 1), (8, 100), (3, 7.5)])
+def test_exponential_factor_against_scipy(n, H):
+    c, status, _ = ST.unit_factor("exponential", n, H)
+    expected = _scipy_expected_max(stats.gamma(H), n) / H
+    assert float(c) == pytest.approx(expected, rel=1e-7)
+    assert status == ("exact" if H == 1 else "numerically integrated")
+
+
+@pytest.mark.parametrize("n, sigma", [(2, 0.25), (8, 0.5), (16, 1.0)])
+def test_lognormal_factor_against_scipy(n, sigma):
+    c, status, _ = ST.unit_factor("lognormal", n, 1, sigma)
+    assert float(c) == pytest.approx(_scipy_expected_max(stats.lognorm(sigma), n), rel=1e-7)
+    assert status == "numerically integrated"
+
+
+def test_uniform_sum_of_two_against_the_triangular_law():
+    # the sum of two U(0, 1) is triangular on [0, 2] with its mode at 1
+    c, status, _ = ST.unit_factor("uniform", 8, 2)
+    assert float(c) == pytest.approx(_scipy_expected_max(stats.triang(0.5, loc=0, scale=2), 8) / 2, rel=1e-7)
+    assert status == "numerically integrated"
+
+
+def test_lognormal_sum_is_marked_an_approximation():
+    c, status, formula = ST.unit_factor("lognormal", 8, 100, 0.5)
+    assert status == "approximation" and "Fenton-Wilkinson" in formula
+
+
+def test_unlike_dcs_against_monte_carlo():
+    # 4 workers at 1 s + 0.5 s x Exp(1), 4 at a fixed 1.2 s: E[max] - 1.2 by numerical integration,
+    # checked against a Monte Carlo estimate with its 99.9% confidence interval
+    groups = [ST.Group(4, 1.0, 0.5, "exponential"), ST.Group(4, 1.2, 0.0)]
+    value, status = ST.excess(groups, 1)
+    assert status == "numerically integrated"
+    rng = np.random.default_rng(12345)
+    n = 200_000
+    sample = np.maximum(1.2, (1.0 + 0.5 * rng.exponential(size=(n, 4))).max(axis=1)) - 1.2
+    half = stats.norm.ppf(0.9995) * sample.std(ddof=1) / math.sqrt(n)
+    assert abs(value - sample.mean()) <= half
+
+
+def test_unlike_dcs_in_a_spec_are_integrated_at_the_defaults(tmp_path):
+    r = solve(tmp_path, dc="jitter = 1 s", west="jitter = 0.5 s").schemes["dense"]
+    st = r.costs.stragglers
+    assert st.status == "numerically integrated" and "defaults" in st.note
+    # 4 workers with Exp scale 1 and 4 with scale 0.5, same base: E[max] by scipy over the product of CDFs
+    def cdf(y):
+        return stats.expon.cdf(y) ** 4 * stats.expon(scale=0.5).cdf(y) ** 4
+
+    expected, _ = integrate.quad(lambda y: 1 - cdf(y), 0, np.inf)
+    assert r.components["stragglers"].value == pytest.approx(expected, rel=1e-7)
+
+
+def test_overlap_with_jitter_is_an_approximation(tmp_path):
+    r = solve(tmp_path, dc="jitter = 1 s", scheme="overlap = true").schemes["dense"]
+    assert r.costs.stragglers.status == "approximation"
+
+
+def test_no_jitter_no_stragglers(tmp_path):
+    r = solve(tmp_path).schemes["dense"]
+    assert "stragglers" not in r.components and r.costs.stragglers is None
+
+
+def test_json_and_explain_say_what_is_exact(tmp_path):
+    sol = solve(tmp_path, link="load = 0.5; transfer = 1 GB", dc="jitter = 1 s")
+    data = sol.to_json()
+    dense = data["schemes"][0]
+    forms = {cf["component"]: cf["status"] for cf in dense["closed_forms"]}
+    assert forms == {"queueing on shared": "approximation", "stragglers": "exact"}
+    phases = {p["name"]: p["queueing"] for p in dense["phases"]}
+    assert phases["reduce-scatter in each dc"] is None
+    q = phases["all-reduce of each shard across dcs"]
+    assert q["waits"][0]["wait"] == pytest.approx(0.5 * 0.1 / (2 * 0.5))
+    from ctdsl.report.explain import explain
+
+    text = explain(sol, "dense")
+    assert "queueing: each step waits" in text and "stragglers: exact" in text
+
+
+def test_flagship_with_a_loaded_wan_keeps_its_breakevens_checkable():
+    sol = solve_file("specs/llama70b_wan.ct", {"wan_load": "0.5"})
+    adamw = sol.schemes["adamw"]
+    assert any(k.startswith("queueing on wan") for k in adamw.components)
