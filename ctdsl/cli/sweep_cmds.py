@@ -1,0 +1,337 @@
+"""`ctdsl sweep` and `ctdsl report`.
+
+Both solve the spec symbolically, compile the forms once (`ctdsl.numeric`) and
+evaluate them over param values. numpy and matplotlib are imported inside the
+commands, so `ctdsl check` and `ctdsl lint` never load them.
+
+A `--sweep` value is `name=lo:hi:n[:log|lin]`, each end a number with a unit
+(`wan_bw=0.1 GB/s:1000 GB/s:41:log`), or a bare `name` for the range, spacing
+and count the spec gives it. The ends are read exactly as `--set` values are:
+each end is put through the checker as an override of the param, so a bad
+unit, a wrong dimension or a value the spec cannot take (a zero bandwidth, an
+efficiency above 1) is the same diagnostic, with the same code, as for `--set`.
+A malformed `--sweep` (no `=`, not three or four fields, a count that is not a
+whole number) is a usage error.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, replace
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print_diagnostics, startup_work
+
+PLOT_FORMATS = ("png", "svg", "pdf")
+MAX_POINTS = 10**10
+
+
+class SweepFormat(str, Enum):
+    csv = "csv"
+    json = "json"
+
+
+@dataclass
+class SweepArg:
+    raw: str
+    name: str
+    lo: str | None = None  # None: the spec's own range
+    hi: str | None = None
+    count: int | None = None
+    spacing: str = "lin"
+
+
+def parse_sweep(raw: str) -> SweepArg:
+    """The shape of one --sweep value; its numbers are checked later, against the spec."""
+    example = "e.g. --sweep 'wan_bw=0.1 GB/s:1000 GB/s:41:log'"
+    if "=" not in raw:
+        name = raw.strip()
+        if not name.isidentifier():
+            raise fail_usage(f"--sweep takes name=lo:hi:n[:log], or a param's name alone; {example} (got {raw!r})")
+        return SweepArg(raw, name)
+    name, rest = (s.strip() for s in raw.split("=", 1))
+    fields = [f.strip() for f in rest.split(":")]
+    if not name or len(fields) not in (3, 4) or not fields[0] or not fields[1]:
+        raise fail_usage(f"--sweep takes name=lo:hi:n[:log|lin]; {example} (got {raw!r})")
+    try:
+        count = int(fields[2])
+    except ValueError:
+        count = 0
+    if count < 1 or not fields[2].isdigit():
+        raise fail_usage(f"--sweep {name}: the number of points must be a whole number of at least 1 (got {fields[2]!r})")
+    spacing = fields[3] if len(fields) == 4 else "lin"
+    if spacing not in ("lin", "log"):
+        raise fail_usage(f"--sweep {name}: the spacing is lin or log (got {spacing!r})")
+    return SweepArg(raw, name, fields[0], fields[1], count, spacing)
+
+
+def resolve_axes(study, sweeps: list[SweepArg], sets: dict[str, str]):
+    """Axes in base units, or exit 1 with every diagnostic."""
+    from ctdsl.api import check
+    from ctdsl.diagnostics import Diagnostic, Sources, Span, did_you_mean, summary_line
+    from ctdsl.numeric.grid import Axis
+
+    spec = study.spec
+    if not sweeps:
+        return [Axis.from_param(p) for p in spec.params.values() if p.lo is not None and p.count]
+    seen: set[str] = set()
+    for s in sweeps:
+        if s.name in seen:
+            raise fail_usage(f"--sweep names '{s.name}' twice")
+        if s.name in sets:
+            raise fail_usage(f"'{s.name}' is given both by --set and by --sweep; give one")
+        seen.add(s.name)
+    own = Sources()
+    problems: list[Diagnostic] = []
+    for s in sweeps:
+        where = f"--sweep {s.name}"
+        own.add(where, s.raw)
+        whole = Span(where, 1, 1, 1, len(s.raw) + 1)
+        p = spec.params.get(s.name)
+        if p is None:
+            hint = did_you_mean(s.name, spec.params) or f"params are: {', '.join(spec.params) or 'none'}"
+            problems.append(Diagnostic("CT101", f"--sweep names unknown param '{s.name}'", whole, help=hint))
+        elif s.lo is None and p.lo is None:
+            problems.append(
+                Diagnostic(
+                    "CT307",
+                    f"param '{s.name}' has no range in the spec to sweep",
+                    whole,
+                    help=f"give one: --sweep '{s.name}=lo:hi:n', or add 'in lo .. hi lin n' to the param",
+                )
+            )
+    if problems:
+        _fail(problems, own)
+    explicit = [s for s in sweeps if s.lo is not None]
+    ends: dict[str, dict[str, float]] = {"low": {}, "high": {}}
+    for end in ("low", "high"):
+        if not explicit:
+            break
+        over = {**sets, **{s.name: (s.lo if end == "low" else s.hi) for s in explicit}}
+        result = check(study.path, overrides=over)
+        if not result.ok:
+            given = ", ".join(f"{s.name} = {over[s.name]}" for s in explicit)
+            diags = [_relabel(d, explicit, end, given) for d in result.diagnostics]
+            for s in explicit:
+                label = f"--set {s.name}"
+                text = result.sources.text(label)
+                if text is not None:
+                    result.sources.add(f"--sweep {s.name} ({end} end)", text)
+            _fail(diags, result.sources)
+        for s in explicit:
+            ends[end][s.name] = float(result.spec.params[s.name].default)
+    axes = []
+    for s in sweeps:
+        p = spec.params[s.name]
+        if s.lo is None:
+            axes.append(Axis.from_param(p))
+            continue
+        lo, hi = ends["low"][s.name], ends["high"][s.name]
+        where = f"--sweep {s.name}"
+        whole = Span(where, 1, 1, 1, len(s.raw) + 1)
+        if s.count > 1 and not lo < hi:
+            problems.append(Diagnostic("CT307", f"--sweep {s.name}: the range must go from low to high", whole, help="write lo:hi:n with lo below hi"))
+        elif s.spacing == "log" and lo <= 0:
+            problems.append(
+                Diagnostic("CT307", f"--sweep {s.name}: a log sweep needs a positive low end", whole, help="use lin, or a low end above zero")
+            )
+        else:
+            axes.append(Axis(s.name, lo, hi, s.count, s.spacing))
+    if problems:
+        _fail(problems, own)
+    return axes
+
+
+def _relabel(d, explicit, end: str, given: str):
+    """A diagnostic from checking one end of the sweeps, said in --sweep's terms."""
+    from ctdsl.diagnostics import Label
+
+    names = {f"--set {s.name}": f"--sweep {s.name} ({end} end)" for s in explicit}
+
+    def fix(span):
+        if span is not None and span.file in names:
+            return replace(span, file=names[span.file])
+        return span
+
+    note = f"with the {end} end of the sweep: {given}"
+    message = d.message.replace("--set", "--sweep")
+    return replace(
+        d,
+        message=message,
+        span=fix(d.span),
+        secondary=tuple(Label(fix(l.span), l.text) for l in d.secondary),
+        notes=tuple(d.notes) + (note,),
+    )
+
+
+def _fail(diags, sources) -> None:
+    from ctdsl.diagnostics import sort_diagnostics, summary_line
+
+    diags = sort_diagnostics(list(diags))
+    print_diagnostics(diags, sources, err=True)
+    typer.echo(summary_line(diags), err=True)
+    raise typer.Exit(Exit.FINDINGS)
+
+
+def _plot_format(path: str) -> str:
+    ext = Path(path).suffix.lower().lstrip(".")
+    if ext not in PLOT_FORMATS:
+        raise fail_usage(f"--plot writes .png, .svg or .pdf (got {path!r})")
+    return ext
+
+
+def _open_out(path: str | None):
+    if path is None or path == "-":
+        return sys.stdout, False
+    try:
+        return open(path, "w", encoding="utf-8", newline=""), True
+    except OSError as exc:
+        raise fail_usage(f"cannot write {path}: {exc.strerror}")
+
+
+def _with_progress(chunks, total: int, label: str):
+    """Pass chunks through; after about a second, show a progress bar on a terminal."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    start = time.perf_counter()
+    bar = None
+    task = None
+    done = 0
+    try:
+        for ch in chunks:
+            yield ch
+            done += len(ch)
+            if bar is None and console.is_terminal and done < total and time.perf_counter() - start > 1.0:
+                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+                bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console, transient=True)
+                bar.start()
+                task = bar.add_task(label, total=total, completed=done)
+            elif bar is not None:
+                bar.update(task, completed=done)
+    finally:
+        if bar is not None:
+            bar.stop()
+
+
+@app.command()
+def sweep(
+    file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
+    sweep_: Optional[List[str]] = typer.Option(
+        None, "--sweep", help="Vary a param: name=lo:hi:n[:log|lin] with units, or a name alone for its range in the spec."
+    ),
+    set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
+    format: SweepFormat = typer.Option(SweepFormat.csv, "--format", "-f", help="csv or json."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the data to this file ('-': stdout)."),
+    plot: Optional[str] = typer.Option(None, "--plot", help="Draw the figure to FILE.png, .svg or .pdf."),
+    components: bool = typer.Option(False, "--components", help="Add a column per step-time component."),
+    chunk: int = typer.Option(1 << 16, "--chunk", help="Points evaluated at a time (bounds memory).", min=1),
+) -> None:
+    """Evaluate every scheme over a grid of params: one row per point.
+
+    Without --sweep, the params that have a sweep in the spec (a range, a
+    spacing and a count) vary and the others keep their defaults. The data go to
+    stdout, or to -o FILE; with --plot and no -o, only the figure is written.
+
+    \b
+    Examples:
+      ctdsl sweep specs/llama70b_wan.ct > grid.csv
+      ctdsl sweep specs/llama70b_wan.ct --sweep 'wan_bw=0.1 GB/s:1000 GB/s:200:log' -f json -o wan.json
+      ctdsl sweep specs/llama70b_wan.ct --plot out.png
+    """
+    sets = parse_sets(set_)
+    sweeps = [parse_sweep(s) for s in sweep_ or []]
+    plot_format = _plot_format(plot) if plot else None
+    write_data = output is not None or plot is None
+    with startup_work():
+        study = load_or_exit(file, sets)
+        axes = resolve_axes(study, sweeps, sets)
+        from ctdsl.numeric import CompiledForms, Grid, iter_chunks
+
+        grid = Grid(axes)
+        if grid.size > MAX_POINTS:
+            raise fail_usage(f"the grid has {grid.size:,} points; at most {MAX_POINTS:,} are allowed")
+        sol = study.solve()
+        forms = CompiledForms(sol)
+    if write_data:
+        from ctdsl.report.sweepout import CsvWriter, JsonWriter, columns
+
+        fh, close = _open_out(output)
+        try:
+            cols = columns(forms, components)
+            writer = CsvWriter(fh, cols) if format is SweepFormat.csv else JsonWriter(fh, cols, forms, grid, grid.size)
+            for ch in _with_progress(iter_chunks(forms, grid, chunk), grid.size, "sweep"):
+                writer.write(ch)
+            writer.close()
+        finally:
+            if close:
+                fh.close()
+    if plot:
+        from ctdsl.report.plots import save, sweep_figure
+
+        x_axis = next((a for a in axes if a.name == _x_name(sol)), None)
+        fig = sweep_figure(sol, forms, x_axis)
+        _save_or_exit(save, fig, plot, plot_format)
+        typer.echo(f"wrote {plot}", err=True)
+
+
+def _x_name(sol) -> str | None:
+    from ctdsl.report.plots import x_param
+
+    p = x_param(sol.spec)
+    return p.name if p is not None else None
+
+
+def _save_or_exit(save, fig, path: str, fmt: str) -> None:
+    try:
+        save(fig, path, fmt)
+    except OSError as exc:
+        raise fail_usage(f"cannot write {path}: {exc.strerror or exc}")
+
+
+class ReportFormat(str, Enum):
+    html = "html"
+    md = "md"
+
+
+@app.command()
+def report(
+    file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
+    output: str = typer.Option(..., "--output", "-o", help="report.html or report.md (one self-contained file)."),
+    set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
+    format: Optional[ReportFormat] = typer.Option(None, "--format", "-f", help="html or md; by default from the extension."),
+) -> None:
+    """One self-contained document: the spec, its topology, the solve tables, the plots and the break-evens.
+
+    \b
+    Examples:
+      ctdsl report specs/llama70b_wan.ct -o report.html
+      ctdsl report specs/llama70b_wan.ct -o report.md
+    """
+    fmt = format.value if format is not None else Path(output).suffix.lower().lstrip(".")
+    if fmt == "markdown":
+        fmt = "md"
+    if fmt not in ("html", "md"):
+        raise fail_usage(f"--output names a .html or .md file, or give --format (got {output!r})")
+    sets = parse_sets(set_)
+    with startup_work():
+        study = load_or_exit(file, sets)
+        sol = study.solve()
+        from ctdsl.numeric import CompiledForms
+
+        forms = CompiledForms(sol)
+    from ctdsl.report.document import render_document
+
+    text = render_document(study, sol, forms, fmt)
+    try:
+        with open(output, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise fail_usage(f"cannot write {output}: {exc.strerror}")
+    typer.echo(f"wrote {output}", err=True)

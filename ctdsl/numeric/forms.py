@@ -1,0 +1,124 @@
+"""Every scheme's symbolic costs, compiled once into one numpy function.
+
+`CompiledForms(solution)` gathers, for each scheme, the sympy expressions of its
+step time, time and energy to target and each step-time component, and hands
+them all to one `sympy.lambdify` call:
+
+- the argument tuple is explicit and ordered: every param's symbol, in the order
+  the spec declares them (`names`), whether a sweep moves it or not;
+- `modules="numpy"` only; `dummify=True`, so that no param name ever becomes a
+  Python identifier in the generated code;
+- `cse=True`: the schemes share subexpressions (compute time, 1 / bandwidth, the
+  slowest link of a phase), which are then computed once per call.
+
+The expressions come from `ctdsl.symbolic` (built node by node from the checked
+model, never from text), so lambdify only ever prints sympy objects that ctdsl
+built. Max and Min print as `numpy.maximum` / `numpy.minimum` reductions, which
+broadcast scalars against arrays.
+
+ceiling() is the one function whose float evaluation needs care: the solver's
+`value()` takes the ceiling of x - 1e-12 |x| so that a quotient that should be a
+whole number, but comes out a hair above it in floating point, is not pushed up
+by one. The same rule is applied here (`_ceil`), so sweep and solve agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+# quantities per scheme, in the order they are reported
+STEP = "step"
+TIME = "time_to_target"
+ENERGY = "energy_to_target"
+
+
+class _ceil_tol(sp.Function):  # noqa: N801 - printed by name in the generated code
+    """ceiling(x) with the solver's tolerance (see the module docstring)."""
+
+    nargs = 1
+
+
+def _ceil_numpy(x):
+    x = np.asarray(x, dtype=float)
+    return np.ceil(x - 1e-12 * np.maximum(1.0, np.abs(x)))
+
+
+def _tolerant(expr: sp.Expr) -> sp.Expr:
+    ceilings = {c: _ceil_tol(c.args[0]) for c in expr.atoms(sp.ceiling)}
+    return expr.xreplace(ceilings) if ceilings else expr
+
+
+@dataclass
+class SchemeForms:
+    name: str
+    label: str
+    overlap: bool
+    has_steps: bool
+    components: list[str]  # in the solver's order: compute, transform, then the phases
+
+
+class CompiledForms:
+    """One compiled function for all of a solution's forms.
+
+    `evaluate(values)` takes a dict from param name to a float or a 1-D float
+    array (all arrays the same length) and returns a dict from (scheme, quantity)
+    to a float64 array; quantities are `step`, `time_to_target`,
+    `energy_to_target` (schemes with steps to target only) and
+    `component:NAME` for each step-time component.
+    """
+
+    def __init__(self, solution) -> None:
+        self.solution = solution
+        self.spec = solution.spec
+        infos = list(solution.symbols.info.values())
+        self.names: tuple[str, ...] = tuple(i.param.name for i in infos)
+        self.args: tuple[sp.Symbol, ...] = tuple(i.symbol for i in infos)
+        self.defaults: dict[str, float] = {i.param.name: float(i.param.default) for i in infos}
+        self.schemes: dict[str, SchemeForms] = {}
+        keys: list[tuple[str, str]] = []
+        exprs: list[sp.Expr] = []
+        for name, r in solution.schemes.items():
+            c = r.costs
+            has_steps = c.time_to_target is not None
+            self.schemes[name] = SchemeForms(name, r.label, bool(r.overlap), has_steps, list(c.components))
+            keys.append((name, STEP))
+            exprs.append(c.step_time)
+            if has_steps:
+                keys += [(name, TIME), (name, ENERGY)]
+                exprs += [c.time_to_target, c.energy_to_target]
+            for comp, e in c.components.items():
+                keys.append((name, "component:" + comp))
+                exprs.append(e)
+        self.keys = keys
+        self.exprs = [_tolerant(e) for e in exprs]
+        self._fn = sp.lambdify(
+            self.args,
+            self.exprs,
+            modules=[{"_ceil_tol": _ceil_numpy}, "numpy"],
+            cse=True,
+            dummify=True,
+        )
+
+    def __call__(self, *args):
+        """The raw compiled function: positional values in `names` order, a list out."""
+        return self._fn(*args)
+
+    def evaluate(self, values: dict[str, object]) -> dict[tuple[str, str], np.ndarray]:
+        n = None
+        for v in values.values():
+            if isinstance(v, np.ndarray):
+                n = v.shape[0] if n is None else n
+        args = [values.get(name, self.defaults[name]) for name in self.names]
+        with np.errstate(all="ignore"):
+            outs = self._fn(*args)
+        shape = (n,) if n is not None else ()
+        result: dict[tuple[str, str], np.ndarray] = {}
+        for key, out in zip(self.keys, outs):
+            a = np.asarray(out, dtype=np.float64)
+            if a.shape != shape:
+                a = np.broadcast_to(a, shape).copy()
+            result[key] = a
+        return result

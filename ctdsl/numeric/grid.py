@@ -1,0 +1,84 @@
+"""Grids of param values: axes (linear or log) and their Cartesian product.
+
+An `Axis` is one param's values, in base SI units. A `Grid` is the product of
+its axes, in row-major order (the last axis varies fastest), with every other
+param fixed at a value (its default, or a `--set` override, already in the
+solution). Points are numbered 0 .. size-1; `points(start, stop)` gives the
+param values of a run of them, so a grid of any size is visited a chunk at a
+time and never built whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import prod
+
+import numpy as np
+
+
+@dataclass
+class Axis:
+    name: str
+    lo: float
+    hi: float
+    count: int
+    spacing: str = "lin"  # lin | log
+    values: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.count < 1:
+            raise ValueError(f"axis {self.name}: count must be at least 1")
+        if self.spacing not in ("lin", "log"):
+            raise ValueError(f"axis {self.name}: spacing is lin or log, not {self.spacing!r}")
+        if self.spacing == "log" and not (self.lo > 0 and self.hi > 0):
+            raise ValueError(f"axis {self.name}: a log axis needs positive ends")
+        if self.count == 1:
+            self.values = np.array([float(self.lo)])
+        elif self.spacing == "log":
+            self.values = np.geomspace(float(self.lo), float(self.hi), self.count)
+        else:
+            self.values = np.linspace(float(self.lo), float(self.hi), self.count)
+        self.values.setflags(write=False)
+
+    @classmethod
+    def from_param(cls, p, count: int | None = None) -> "Axis":
+        """The param's range from the spec, with its spacing and count (lin, 11 when not given)."""
+        if p.lo is None:
+            raise ValueError(f"param {p.name} has no range")
+        return cls(p.name, p.lo, p.hi, count or p.count or 11, p.spacing or "lin")
+
+
+@dataclass
+class Grid:
+    axes: list[Axis]
+
+    def __post_init__(self) -> None:
+        names = [a.name for a in self.axes]
+        if len(set(names)) != len(names):
+            raise ValueError("a param appears on two axes")
+
+    @classmethod
+    def from_spec(cls, spec) -> "Grid":
+        """Every param with a sweep in the spec (a range, a spacing and a count)."""
+        return cls([Axis.from_param(p) for p in spec.params.values() if p.lo is not None and p.count])
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(a.count for a in self.axes)
+
+    @property
+    def size(self) -> int:
+        return prod(self.shape)
+
+    @property
+    def names(self) -> list[str]:
+        return [a.name for a in self.axes]
+
+    def points(self, start: int, stop: int) -> dict[str, np.ndarray]:
+        """Param values at points start .. stop-1: one array per axis."""
+        stop = min(stop, self.size)
+        if not self.axes:
+            return {}
+        flat = np.arange(start, stop, dtype=np.int64)
+        index = np.unravel_index(flat, self.shape)
+        return {a.name: a.values[i] for a, i in zip(self.axes, index)}

@@ -1,0 +1,330 @@
+"""`ctdsl report`: one self-contained document, HTML or Markdown.
+
+Sections, in order:
+
+1. the spec's summary: its opening comment, what it declares (params, data
+   centres, schemes), and the first scheme to the target at the defaults;
+2. the topology, drawn from the graph (`plots.topology_figure`);
+3. the solve tables (`tables.all_tables`, as `ctdsl solve` prints them);
+4. the sweep figure (`plots.sweep_figure`, as `ctdsl sweep --plot` draws it);
+5. each break-even: what it says, and its exact form in LaTeX.
+
+Everything is inside the one file: images are PNG, embedded as base64 data
+URIs. Equations: MathJax cannot be embedded offline here, so each break-even's
+LaTeX is rendered to an image by matplotlib's mathtext (a subset of LaTeX that
+covers these forms) and its source is given underneath in a code block, so it
+can be copied. Where mathtext cannot typeset a form, only the source is shown.
+
+The same spec gives the same bytes: no dates, no absolute paths (the spec is
+named as it was given), images rendered deterministically.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+
+from ctdsl import __version__
+from ctdsl import units as U
+
+
+@dataclass
+class Image:
+    png: bytes
+    alt: str
+    width: int | None = None  # CSS pixels to show it at
+
+
+@dataclass
+class Math:
+    latex: str
+    png: bytes | None
+
+
+@dataclass
+class Code:
+    text: str
+    lang: str = ""
+
+
+@dataclass
+class Para:
+    text: str
+
+
+@dataclass
+class Bullets:
+    items: list[str]
+
+
+@dataclass
+class Grid:
+    """A table: header, rows of strings, cells to emphasise, notes under it."""
+
+    title: str | None
+    header: list[str]
+    rows: list[list[str]]
+    marked: set = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Section:
+    title: str
+    blocks: list = field(default_factory=list)
+    level: int = 2
+
+
+def _opening_comment(path: str) -> list[str]:
+    """The spec's opening comment, as paragraphs (text only; nothing in it is run)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError:
+        return []
+    lines = []
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("#"):
+            lines.append(s[1:].strip())
+        elif s == "" and not lines:
+            continue
+        else:
+            break
+    paras, cur = [], []
+    for l in lines:
+        if l:
+            cur.append(l)
+        elif cur:
+            paras.append(" ".join(cur))
+            cur = []
+    if cur:
+        paras.append(" ".join(cur))
+    return paras
+
+
+def _q(value, dim) -> str:
+    return U.format_quantity(value, dim)
+
+
+def build(study, sol, forms) -> tuple[str, list[Section]]:
+    from ctdsl.report.latex import _unit_tex, readable, tex
+    from ctdsl.report.plots import math_png, png_bytes, sweep_figure, topology_figure
+    from ctdsl.report.tables import all_tables, params_line
+
+    spec = sol.spec
+    name = Path(spec.root).name
+    title = f"{name}: sync schemes across slow links"
+    sections: list[Section] = []
+
+    # 1. summary
+    s = Section("Summary")
+    for p in _opening_comment(spec.root):
+        s.blocks.append(Para(p))
+    workers = sum(dc.workers for dc in spec.dcs.values())
+    s.blocks.append(
+        Para(
+            f"Spec {spec.root}: {len(spec.dcs)} data centres, {workers} workers, {len(spec.schemes)} schemes"
+            + (f", baseline {sol.baseline}" if sol.baseline else "")
+            + f". Params at the values used: {params_line(sol)}."
+        )
+    )
+    timed = [r for r in sol.schemes.values() if r.time_to_target is not None]
+    if timed:
+        best = min(timed, key=lambda r: r.time_to_target.value)
+        line = f"At these values, {best.name} ({best.label}) reaches the target first, in {best.time_to_target}"
+        base = sol.schemes.get(sol.baseline) if sol.baseline else None
+        if base is not None and base.time_to_target is not None and base is not best:
+            line += f", against {base.time_to_target} for the baseline {base.name}"
+        s.blocks.append(Para(line + "."))
+    rows = []
+    for p in spec.params.values():
+        rng = f"{_q(p.lo, p.dim)} .. {_q(p.hi, p.dim)}" if p.lo is not None else "-"
+        sweep = f"{p.spacing} {p.count}" if p.spacing and p.count else "-"
+        rows.append([p.name, _q(p.default, p.dim), rng, sweep])
+    if rows:
+        s.blocks.append(Grid("Params", ["param", "value", "range", "sweep"], rows))
+    rows = []
+    for dc in spec.dcs.values():
+        rows.append([dc.name, str(dc.workers), dc.device, dc.link, dc.switch or "-", dc.pluggable or "-"])
+    s.blocks.append(Grid("Data centres", ["dc", "workers", "device", "intra link", "switch", "pluggable"], rows))
+    rows = []
+    for r in sol.schemes.values():
+        rows.append([r.name, r.label, r.payload_kind, r.collective, r.at, f"{r.period:g}", f"{r.steps:g}" if r.steps is not None else "n/a"])
+    s.blocks.append(Grid("Schemes", ["scheme", "label", "payload", "collective", "transform at", "H", "steps to target"], rows))
+    sections.append(s)
+
+    # 2. topology
+    t = Section("Topology")
+    t.blocks.append(Para("Drawn from the graph ctdsl builds (ctdsl graph FILE): a node per worker, per module in a worker's port and per switch; WAN links between switches."))
+    t.blocks.append(Image(png_bytes(topology_figure(spec, study.graph()), dpi=130), "the topology: data centres, workers, modules, switches and WAN links", 900))
+    sections.append(t)
+
+    # 3. tables
+    tb = Section("Solve tables")
+    tb.blocks.append(Para("The tables of ctdsl solve, at the params' values above."))
+    for table in all_tables(sol):
+        tb.blocks.append(Grid(table.title, table.header, table.rows, set(table.marked), list(table.notes)))
+    sections.append(tb)
+
+    # 4. plots
+    pl = Section("Plots")
+    pl.blocks.append(
+        Para(
+            "Time to target against the first ranged data-rate param, one curve per scheme, with the break-evens and the points where "
+            "what binds a step changes; the step time at the values above, by component; the pluggable module's stages."
+        )
+    )
+    pl.blocks.append(Image(png_bytes(sweep_figure(sol, forms), dpi=110), "time to target against bandwidth; step components; module stages", 1000))
+    sections.append(pl)
+
+    # 5. break-evens
+    be = Section("Break-even")
+    if not sol.breakevens:
+        be.blocks.append(Para("The spec asks for no break-even and has no baseline to compare with."))
+    for b in sol.breakevens:
+        sub = Section(f"{b.x} vs {b.y} over {b.over}", level=3)
+        if not b.roots:
+            sub.blocks.append(Para(b.describe() + "."))
+        for root in b.roots:
+            e, label = readable(root.expr, sol.symbols, b.dim, root.value)
+            info = sol.symbols.info[b.over]
+            latex = f"{info.latex}^{{*}} = {tex(e, sol.symbols)}{_unit_tex(label)}"
+            sub.blocks.append(Math(latex, math_png(latex)))
+            words = "; ".join(root.regime)
+            sub.blocks.append(
+                Para(
+                    f"{b.over}* = {U.format_quantity(root.value, b.dim)}: {root.below} is faster below, {root.above} above"
+                    + (f" ({words})" if words else "")
+                    + ". The form is exact in the other params; numbers are rounded to four figures and symbols are in their declared units."
+                )
+            )
+        be.blocks.append(sub)
+    sections.append(be)
+    return title, sections
+
+
+# ---- HTML ------------------------------------------------------------------------------
+
+CSS = """
+body { font-family: "DejaVu Sans", Verdana, sans-serif; max-width: 1060px; margin: 2em auto; padding: 0 1em; color: #111; line-height: 1.45; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 1.8em; }
+table { border-collapse: collapse; margin: .6em 0 .3em; font-size: .88em; }
+th, td { border: 1px solid #bbb; padding: .25em .55em; text-align: left; vertical-align: top; }
+th { background: #eee; } td.mark { font-weight: bold; background: #fff4d6; }
+caption { text-align: left; font-weight: bold; padding: .3em 0; }
+p.note { font-size: .85em; color: #444; margin: .1em 0 .9em; }
+img { max-width: 100%; height: auto; display: block; margin: .6em 0; }
+pre { background: #f6f6f6; border: 1px solid #ddd; padding: .6em; overflow-x: auto; font-size: .85em; white-space: pre-wrap; word-break: break-all; }
+footer { margin-top: 3em; font-size: .8em; color: #666; }
+@media print { body { max-width: none; } h2 { page-break-after: avoid; } img { page-break-inside: avoid; } }
+"""
+
+
+def _data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _html_block(b) -> str:
+    if isinstance(b, Para):
+        return f"<p>{escape(b.text)}</p>"
+    if isinstance(b, Bullets):
+        return "<ul>" + "".join(f"<li>{escape(i)}</li>" for i in b.items) + "</ul>"
+    if isinstance(b, Code):
+        return f"<pre><code>{escape(b.text)}</code></pre>"
+    if isinstance(b, Image):
+        w = f' width="{b.width}"' if b.width else ""
+        return f'<img src="{_data_uri(b.png)}" alt="{escape(b.alt)}"{w}>'
+    if isinstance(b, Math):
+        out = ""
+        if b.png is not None:
+            out += f'<img src="{_data_uri(b.png)}" alt="{escape(b.latex)}" style="max-width:100%">'
+        else:
+            out += '<p class="note">(matplotlib cannot typeset this form; its LaTeX source:)</p>'
+        return out + f'<pre><code class="language-latex">{escape(b.latex)}</code></pre>'
+    if isinstance(b, Grid):
+        cap = f"<caption>{escape(b.title)}</caption>" if b.title else ""
+        head = "".join(f"<th>{escape(h)}</th>" for h in b.header)
+        body = []
+        for i, row in enumerate(b.rows):
+            cells = "".join(
+                f'<td class="mark">{escape(c)}</td>' if (i, j) in b.marked else f"<td>{escape(c)}</td>" for j, c in enumerate(row)
+            )
+            body.append(f"<tr>{cells}</tr>")
+        notes = "".join(f'<p class="note">{escape(n)}</p>' for n in b.notes)
+        return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{notes}"
+    if isinstance(b, Section):
+        return _html_section(b)
+    raise TypeError(b)  # pragma: no cover
+
+
+def _html_section(s: Section) -> str:
+    return f"<section><h{s.level}>{escape(s.title)}</h{s.level}>\n" + "\n".join(_html_block(b) for b in s.blocks) + "\n</section>"
+
+
+def to_html(title: str, sections: list[Section]) -> str:
+    body = "\n".join(_html_section(s) for s in sections)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"<h1>{escape(title)}</h1>\n{body}\n"
+        f"<footer>Made by ctdsl {escape(__version__)}: ctdsl report. Equations rendered by matplotlib mathtext; LaTeX source under each.</footer>\n"
+        "</body>\n</html>\n"
+    )
+
+
+# ---- Markdown -------------------------------------------------------------------------
+
+def _md_cell(c: str) -> str:
+    return c.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_block(b) -> str:
+    if isinstance(b, Para):
+        return b.text
+    if isinstance(b, Bullets):
+        return "\n".join(f"- {i}" for i in b.items)
+    if isinstance(b, Code):
+        return f"```{b.lang}\n{b.text}\n```"
+    if isinstance(b, Image):
+        return f"![{b.alt}]({_data_uri(b.png)})"
+    if isinstance(b, Math):
+        out = f"![the exact form, typeset]({_data_uri(b.png)})\n\n" if b.png is not None else "(matplotlib cannot typeset this form; its LaTeX source:)\n\n"
+        return out + f"```latex\n{b.latex}\n```"
+    if isinstance(b, Grid):
+        lines = [f"**{b.title}**", ""] if b.title else []
+        lines.append("| " + " | ".join(_md_cell(h) for h in b.header) + " |")
+        lines.append("|" + "|".join("---" for _ in b.header) + "|")
+        for i, row in enumerate(b.rows):
+            cells = [f"**{_md_cell(c)}**" if (i, j) in b.marked and c else _md_cell(c) for j, c in enumerate(row)]
+            lines.append("| " + " | ".join(cells) + " |")
+        for n in b.notes:
+            lines += ["", f"_{n}_"]
+        return "\n".join(lines)
+    if isinstance(b, Section):
+        return _md_section(b)
+    raise TypeError(b)  # pragma: no cover
+
+
+def _md_section(s: Section) -> str:
+    return "#" * s.level + " " + s.title + "\n\n" + "\n\n".join(_md_block(b) for b in s.blocks)
+
+
+def to_markdown(title: str, sections: list[Section]) -> str:
+    body = "\n\n".join(_md_section(s) for s in sections)
+    return (
+        f"# {title}\n\n{body}\n\n---\n\n"
+        f"_Made by ctdsl {__version__}: ctdsl report. Images are embedded as data URIs; equations rendered by matplotlib mathtext, LaTeX source under each._\n"
+    )
+
+
+def render_document(study, sol, forms, fmt: str) -> str:
+    """The report as text: fmt is 'html' or 'md'."""
+    title, sections = build(study, sol, forms)
+    if fmt == "html":
+        return to_html(title, sections)
+    if fmt == "md":
+        return to_markdown(title, sections)
+    raise ValueError(f"unknown report format {fmt!r}")
