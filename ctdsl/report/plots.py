@@ -257,10 +257,14 @@ def sweep_figure(sol, forms, x_axis=None):
         curve = _curve_data(sol, forms, x_axis)
         n_legend = math.ceil(len(curve.ranked) / 2) if curve else 0
         n_notes = len(curve.notes) if curve else 0
+        modules = [r for r in sol.schemes.values() if r.module is not None]
+        stage_labels = [st.name if len(modules) == 1 else f"{r.name}: {st.name}" for r in modules for st in r.module.stages]
         # heights in inches, top to bottom
-        top, main, below_main = 0.75, 5.6, 0.65
-        notes_h = 0.32 + 0.215 * n_legend + 0.2 + LINE * n_notes + 0.05
-        gap, panels, bottom = 0.95, 3.6, 0.6
+        top, below_main = 0.75, (0.65 if curve else 0.1)
+        main = 5.6 if curve else 0.5
+        notes_h = (0.32 + 0.215 * n_legend + 0.2 + LINE * n_notes + 0.05) if curve else 0.01
+        rows = max(len(sol.schemes), len(stage_labels))
+        gap, panels, bottom = 0.95, min(7.0, max(1.6, 0.42 * rows + 0.3)), 0.6
         height = top + main + below_main + notes_h + gap + panels + bottom
         fig = new_figure(WIDTH, height)
 
@@ -271,12 +275,22 @@ def sweep_figure(sol, forms, x_axis=None):
         ax = box(0.95, y, WIDTH - 1.25, main)
         y -= below_main + notes_h
         notes = box(0.95, y, WIDTH - 1.25, notes_h)
-        bars = box(1.25, bottom, 4.9, panels)
-        stages = box(6.95, bottom, 2.45, panels)
+        # widths from the longest tick labels (about 0.085 in a character at 10.5 pt)
+        bars_left = 0.3 + 0.085 * max(len(n) for n in sol.schemes)
+        if modules:
+            stage_left = 0.3 + 0.085 * max(len(t) for t in stage_labels)
+            stages_w = 3.2
+            bars_w = WIDTH - 0.3 - bars_left - stages_w - stage_left - 0.5
+            bars = box(bars_left, bottom, bars_w, panels)
+            stages = box(WIDTH - 0.3 - stages_w, bottom, stages_w, panels)
+        else:
+            bars = box(bars_left, bottom, WIDTH - 0.3 - bars_left - 0.2, panels)
+            stages = None
         fig.suptitle(f"{_spec_name(sol)}: which sync scheme reaches the target first", fontsize=14, fontweight="bold", y=1 - 0.3 / height)
         curves_panel(ax, notes, sol, forms, curve)
         components_panel(bars, sol)
-        module_panel(stages, sol)
+        if stages is not None:
+            module_panel(stages, sol)
     return fig
 
 
@@ -296,16 +310,18 @@ def _curve_data(sol, forms, x_axis):
 
     p = x_param(sol.spec)
     ranked = [name for name, sf in forms.schemes.items() if sf.has_steps]
-    if p is None or not ranked:
+    if p is None:
         return None
     c = _Curves()
+    c.quantity, c.what = ("time_to_target", "time to target") if ranked else ("step", "step time")
+    ranked = ranked or list(forms.schemes)
     c.p, c.ranked = p, ranked
     lo, hi = _x_range(p, x_axis)
     c.logx = lo > 0 and hi / lo >= 20
     c.xs = np.geomspace(lo, hi, CURVE_POINTS) if c.logx else np.linspace(lo, hi, CURVE_POINTS)
     res = evaluate(forms, {p.name: c.xs})
     c.res = res
-    c.ys = {s: res.values[(s, "time_to_target")] for s in ranked}
+    c.ys = {s: res.values[(s, c.quantity)] for s in ranked}
     finite = np.concatenate([y[np.isfinite(y) & (y > 0)] for y in c.ys.values()])
     c.finite = finite
     c.tscale, c.tunit = U.best_unit([float(np.median(finite))] if finite.size else [], U.TIME)
@@ -318,7 +334,7 @@ def _curve_data(sol, forms, x_axis):
             if not lo <= root.value <= hi:
                 continue
             at = evaluate(forms, {p.name: np.array([root.value])})
-            yv = at.values[(b.x, "time_to_target")][0]
+            yv = at.values[(b.x, c.quantity)][0]
             if np.isfinite(yv):
                 c.breaks.append((root.value, yv, b, root))
     c.changes = []
@@ -326,11 +342,11 @@ def _curve_data(sol, forms, x_axis):
         codes = res.binding[s]
         for j in np.flatnonzero(codes[1:] != codes[:-1]).tolist():
             xc = _refine(forms, p.name, s, c.xs[j], c.xs[j + 1], int(codes[j]), c.logx)
-            yc = evaluate(forms, {p.name: np.array([xc])}).values[(s, "time_to_target")][0]
+            yc = evaluate(forms, {p.name: np.array([xc])}).values[(s, c.quantity)][0]
             comps = forms.schemes[s].components
             c.changes.append((xc, yc, s, comps[codes[j]], comps[codes[j + 1]], ranked.index(s)))
     notes = []
-    fastest = _fastest(forms, p.name, c.xs, res, ranked, c.logx)
+    fastest = _fastest(forms, p.name, c.xs, res, ranked, c.logx) if c.quantity == "time_to_target" else []
     if fastest:
         notes.append(("head", f"First to the target, by {p.name}", None))
         parts = []
@@ -373,8 +389,7 @@ def curves_panel(ax, notes, sol, forms, c) -> None:
     notes.axis("off")
     if c is None:
         ax.axis("off")
-        why = "no param to plot against" if x_param(sol.spec) is None else "no scheme has steps to target"
-        ax.text(0.5, 0.5, f"Time to target: {why}", ha="center", va="center", transform=ax.transAxes)
+        ax.text(0.0, 0.5, "No curve: the spec has no param to plot the time to target against (give one a range).", ha="left", va="center", transform=ax.transAxes)
         return
     p = c.p
     xv = c.xs / c.xscale
@@ -412,9 +427,9 @@ def curves_panel(ax, notes, sol, forms, c) -> None:
     ax.grid(True, which="minor", color="#eeeeee", linewidth=0.5)
     role = _role(sol, p)
     ax.set_xlabel(f"{role}  {_display(p)}" + (f"  ({c.xunit})" if c.xunit else ""))
-    ax.set_ylabel(f"time to target ({c.tunit})")
+    ax.set_ylabel(f"{c.what} ({c.tunit})")
     others = _other_params(sol, p.name)
-    ax.set_title(f"Time to target against {role}" + (f"; other params at their defaults: {others}" if others else ""), fontsize=10.5, loc="left")
+    ax.set_title(f"{c.what.capitalize()} against {role}" + ("" if c.quantity == "time_to_target" else " (no scheme has steps to target)") + (f"; other params at their defaults: {others}" if others else ""), fontsize=10.5, loc="left")
 
     placer = Placer(ax)
     for i, s in enumerate(c.ranked):
@@ -618,28 +633,18 @@ def module_panel(ax, sol) -> None:
         ax.barh(y[k], v[k], color="#D55E00" if b else "#bbbbbb", hatch="xx" if b else "", edgecolor="black" if b else "white", linewidth=1.2 if b else 0.5, height=0.62)
     vmax = float(v.max()) if v.size else 1.0
     for k in range(len(labels)):
-        inside = v[k] > 0.55 * vmax
-        text = f"{U.format_quantity(rates[k], U.RATE)}\n{U.format_quantity(times[k], U.TIME)}"
+        text = f"{U.format_quantity(rates[k], U.RATE)}, {U.format_quantity(times[k], U.TIME)}"
         if bottleneck[k]:
             text = "bottleneck\n" + text
-        ax.text(
-            v[k] - vmax * 0.03 if inside else v[k] + vmax * 0.03,
-            y[k],
-            text,
-            va="center",
-            ha="right" if inside else "left",
-            fontsize=9.5,
-            fontweight="bold" if bottleneck[k] else "normal",
-            bbox=dict(boxstyle="round,pad=0.2", facecolor="white", edgecolor="none") if inside else None,
-        )
-    ax.set_xlim(0, vmax * 1.08)
+        ax.text(v[k] + vmax * 0.03, y[k], text, va="center", ha="left", fontsize=9.5, fontweight="bold" if bottleneck[k] else "normal")
+    ax.set_xlim(0, vmax * 2.1)
     ax.set_ylim(-0.6, len(labels) - 0.4)
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
     m = rows[0].module
-    ax.set_xlabel(f"time for the {U.format_quantity(m.stream.value, U.DATA)} dense stream ({unit})")
+    ax.set_xlabel(f"time for the dense stream of {U.format_quantity(m.stream.value, U.DATA)} ({unit})")
     who = rows[0].name if len(rows) == 1 else ", ".join(r.name for r in rows)
-    ax.set_title(f"Module {m.pluggable} stages ({who})", loc="left")
+    ax.set_title(f"Module {m.pluggable}: stage rate, time\n(the transform of {who})", loc="left", fontsize=11.5)
     if m.breaks:
         ax.annotate(
             "; ".join(f"{b.then} binds from\n{b}" for b in m.breaks),

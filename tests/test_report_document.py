@@ -1,0 +1,118 @@
+"""`ctdsl report`: one self-contained HTML or Markdown file, the same bytes each run."""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ctdsl.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGSHIP = str(ROOT / "specs" / "llama70b_wan.ct")
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, list(args), env={"NO_COLOR": "1"})
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    d = tmp_path_factory.mktemp("report")
+    out = {}
+    for ext in ("html", "md"):
+        p = d / f"report.{ext}"
+        r = run("report", FLAGSHIP, "-o", str(p))
+        assert r.exit_code == 0, r.stderr
+        out[ext] = p.read_text(encoding="utf-8")
+    return out
+
+
+def _images(text: str) -> list[bytes]:
+    return [base64.b64decode(m) for m in re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", text)]
+
+
+@pytest.mark.parametrize("ext", ["html", "md"])
+def test_every_section_is_there(reports, ext):
+    text = reports[ext]
+    for heading in ("Summary", "Topology", "Solve tables", "Plots", "Break-even"):
+        assert heading in text
+    # the spec's own summary, the tables, each break-even with its LaTeX source
+    assert "Llama-3-70B, data-parallel across two data centres" in text
+    assert "Time and energy to target" in text and "Module stages" in text
+    assert "band_switch vs adamw over wan_bw" in text
+    assert text.count(r"b_{\mathrm{WAN}}^{*} =") >= 2
+    assert "89.36 GB/s" in text and "3.461 GB/s" in text
+    # topology, sweep figure and two typeset break-evens
+    images = _images(text)
+    assert len(images) == 4
+    assert all(i.startswith(b"\x89PNG") for i in images)
+
+
+@pytest.mark.parametrize("ext", ["html", "md"])
+def test_self_contained(reports, ext):
+    text = reports[ext]
+    assert "http://" not in text and "https://" not in text
+    assert "<script" not in text and "<link" not in text
+    srcs = re.findall(r'src="([^"]*)"', text) + re.findall(r"\]\(([^)]*)\)", text)
+    assert srcs and all(s.startswith("data:image/png;base64,") for s in srcs)
+
+
+def test_html_is_well_formed_enough(reports):
+    html = reports["html"]
+    assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
+    for tag in ("section", "table", "thead", "tbody", "pre", "code"):
+        assert html.count(f"<{tag}") == html.count(f"</{tag}>"), tag
+    # table cells are escaped text: the break-even arrows stay as text
+    assert "east.tor -&gt; west.tor" in html
+
+
+def test_markdown_tables(reports):
+    md = reports["md"]
+    assert "| scheme | steps | step | time to target | energy to target | time vs adamw |" in md
+    assert "| band_ring | 11500 | 18.81 s | **60.08 h** |" in md
+    assert "```latex\nb_{\\mathrm{WAN}}^{*} =" in md
+
+
+@pytest.mark.parametrize("ext", ["html", "md"])
+def test_same_bytes_each_run(tmp_path, reports, ext):
+    p = tmp_path / f"again.{ext}"
+    assert run("report", FLAGSHIP, "-o", str(p)).exit_code == 0
+    assert p.read_text(encoding="utf-8") == reports[ext]
+
+
+def test_format_from_the_option(tmp_path):
+    p = tmp_path / "report.txt"
+    r = run("report", FLAGSHIP, "-o", str(p), "--format", "md")
+    assert r.exit_code == 0 and p.read_text().startswith("# llama70b_wan.ct")
+
+
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (["-o", "report.pdf"], 2),
+        (["-o", "/no/such/dir/report.html"], 2),
+    ],
+)
+def test_report_usage_errors(tmp_path, args, code):
+    r = run("report", FLAGSHIP, *args)
+    assert r.exit_code == code and "Traceback" not in r.stderr
+
+
+def test_report_on_a_bad_spec(tmp_path):
+    bad = tmp_path / "bad.ct"
+    bad.write_text("link l { bandwidth = 5 ms; latency = 1 us }\n")
+    r = run("report", str(bad), "-o", str(tmp_path / "r.html"))
+    assert r.exit_code == 1 and "CT202" in r.stderr and not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("name", ["fig_ring_8.ct", "07_pluggable.ct", "09_three_dcs.ct"])
+def test_report_for_small_examples(tmp_path, name):
+    p = tmp_path / "r.md"
+    r = run("report", str(ROOT / "examples" / name), "-o", str(p))
+    assert r.exit_code == 0, r.stderr
+    assert "## Topology" in p.read_text()

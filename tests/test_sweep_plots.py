@@ -1,0 +1,114 @@
+"""`ctdsl sweep --plot`: the figure is written, byte for byte the same each run, with no date in it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import ctdsl
+from ctdsl.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGSHIP = str(ROOT / "specs" / "llama70b_wan.ct")
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, list(args), env={"NO_COLOR": "1"})
+
+
+@pytest.mark.parametrize("ext, magic", [("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF")])
+def test_plot_formats_are_deterministic(tmp_path, ext, magic):
+    a, b = tmp_path / f"a.{ext}", tmp_path / f"b.{ext}"
+    ra = run("sweep", FLAGSHIP, "--plot", str(a))
+    rb = run("sweep", FLAGSHIP, "--plot", str(b))
+    assert ra.exit_code == rb.exit_code == 0, ra.stderr
+    assert ra.stdout == ""  # --plot without -o writes only the figure
+    data = a.read_bytes()
+    assert data.startswith(magic)
+    assert data == b.read_bytes()
+
+
+def test_no_dates_or_versions_in_the_files(tmp_path):
+    import matplotlib
+
+    for ext in ("png", "svg", "pdf"):
+        p = tmp_path / f"f.{ext}"
+        assert run("sweep", FLAGSHIP, "--plot", str(p)).exit_code == 0
+        data = p.read_bytes()
+        assert matplotlib.__version__.encode() not in data, ext
+        assert b"CreationDate" not in data and b"<dc:date>" not in data, ext
+
+
+def test_plot_is_identical_in_a_fresh_process(tmp_path):
+    here = tmp_path / "here.png"
+    assert run("sweep", FLAGSHIP, "--plot", str(here)).exit_code == 0
+    there = tmp_path / "there.png"
+    p = subprocess.run(
+        [sys.executable, "-c", "from ctdsl.cli import main; main()", "sweep", FLAGSHIP, "--plot", str(there)],
+        capture_output=True,
+        cwd=ROOT,
+    )
+    assert p.returncode == 0, p.stderr
+    assert here.read_bytes() == there.read_bytes()
+
+
+def test_plot_and_data_together(tmp_path):
+    r = run("sweep", FLAGSHIP, "--plot", str(tmp_path / "f.png"), "-o", "-", "--sweep", "wan_bw=1 GB/s:2 GB/s:2")
+    assert r.exit_code == 0
+    assert r.stdout.startswith("wan_bw_B_per_s,") and len(r.stdout.splitlines()) == 3
+
+
+def test_figure_panels_and_labels():
+    from ctdsl.numeric import CompiledForms
+    from ctdsl.report.plots import sweep_figure
+
+    sol = ctdsl.load(FLAGSHIP).solve()
+    fig = sweep_figure(sol, CompiledForms(sol))
+    fig.canvas.draw()
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts] + [t.get_text() for ax in fig.axes for t in ax.get_children() if hasattr(t, "get_text")]
+    joined = "\n".join(texts)
+    # the break-evens, labelled with their values
+    assert "band_switch = adamw\n89.36 GB/s" in joined
+    assert "band_module = adamw\n3.461 GB/s" in joined
+    curve, notes, bars, stages = fig.axes
+    assert curve.get_xscale() == "log" and curve.get_yscale() == "log"
+    assert "GB/s" in curve.get_xlabel() and "(h)" in curve.get_ylabel()
+    assert "(s)" in bars.get_xlabel() and "(s)" in stages.get_xlabel()
+    assert [t.get_text() for t in bars.get_yticklabels()] == list(sol.schemes)
+    assert [t.get_text() for t in stages.get_yticklabels()] == ["port", "optics", "compute", "fpga"]
+    assert any("bottleneck" in t.get_text() for t in stages.texts)
+    legend = notes.get_legend()
+    assert [t.get_text().split(":")[0] for t in legend.get_texts()] == list(sol.schemes)
+
+
+def test_labels_in_the_curve_panel_do_not_overlap():
+    from ctdsl.numeric import CompiledForms
+    from ctdsl.report.plots import sweep_figure
+
+    sol = ctdsl.load(FLAGSHIP).solve()
+    fig = sweep_figure(sol, CompiledForms(sol))
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    curve = fig.axes[0]
+    frame = curve.get_window_extent(r)
+    boxes = [t.get_window_extent(r) for t in curve.texts]
+    assert len(boxes) >= 2 + 7  # the default marker, two break-evens, seven regime numbers
+    for i, a in enumerate(boxes):
+        assert frame.x0 <= a.x0 and a.x1 <= frame.x1 and frame.y0 <= a.y0 and a.y1 <= frame.y1
+        for b in boxes[i + 1 :]:
+            assert not a.overlaps(b)
+
+
+def test_a_spec_without_a_module_or_ranges_still_plots(tmp_path):
+    from ctdsl.numeric import CompiledForms
+    from ctdsl.report.plots import save, sweep_figure
+
+    sol = ctdsl.load(ROOT / "examples" / "fig_ring_8.ct").solve()
+    fig = sweep_figure(sol, CompiledForms(sol))
+    save(fig, str(tmp_path / "x.png"))
+    assert (tmp_path / "x.png").read_bytes().startswith(b"\x89PNG")
