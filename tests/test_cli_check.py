@@ -119,7 +119,12 @@ def test_check_unreadable_wins_over_findings():
     r = run("check", "tests/data/bad_bandwidth.ct", "tests/data/no_such_file.ct", "-f", "concise")
     assert r.exit_code == 2
     assert "CT202" in r.stdout  # the readable file is still checked
+    # a machine format lists the unreadable file too, as CT001 without a location
+    assert "CT001 no such file: tests/data/no_such_file.ct" in r.stdout
+    r = run("check", "tests/data/bad_bandwidth.ct", "tests/data/no_such_file.ct")
+    assert r.exit_code == 2
     assert r.stderr == "error: no such file: tests/data/no_such_file.ct\n"
+    assert r.stdout.rstrip().endswith("Found 2 errors.")
 
 
 def test_check_without_files_is_a_usage_error():

@@ -92,7 +92,7 @@ def _synthetic(code: str) -> str | None:
         diag = Unreadable("no such file: specs/llama70b_wan_v2.ct", "specs/llama70b_wan_v2.ct").diagnostic()
         return render_text(diag, Sources())
     if code == "CT601":
-        line = "# a spec of more than a megabyte\n"
+        line = "# a spec over the size limit\n"
         text = line * (limits.MAX_FILE_BYTES // len(line) + 1)
         result = check(SPEC_NAME, text=text)
         return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -62,6 +63,14 @@ def _std_text(name: str) -> str | None:
     return f.read_text(encoding="utf-8") if f.is_file() else None
 
 
+@lru_cache(maxsize=None)
+def _parsed_std(display: str, text: str) -> ast.SpecFile | None:
+    """Library files are parsed once per process: their syntax trees are immutable."""
+    sink = DiagnosticSink()
+    spec = parse_text(text, display, sink)
+    return spec if not sink.items else None
+
+
 def display_path(path: Path) -> str:
     try:
         rel = os.path.relpath(path, Path.cwd())
@@ -105,7 +114,9 @@ def load(root: str | Path, sink: DiagnosticSink, text: str | None = None) -> Loa
         key = str(real) if real is not None else display
         seen[key] = display
         out.sources.add(display, src)
-        spec = parse_text(src, display, sink)
+        spec = _parsed_std(display, src) if real is None and display.startswith(STD_PREFIX) else None
+        if spec is None:
+            spec = parse_text(src, display, sink)
         if spec is None:
             out.parse_failed = True
             return

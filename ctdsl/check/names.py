@@ -56,6 +56,7 @@ class Namespace:
     def __init__(self, sink: DiagnosticSink):
         self.sink = sink
         self.defs: dict[str, Definition] = {}
+        self.refused: set[str] = set()  # built-in names a definition tried to take (already reported)
         self.order: list[str] = []
         self.wans: list[ast.Wan] = []
         self.breakevens: list[ast.Breakeven] = []
@@ -79,6 +80,7 @@ class Namespace:
 
     def _define(self, d: Definition) -> None:
         if d.name in ("gpu", "true", "false"):
+            self.refused.add(d.name)
             self.sink.error(
                 "CT103",
                 f"'{d.name}' is a built-in name and cannot be redefined",

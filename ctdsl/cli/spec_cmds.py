@@ -47,21 +47,21 @@ def check(
         try:
             result = check_spec(path)
         except Unreadable as exc:
-            unreadable.append(str(exc))
+            unreadable.append(exc.diagnostic())
             continue
         all_diags.extend(result.diagnostics)
         for f in result.loaded.sources._lines:  # noqa: SLF001 - merge the texts for rendering
             sources._lines[f] = result.loaded.sources._lines[f]
     if format is CheckFormat.json:
-        typer.echo(render_json(all_diags))
+        typer.echo(render_json(all_diags + unreadable))
     elif format is CheckFormat.concise:
-        for d in all_diags:
+        for d in all_diags + unreadable:
             typer.echo(render_concise(d))
     else:
         print_diagnostics(all_diags, sources)
-        typer.echo(summary_line(all_diags))
-    for message in unreadable:
-        typer.echo(f"error: {message}", err=True)
+        for d in unreadable:
+            typer.echo(f"error: {d.message}", err=True)
+        typer.echo(summary_line(all_diags + unreadable))
     if unreadable:
         raise typer.Exit(Exit.USAGE)
     raise typer.Exit(Exit.FINDINGS if all_diags else Exit.OK)
