@@ -80,3 +80,11 @@ def test_module_budget_of_10_gflops_is_0_40_flop_per_byte():
 def test_module_budget_of_99_gflops_is_3_96_flop_per_byte():
     r = solve_file("examples/fig_module_budget.ct", {"budget": "99 GFLOP/s"})
     assert round(r.schemes["band_module"].module.budget_per_byte.value, 2) == 3.96
+
+
+# ---- KV hand-off ---------------------------------------------------------------------------
+
+
+def test_kv_handoff_of_2048_tokens_of_llama3_8b_is_268_4_mb():
+    r = solve_file("examples/fig_kv_handoff.ct")
+    assert round(r.models["m8b"].kv_handoff.value / 1e6, 1) == 268.4

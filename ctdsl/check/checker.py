@@ -334,6 +334,8 @@ class Checker:
             )
         elif word == "gpu" and "gpu" in kinds:
             result = "gpu"
+        elif word in self.ns.refused:
+            pass  # its definition was refused as a built-in name: reported there, once
         else:
             d = self.ns.defs.get(word)
             if d is None:
@@ -433,7 +435,15 @@ class Checker:
             tokens=g("tokens"),
             flops_per_token=g("flops_per_token"),
             shape=shape or None,
+            kv_tokens=g("kv_tokens"),
         )
+        if model.kv_tokens is not None and len(shape) != len(S.SHAPE_FIELDS):
+            self.sink.error(
+                "CT105",
+                f"model '{b.name}': kv_tokens needs the full shape (layers, width, heads, kv_heads, mlp, vocab)",
+                b.fields["kv_tokens"].span,
+                help="the KV cache per token is 2 L g (d/h) v bytes: give the shape instead of params",
+            )
         if model.flops_per_token is None and params is not None:
             model.flops_per_token = E.num(6) * params
         self.spec.models[b.name] = model

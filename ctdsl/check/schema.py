@@ -89,6 +89,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("bytes_per_value", Q, "bytes per value v", dim=U.DATA, bound="positive", required=True, example="2 B"),
             F("tokens", Q, "tokens per step per worker", dim=U.ONE, bound="positive", example="16384"),
             F("flops_per_token", Q, "training FLOPs per token (default 6P)", dim=U.OPS, bound="positive", example="420 GFLOP"),
+            F("kv_tokens", Q, "tokens whose KV cache is handed from prefill to decode (needs the shape)", dim=U.ONE, bound="count", example="2048"),
         ]
     },
     "device": {

@@ -46,6 +46,7 @@ class Model(Definition):
     tokens: Optional[Expr] = None
     flops_per_token: Expr = None
     shape: dict[str, Expr] | None = None
+    kv_tokens: Optional[Expr] = None
 
 
 @dataclass

@@ -9,6 +9,8 @@ and the linter (which must not import sympy) use the same formulas.
              position within a chunk, ceil(log2(chunk) / 8), or within the tensor
 - demo:      ceil(P / chunk) k (v + i), i as for topk from the chunk size
 - band:      P f v, no positions
+
+and, for a model given by its shape, the KV cache per token, 2 L g (d/h) v.
 """
 
 from __future__ import annotations
@@ -48,6 +50,14 @@ def payload_bytes(scheme: Scheme, model: Model) -> E.Expr:
     if kind == "band":
         return P * scheme.fraction * v
     raise ValueError(f"unknown payload {kind}")  # pragma: no cover
+
+
+def kv_bytes_per_token(model: Model) -> E.Expr | None:
+    """KV cache of one token, handed from prefill to decode: 2 L g (d/h) v (domain.md section 2)."""
+    if not model.shape or len(model.shape) < 6:
+        return None
+    sh = model.shape
+    return E.num(2) * sh["layers"] * sh["kv_heads"] * (sh["width"] / sh["heads"]) * model.bytes_per_value
 
 
 def compute_flops(model: Model) -> E.Expr:

@@ -46,8 +46,21 @@ def solution_json(sol) -> dict:
         "spec": spec.root,
         "params": params,
         "baseline": sol.baseline,
+        "models": [_model(m) for m in sol.models.values()],
         "schemes": [_scheme(r) for r in sol.schemes.values()],
         "breakevens": [_breakeven(b) for b in sol.breakevens],
+    }
+
+
+def _model(m) -> dict:
+    return {
+        "name": m.name,
+        "params": _num(m.params),
+        "dense": _num(m.dense.value),
+        "flops_per_step": _num(m.flops_per_step.value) if m.flops_per_step else None,
+        "kv_per_token": _num(m.kv_per_token.value) if m.kv_per_token else None,
+        "kv_tokens": _num(m.kv_tokens),
+        "kv_handoff": _num(m.kv_handoff.value) if m.kv_handoff else None,
     }
 
 

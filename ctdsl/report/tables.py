@@ -36,6 +36,25 @@ def phase_group(ph) -> str:
     return "across dcs" if any(l.kind == "wan" for l in ph.links) else "in dc"
 
 
+def models_table(sol) -> Table | None:
+    if not sol.models:
+        return None
+    t = Table("Models", ["model", "parameters", "update (v P)", "FLOPs / step / worker", "KV cache / token", "KV hand-off"])
+    for m in sol.models.values():
+        handoff = f"{m.kv_handoff} ({m.kv_tokens:g} tokens)" if m.kv_handoff is not None else "-"
+        t.rows.append(
+            [
+                m.name,
+                f"{m.params:,.0f}",
+                _f(m.dense),
+                _f(m.flops_per_step),
+                _f(m.kv_per_token) if m.kv_per_token is not None else "-",
+                handoff,
+            ]
+        )
+    return t
+
+
 def bytes_table(sol) -> Table:
     t = Table(
         "Bytes per sync",
@@ -224,7 +243,8 @@ def breakeven_table(sol) -> Table | None:
 
 
 def all_tables(sol) -> list[Table]:
-    out = [bytes_table(sol), step_table(sol)]
+    models = models_table(sol)
+    out = ([models] if models else []) + [bytes_table(sol), step_table(sol)]
     m = module_table(sol)
     if m:
         out.append(m)

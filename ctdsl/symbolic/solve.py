@@ -161,12 +161,26 @@ class BreakevenResult:
 
 
 @dataclass
+class ModelResult:
+    """Sizes that follow from a model: its parameters, update, FLOPs and KV cache."""
+
+    name: str
+    params: float
+    dense: Quantity  # one BF16 (v-byte) update: v P
+    flops_per_step: Quantity | None  # per worker
+    kv_per_token: Quantity | None  # 2 L g (d/h) v, when the shape is known
+    kv_tokens: float | None
+    kv_handoff: Quantity | None  # kv_tokens x kv_per_token
+
+
+@dataclass
 class Solution:
     spec: Spec
     symbols: Symbols
     schemes: dict[str, SchemeResult]
     breakevens: list[BreakevenResult]
     baseline: str | None
+    models: dict[str, ModelResult] = field(default_factory=dict)
 
     def _repr_html_(self) -> str:
         from ctdsl.report.html import solution_html
@@ -341,7 +355,30 @@ def solve(spec: Spec) -> Solution:
         if over is not None:
             pairs = [(name, spec.baseline, over) for name in spec.schemes if name != spec.baseline]
     breakevens = [breakeven(cm, costs, x, y, over, env) for x, y, over in pairs]
-    return Solution(spec, symbols, schemes, breakevens, spec.baseline)
+    used = dict.fromkeys(s.model for s in spec.schemes.values())
+    models = {name: _model_result(cm, spec.models[name], env) for name in used if name in spec.models}
+    return Solution(spec, symbols, schemes, breakevens, spec.baseline, models)
+
+
+def _model_result(cm: CostModel, model, env) -> ModelResult:
+    from ctdsl.model import payload as PL
+
+    kv = PL.kv_bytes_per_token(model)
+    kv_q = _q(cm.sym(kv), env, U.DATA) if kv is not None else None
+    kv_tokens = value(cm.sym(model.kv_tokens), env) if model.kv_tokens is not None else None
+    handoff = None
+    if kv is not None and model.kv_tokens is not None:
+        handoff = _q(cm.sym(kv * model.kv_tokens), env, U.DATA)
+    flops = _q(cm.sym(PL.compute_flops(model)), env, U.OPS) if model.tokens is not None else None
+    return ModelResult(
+        name=model.name,
+        params=value(cm.sym(model.params), env),
+        dense=_q(cm.sym(PL.dense_bytes(model)), env, U.DATA),
+        flops_per_step=flops,
+        kv_per_token=kv_q,
+        kv_tokens=kv_tokens,
+        kv_handoff=handoff,
+    )
 
 
 def breakeven(cm: CostModel, costs: dict[str, SchemeCosts], x: str, y: str, over: str, env) -> BreakevenResult:
