@@ -9,9 +9,7 @@ for their imports), cycled until there are enough, each copy renamed. Then it ru
 `ctdsl lint FOLDER --format concise` in a fresh process (the console script's
 entry point, `ctdsl.cli:main`, under this Python), so that the
 figure includes start-up, imports and the walk of the folder, as in pre-commit or
-CI. It prints each run (wall clock, and CPU time of all its processes: lint uses a
-worker process per core for 16 files or more; CTDSL_LINT_JOBS=1 keeps it to one)
-and the best. Run on demand; tests never time anything.
+CI. It prints each run (wall clock, and CPU time) and the best. Run on demand; tests never time anything.
 """
 
 from __future__ import annotations

@@ -26,7 +26,6 @@ from ctdsl.lint.suppressions import Suppression, find_suppressions
 UNUSED_SUPPRESSION = "CTL011"
 INTERNAL_ERROR = "CTL000"  # a rule crashed: a bug in ctdsl, reported rather than raised
 _SKIP_DIRS = {"__pycache__", "node_modules", "venv", "build", "dist"}
-PARALLEL_FROM = 16  # files; below this, start-up of workers costs more than it saves
 
 
 class UsageError(Exception):
@@ -233,25 +232,8 @@ def lint_paths(paths: Iterable[str], config: LintConfig, texts: dict[str, str] |
     return lint_files([shown_path(p) for p in files], config, texts)
 
 
-def _jobs(n_roots: int) -> int:
-    """Worker processes for `n_roots` files: one per core for many files, none for few.
-
-    CTDSL_LINT_JOBS=N fixes the number (1: everything in this process).
-    """
-    env = os.environ.get("CTDSL_LINT_JOBS", "").strip()
-    if env.isdigit() and int(env) >= 1:
-        return min(int(env), n_roots)
-    if n_roots < PARALLEL_FROM or not hasattr(os, "fork"):
-        return 1
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover (not Linux)
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 8, n_roots // 8))
-
-
 def _one(args: tuple[str, tuple[str, ...], str | None]) -> _RootResult | str:
-    """Lint one root, keeping only the source text its report needs (it may cross processes)."""
+    """Lint one root, keeping only the source text its report needs."""
     root, codes, text = args
     try:
         res = lint_one(root, [RULES[c] for c in codes], text=text)
@@ -264,19 +246,7 @@ def _one(args: tuple[str, tuple[str, ...], str | None]) -> _RootResult | str:
 
 
 def _lint_roots(roots: list[str], codes: tuple[str, ...], texts: dict[str, str]) -> list[_RootResult | str]:
-    work = [(r, codes, texts.get(r)) for r in roots]
-    jobs = _jobs(len(roots))
-    if jobs <= 1:
-        return [_one(w) for w in work]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    # The first file in this process: the parser and the checker are then loaded, and
-    # forked workers start warm. Results come back in the order of `roots`.
-    first = _one(work[0])
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        rest = list(pool.map(_one, work[1:], chunksize=max(1, len(work) // (jobs * 4))))
-    return [first, *rest]
+    return [_one((r, codes, texts.get(r))) for r in roots]
 
 
 def lint_files(roots: list[str], config: LintConfig, texts: dict[str, str] | None = None) -> LintReport:

@@ -343,23 +343,6 @@ def test_lint_imports_neither_sympy_nor_numpy():
     assert "ctdsl.lint.rules" in result["modules"], "the rules did run"
 
 
-def test_worker_processes_give_the_same_report(tmp_path, monkeypatch):
-    # 20 files: enough for lint to fork workers unless told not to
-    for i in range(20):
-        kind = ["clean", "warning", "error", "check"][i % 4]
-        (tmp_path / f"{i:02d}_{kind}.ct").write_text(SPECS[kind], encoding="utf-8")
-    (tmp_path / "latin1.ct").write_bytes("# caf\xe9\n".encode("latin-1"))
-    monkeypatch.chdir(tmp_path)
-    outputs = []
-    for jobs in ("1", "2", "3"):
-        monkeypatch.setenv("CTDSL_LINT_JOBS", jobs)
-        r = lint(".", "-f", "json")
-        outputs.append((r.exit_code, r.stdout, r.stderr))
-    assert outputs[0][0] == 2 and "latin1.ct" in outputs[0][2]
-    assert outputs[0] == outputs[1] == outputs[2]
-    assert len(json.loads(outputs[0][1])["diagnostics"]) == 5 * 1 + 5 * 2 + 5 * 1
-
-
 def test_help_shows_the_config_table_and_the_suppression_comment():
     r = runner.invoke(app, ["lint", "--help"], env={"COLUMNS": "120"})
     assert r.exit_code == 0
