@@ -474,31 +474,15 @@ class Checker:
         two, three = E.num(2), E.num(3)
         return L * (two * d * d + two * d * g * (d / h) + three * d * f) + two * V * d
 
+    def _plain(self, b: MergedBlock, cls):
+        """A definition whose fields are its kind's schema fields, one for one."""
+        return cls(**self._common(b), **{k: self._get(b, k) for k in S.KINDS[b.kind]})
+
     def _build_device(self, b: MergedBlock) -> None:
-        g = lambda k: self._get(b, k)  # noqa: E731
-        self.spec.devices[b.name] = M.Device(
-            **self._common(b),
-            peak=g("peak"),
-            efficiency=g("efficiency"),
-            mem_bw=g("mem_bw"),
-            memory=g("memory"),
-            static_power=g("static_power"),
-            power=g("power"),
-            energy_per_flop=g("energy_per_flop"),
-            energy_per_byte=g("energy_per_byte"),
-        )
+        self.spec.devices[b.name] = self._plain(b, M.Device)
 
     def _build_link(self, b: MergedBlock) -> None:
-        g = lambda k: self._get(b, k)  # noqa: E731
-        self.spec.links[b.name] = M.Link(
-            **self._common(b),
-            bandwidth=g("bandwidth"),
-            latency=g("latency"),
-            energy_per_bit=g("energy_per_bit"),
-            distance=g("distance"),
-            load=g("load"),
-            transfer=g("transfer"),
-        )
+        self.spec.links[b.name] = self._plain(b, M.Link)
 
     def _build_pluggable(self, b: MergedBlock) -> None:
         stages = {}
@@ -524,16 +508,7 @@ class Checker:
         )
 
     def _build_switch(self, b: MergedBlock) -> None:
-        g = lambda k: self._get(b, k)  # noqa: E731
-        self.spec.switches[b.name] = M.Switch(
-            **self._common(b),
-            sum=bool(g("sum")),
-            loopback=bool(g("loopback")),
-            ops=g("ops") or (),
-            rate=g("rate"),
-            latency=g("latency"),
-            power=g("power"),
-        )
+        self.spec.switches[b.name] = self._plain(b, M.Switch)
 
     def _build_dc(self, b: MergedBlock) -> None:
         workers = self._get(b, "workers")
