@@ -10,5 +10,6 @@ from ctdsl.cli import spec_cmds  # noqa: F401,E402  (registers check, graph)
 from ctdsl.cli import solve_cmds  # noqa: F401,E402  (registers solve, export)
 from ctdsl.cli import lint_cmd  # noqa: F401,E402
 from ctdsl.cli import sweep_cmds  # noqa: F401,E402
+from ctdsl.cli import simulate_cmd  # noqa: F401,E402
 
 __all__ = ["app", "main"]

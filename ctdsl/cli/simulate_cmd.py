@@ -1,0 +1,154 @@
+"""`ctdsl simulate`: the discrete-event model of contention and stragglers, and --validate.
+
+simpy and numpy are imported inside the command (by ctdsl.simulate), so that
+`ctdsl check` and `ctdsl lint` never load them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from typing import List, Optional
+
+import typer
+
+from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, use_color
+
+
+class SimFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+LONG_RUN_EVENTS = 200_000  # above this estimate, a progress bar shows (on a terminal)
+
+
+@app.command()
+def simulate(
+    file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
+    steps: Optional[int] = typer.Option(None, "--steps", min=1, help="Steps measured per seed, after the warm-up (default: the spec's simulation block, else 100)."),
+    seeds: Optional[int] = typer.Option(None, "--seeds", min=2, help="Independent runs (default: the spec's, else 10)."),
+    warmup: Optional[int] = typer.Option(None, "--warmup", min=0, help="Steps run and discarded first (default: the spec's, else 10)."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Base seed; the same seed gives the same output."),
+    scheme: Optional[List[str]] = typer.Option(None, "--scheme", help="Simulate only this scheme (repeatable)."),
+    set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
+    validate: bool = typer.Option(False, "--validate", help="Compare the simulation with the closed forms; exit 1 if they disagree."),
+    format: SimFormat = typer.Option(SimFormat.table, "--format", "-f", help="table, json or csv."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="A progress bar on long runs (on a terminal)."),
+) -> None:
+    """Simulate each scheme's steps in SimPy: shared links with background traffic, stragglers.
+
+    \b
+    Examples:
+      ctdsl simulate specs/llama70b_wan.ct --set wan_load=0.9
+      ctdsl simulate specs/llama70b_wan.ct --steps 200 --seeds 20 --format json
+      ctdsl simulate examples/15_contention.ct --validate
+    """
+    study = load_or_exit(file, parse_sets(set_))
+    spec = study.spec
+    if not spec.schemes:
+        typer.echo(f"{file}: no schemes to simulate")
+        raise typer.Exit(Exit.OK)
+    for name in scheme or []:
+        if name not in spec.schemes:
+            from ctdsl.diagnostics import did_you_mean
+
+            hint = did_you_mean(name, spec.schemes)
+            raise fail_usage(f"no scheme '{name}' in {file}" + (f"; {hint}" if hint else ""))
+
+    from ctdsl.simulate.runner import settings, simulate as run_all
+
+    cfg = settings(spec, steps, seeds, warmup, seed)
+    bar = _progress_bar(progress)
+    try:
+        if validate:
+            from ctdsl.simulate.validate import validate as run_validation
+
+            with bar as report:
+                result = run_validation(spec, cfg, report)
+        else:
+            from ctdsl.simulate.plan import build_plans
+
+            plans = build_plans(spec, list(scheme) if scheme else None)
+            bar.enabled = bar.enabled and _estimate_events(plans, cfg) > LONG_RUN_EVENTS
+            with bar as report:
+                result = run_all(spec, cfg, progress=report, plans=plans)
+    except KeyboardInterrupt:  # pragma: no cover
+        typer.echo("interrupted", err=True)
+        raise typer.Exit(130)
+    _print(result, format, validate)
+    if validate and not result.ok:
+        raise typer.Exit(Exit.FINDINGS)
+
+
+def _print(result, format: SimFormat, validate: bool) -> None:
+    from ctdsl.report import simulation as R
+
+    if format is SimFormat.json:
+        data = R.validation_json(result) if validate else R.result_json(result)
+        typer.echo(json.dumps(data, indent=2, sort_keys=True))
+        return
+    if format is SimFormat.csv:
+        typer.echo(R.validation_csv(result) if validate else R.render_csv(result), nl=False)
+        return
+    from rich.console import Console
+
+    color = use_color(sys.stdout)
+    console = Console(
+        width=None if color else 160,
+        no_color=not color,
+        color_system="auto" if color else None,
+        force_terminal=color,
+        highlight=False,
+    )
+    if validate:
+        R.render_validation(result, console)
+    else:
+        R.render_rich(result, console)
+
+
+def _estimate_events(plans, cfg) -> float:
+    """A rough count of events: background arrivals over the closed-form run length."""
+    total = 0.0
+    for p in plans.values():
+        span = (cfg.steps + cfg.warmup) * max(p.step, p.bound or 0.0)
+        total += cfg.seeds * (4 * span * sum(q.rho / q.service for q in p.queues.values()) + 10 * (cfg.steps + cfg.warmup))
+    return total
+
+
+class _progress_bar:
+    """A rich progress bar on stderr when it is a terminal; otherwise nothing."""
+
+    def __init__(self, wanted: bool):
+        self.enabled = wanted and sys.stderr.isatty()
+        self._progress = None
+        self._task = None
+
+    def __enter__(self):
+        if not self.enabled:
+            return None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(file=sys.stderr),
+            transient=True,
+        )
+        self._progress.__enter__()
+        self._task = self._progress.add_task("simulating", total=None)
+
+        def report(done: int, total: int, what: str) -> None:
+            self._progress.update(self._task, completed=done, total=total, description=f"simulating {what}")
+
+        return report
+
+    def __exit__(self, *exc):
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+        return False

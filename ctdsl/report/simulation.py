@@ -1,0 +1,431 @@
+"""`ctdsl simulate`: tables, JSON (schema `ctdsl.simulate/1`) and CSV of simulation results
+and of `--validate`. Rows are plain strings first (like tables.py), so the
+terminal and the text view say the same. Nothing here depends on the clock:
+the same spec and seed give byte-identical output.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ctdsl import units as U
+from ctdsl.report.tables import Table
+
+SCHEMA = "ctdsl.simulate/1"
+VALIDATE_SCHEMA = "ctdsl.simulate.validate/1"
+T = U.TIME
+
+
+def params_line_spec(spec) -> str:
+    return ", ".join(f"{p.name} = {U.format_quantity(p.default, p.dim)}" for p in spec.params.values()) or "none"
+
+
+def _t(x: float | None) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else U.format_quantity(x, T)
+
+
+def _pm(est) -> str:
+    if est is None or est.n == 0 or math.isnan(est.mean):
+        return "n/a"
+    return f"{_t(est.mean)} ± {_t(est.sd)}"
+
+
+def _ci(est) -> str:
+    if est is None or est.n < 2 or math.isnan(est.mean):
+        return "n/a"
+    lo, hi = est.interval
+    return f"{_t(lo)} .. {_t(hi)}"
+
+
+def _mean_ci(est) -> str:
+    if est is None or est.n == 0 or math.isnan(est.mean):
+        return "n/a"
+    if est.n < 2:
+        return _t(est.mean)
+    return f"{_t(est.mean)} (± {_t(est.half_width)})"
+
+
+def _x(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b and math.isfinite(a / b) else "n/a"
+
+
+def _inside(est, x: float) -> str:
+    if est is None or est.n < 2:
+        return "n/a"
+    lo, hi = est.interval
+    if lo <= x <= hi:
+        return "yes"
+    return "no: sim higher" if est.mean > x else "no: sim lower"
+
+
+def header(res) -> str:
+    c = res.settings
+    n = len(res.schemes)
+    return (
+        f"{res.spec.root}: {n} scheme{'s' * (n != 1)} x {c.seeds} seeds x {c.steps} steps after {c.warmup} of warm-up "
+        f"(seed {c.seed}); params: {params_line_spec(res.spec)}"
+    )
+
+
+def step_table(res) -> Table:
+    t = Table(
+        "Step time: closed forms and simulation",
+        ["scheme", "H", "no load, no jitter", "closed form", "simulated (mean ± sd)", "95% interval", "growth", "closed form in interval"],
+    )
+    for i, (name, s) in enumerate(res.schemes.items()):
+        p = s.plan
+        t.rows.append(
+            [
+                name,
+                f"{p.period:g}",
+                _t(p.free_step),
+                _t(p.step),
+                _pm(s.step),
+                _ci(s.step),
+                _x(s.step.mean, p.free_step),
+                _inside(s.step, p.step),
+            ]
+        )
+        t.marked.add((i, 6))
+    t.notes.append("no load, no jitter: the symbolic step with every link the job's alone and equal workers (ctdsl solve of the spec without them)")
+    t.notes.append("closed form: ctdsl solve's step, with the M/D/1 queueing wait and the stragglers term where the spec sets load or jitter")
+    t.notes.append("growth: simulated step over the no-load, no-jitter step; intervals: Student t over the seeds (independent replications)")
+    for name, s in res.schemes.items():
+        if s.plan.bound is not None:
+            t.notes.append(
+                f"{name}: a loaded link is over-subscribed at the closed form's step; in the long run the step takes at least "
+                f"{_t(s.plan.bound)} (sync busy time / (1 - rho))"
+            )
+    return t
+
+
+def parts_table(res) -> Table | None:
+    schemes = list(res.schemes.items())
+    has_q = any(s.plan.queues for _, s in schemes)
+    has_s = any(s.plan.stragglers or s.stragglers.mean for _, s in schemes)
+    if not (has_q or has_s):
+        return None
+    head = ["scheme"]
+    if has_q:
+        head += ["queueing: closed", "queueing: simulated (95%)"]
+    if has_s:
+        head += ["stragglers: closed", "stragglers: simulated (95%)"]
+    t = Table("Where the closed forms break: per step", head)
+    for name, s in schemes:
+        p = s.plan
+        row = [name]
+        if has_q:
+            row += [_t(p.queueing), _mean_ci(s.queueing) if s.queueing is not None else "n/a (overlap)"]
+        if has_s:
+            row += [_t(p.stragglers), _mean_ci(s.stragglers)]
+        t.rows.append(row)
+    if has_q:
+        t.notes.append("queueing: the sync's time over the same sync with no waits (closed: the M/D/1 terms)")
+    if has_s:
+        t.notes.append("stragglers: compute over the slowest dc's deterministic compute (closed: the expected slowest worker)")
+    return t
+
+
+def target_table(res) -> Table | None:
+    rows = [(n, s) for n, s in res.schemes.items() if s.time_to_target is not None]
+    if not rows:
+        return None
+    t = Table("Time to target", ["scheme", "steps", "no load, no jitter", "closed form", "simulated (95%)"])
+    best = min(rows, key=lambda r: r[1].time_to_target.mean)[0]
+    for i, (name, s) in enumerate(rows):
+        p = s.plan
+        n = p.steps_to_target
+        t.rows.append([name, f"{n:g}", _t(n * p.free_step), _t(n * p.step), _mean_ci(s.time_to_target)])
+        if name == best:
+            t.marked.add((i, 4))
+    t.notes.append(f"first to the target in the simulation: {best}")
+    return t
+
+
+def links_table(res) -> Table | None:
+    rows = [(n, l) for n, s in res.schemes.items() for l in s.links]
+    if not rows:
+        return None
+    t = Table(
+        "Loaded links",
+        ["scheme", "link", "rho", "utilisation (95%)", "background wait: M/D/1", "background wait: simulated (95%)", "sync job wait (95%)"],
+    )
+    for name, l in rows:
+        t.rows.append(
+            [
+                name,
+                f"{l.link} {l.edge[0]} -> {l.edge[1]}",
+                f"{l.rho:g}",
+                _pct_ci(l.utilisation),
+                _t(l.md1_wait),
+                _mean_ci(l.background_wait),
+                _mean_ci(l.sync_wait) if l.sync_wait is not None else "n/a",
+            ]
+        )
+    t.notes.append("utilisation: busy fraction over the measured window, background and sync together")
+    t.notes.append("sync job: the bytes one phase step puts on the link, queued behind the background first come, first served")
+    return t
+
+
+def _pct_ci(est) -> str:
+    if est.n == 0:
+        return "n/a"
+    if est.n < 2:
+        return f"{100 * est.mean:.1f}%"
+    return f"{100 * est.mean:.1f}% (± {100 * est.half_width:.1f}%)"
+
+
+def closed_form_notes(res) -> list[str]:
+    seen: dict[tuple, list[str]] = {}
+    for name, s in res.schemes.items():
+        for cf in s.plan.closed_forms:
+            seen.setdefault((cf.component, cf.status, cf.formula), []).append(name)
+    out = []
+    for (component, status, formula), names in seen.items():
+        who = "every scheme" if len(names) == len(res.schemes) else ", ".join(names)
+        out.append(f"{component} ({who}): {status}: {formula}")
+    return out
+
+
+def tables(res) -> list[Table]:
+    out = [step_table(res)]
+    for t in (parts_table(res), target_table(res), links_table(res)):
+        if t is not None:
+            out.append(t)
+    notes = closed_form_notes(res)
+    if notes:
+        out[0].notes.extend(notes)
+    out[-1].notes.append(f"{res.events} simulation events")
+    return out
+
+
+def render_rich(res, console) -> None:
+    _render(console, header(res), tables(res))
+
+
+def _render(console, head: str, ts: list[Table]) -> None:
+    from rich.markup import escape
+    from rich.table import Table as RichTable
+
+    console.print(escape(head))
+    for t in ts:
+        rt = RichTable(title=t.title, title_justify="left", title_style="bold", header_style="bold")
+        for h in t.header:
+            rt.add_column(escape(h), overflow="fold")
+        for i, row in enumerate(t.rows):
+            rt.add_row(*[f"[bold yellow]{escape(c)}[/]" if (i, j) in t.marked else escape(c) for j, c in enumerate(row)])
+        console.print(rt)
+        for n in t.notes:
+            console.print(f"  [dim]{escape(n)}[/dim]")
+    console.print()
+
+
+# ---- JSON and CSV ------------------------------------------------------------------------------
+
+
+def _num(x):
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _est(e) -> dict | None:
+    if e is None:
+        return None
+    lo, hi = e.interval if e.n >= 2 else (math.nan, math.nan)
+    return {"mean": _num(e.mean), "sd": _num(e.sd), "n": e.n, "ci95": [_num(lo), _num(hi)]}
+
+
+def result_json(res) -> dict:
+    c = res.settings
+    return {
+        "schema": SCHEMA,
+        "spec": res.spec.root,
+        "params": {p.name: _num(p.default) for p in res.spec.params.values()},
+        "settings": {"steps": c.steps, "seeds": c.seeds, "warmup": c.warmup, "seed": c.seed},
+        "events": res.events,
+        "schemes": [_scheme_json(name, s) for name, s in res.schemes.items()],
+    }
+
+
+def _scheme_json(name: str, s) -> dict:
+    p = s.plan
+    return {
+        "name": name,
+        "label": p.label,
+        "period": _num(p.period),
+        "overlap": p.overlap,
+        "closed_form": {
+            "free_step": _num(p.free_step),
+            "step": _num(p.step),
+            "queueing": _num(p.queueing),
+            "stragglers": _num(p.stragglers),
+            "oversubscribed_bound": _num(p.bound),
+            "terms": [{"component": cf.component, "status": cf.status, "formula": cf.formula} for cf in p.closed_forms],
+        },
+        "simulated": {
+            "step": _est(s.step),
+            "per_seed": [_num(r.step) for r in s.runs],
+            "queueing": _est(s.queueing),
+            "stragglers": _est(s.stragglers),
+            "growth": _num(s.growth),
+        },
+        "steps_to_target": _num(p.steps_to_target),
+        "time_to_target": _est(s.time_to_target),
+        "links": [
+            {
+                "source": l.edge[0],
+                "target": l.edge[1],
+                "link": l.link,
+                "load": _num(l.rho),
+                "service": _num(l.service),
+                "md1_wait": _num(l.md1_wait),
+                "utilisation": _est(l.utilisation),
+                "background_wait": _est(l.background_wait),
+                "sync_wait": _est(l.sync_wait),
+            }
+            for l in s.links
+        ],
+        "events": s.events,
+    }
+
+
+CSV_COLUMNS = [
+    ("scheme", lambda n, s: n),
+    ("period", lambda n, s: s.plan.period),
+    ("free_step_s", lambda n, s: s.plan.free_step),
+    ("closed_step_s", lambda n, s: s.plan.step),
+    ("sim_step_mean_s", lambda n, s: s.step.mean),
+    ("sim_step_sd_s", lambda n, s: s.step.sd),
+    ("sim_step_ci95_lo_s", lambda n, s: s.step.interval[0] if s.step.n >= 2 else None),
+    ("sim_step_ci95_hi_s", lambda n, s: s.step.interval[1] if s.step.n >= 2 else None),
+    ("growth", lambda n, s: s.growth),
+    ("closed_queueing_s", lambda n, s: s.plan.queueing),
+    ("sim_queueing_s", lambda n, s: s.queueing.mean if s.queueing is not None else None),
+    ("closed_stragglers_s", lambda n, s: s.plan.stragglers),
+    ("sim_stragglers_s", lambda n, s: s.stragglers.mean),
+    ("steps_to_target", lambda n, s: s.plan.steps_to_target),
+    ("sim_time_to_target_s", lambda n, s: s.time_to_target.mean if s.time_to_target is not None else None),
+    ("seeds", lambda n, s: s.step.n),
+]
+
+
+def render_csv(res) -> str:
+    import csv
+    from io import StringIO
+
+    buf = StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([c for c, _ in CSV_COLUMNS])
+    for name, s in res.schemes.items():
+        row = []
+        for _, get in CSV_COLUMNS:
+            v = get(name, s)
+            row.append("" if v is None else (repr(float(v)) if isinstance(v, float) else v))
+        w.writerow(row)
+    return buf.getvalue()
+
+
+# ---- --validate ----------------------------------------------------------------------------------
+
+
+def _verdict(c) -> str:
+    if c.kind == "exact":
+        return "exact" if c.passed else f"DIFFERS (relative {c.rel:.2g})"
+    if c.passed is None:
+        diff = (c.sim.mean - c.closed) / c.closed if c.closed else math.nan
+        return f"approximation: simulation {diff:+.1%}"
+    return "agrees" if c.passed else "DISAGREES"
+
+
+def validation_table(v) -> Table:
+    t = Table(
+        "Simulation against the closed forms",
+        ["check", "closed form", "status", "simulated (95% interval)", "|t| / critical", "result"],
+    )
+    for i, c in enumerate(v.checks):
+        if c.kind == "exact":
+            sim, stat = _t(c.sim), f"relative difference {c.rel:.1e}"
+        else:
+            sim, stat = _mean_ci(c.sim), f"{c.t:.2f} / {c.critical:.2f}"
+        t.rows.append([c.what, _t(c.closed), c.status, sim, stat, _verdict(c)])
+        if c.passed is False:
+            t.marked.add((i, 5))
+    m = v.tested
+    t.notes.append(
+        f"statistical checks: {v.settings.seeds} seeds, Student t with {v.settings.seeds - 1} degrees of freedom; each passes "
+        f"when |mean - closed form| / standard error <= the critical value at level {v.alpha:g} / {m} (Bonferroni over the "
+        f"{m} checks), so a true closed form fails the run at most {v.alpha:.0%} of the time"
+    )
+    t.notes.append("exact: no load and no jitter, both deterministic; they must agree to 1e-9 relative (floating-point rounding)")
+    passed = sum(1 for c in v.checks if c.passed)
+    failed = sum(1 for c in v.checks if c.passed is False)
+    shown = sum(1 for c in v.checks if c.passed is None)
+    t.notes.append(
+        f"{passed} agree, {failed} disagree" + (f", {shown} approximations shown" if shown else "") + f"; {v.events} simulation events"
+    )
+    return t
+
+
+def render_validation(v, console) -> None:
+    c = v.settings
+    head = f"{v.spec.root}: validation, {c.seeds} seeds (seed {c.seed}); params: {params_line_spec(v.spec)}"
+    _render(console, head, [validation_table(v)])
+    console.print("All checks agree." if v.ok else "Some checks disagree.")
+
+
+def validation_json(v) -> dict:
+    return {
+        "schema": VALIDATE_SCHEMA,
+        "spec": v.spec.root,
+        "ok": v.ok,
+        "alpha": v.alpha,
+        "settings": {"seeds": v.settings.seeds, "seed": v.settings.seed},
+        "events": v.events,
+        "checks": [
+            {
+                "kind": c.kind,
+                "what": c.what,
+                "closed_form": _num(c.closed),
+                "status": c.status,
+                "probe": c.probe,
+                "simulated": _est(c.sim) if c.kind != "exact" else {"value": _num(c.sim)},
+                "t": _num(c.t),
+                "critical": _num(c.critical),
+                "relative_difference": _num(c.rel),
+                "passed": c.passed,
+            }
+            for c in v.checks
+        ],
+    }
+
+
+def validation_csv(v) -> str:
+    import csv
+    from io import StringIO
+
+    buf = StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["kind", "check", "closed_form", "status", "sim_mean", "sim_ci95_lo", "sim_ci95_hi", "t", "critical", "passed"])
+    for c in v.checks:
+        if c.kind == "exact":
+            mean, lo, hi = c.sim, None, None
+        else:
+            mean = c.sim.mean
+            lo, hi = c.sim.interval if c.sim.n >= 2 else (None, None)
+        cells = [c.kind, c.what, c.closed, c.status, mean, lo, hi, c.t, c.critical, "" if c.passed is None else str(c.passed).lower()]
+        w.writerow(["" if x is None else (repr(float(x)) if isinstance(x, float) else x) for x in cells])
+    return buf.getvalue()
+
+
+__all__ = [
+    "render_rich",
+    "result_json",
+    "render_csv",
+    "render_validation",
+    "validation_json",
+    "validation_csv",
+    "tables",
+    "validation_table",
+]

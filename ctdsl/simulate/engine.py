@@ -1,0 +1,338 @@
+"""The SimPy model of one scheme, one seed (docs/simulation.md).
+
+- Each directed edge with a background load is a `simpy.Resource` of capacity
+  one: one transfer on the wire at a time, first come, first served.
+- Cross traffic on it is a Poisson stream of fixed-size transfers, rate
+  lambda = rho / S, each holding the link for S = transfer / bandwidth; the
+  stream runs from time 0, and training starts after a warm-up of the
+  background alone, so that the first sync meets a queue near its stationary
+  state.
+- Training proceeds in rounds of H steps (a sync every H steps). In a round,
+  every worker draws its compute time for each step (b + jitter x X), and the
+  barrier waits for the slowest worker's total. Then the transform, then each
+  phase of the collective, step after step.
+- A step of a phase: the bytes that the step puts on each loaded edge (all the
+  step's transfers that share it) join that edge's queue as one job and hold
+  it for their bytes / bandwidth. A transfer finishes after its route latency
+  plus the latest of: its unloaded edges' bytes / bandwidth, and, per loaded
+  edge, the job's wait plus its bytes / bandwidth (cut-through: a transfer
+  streams across its route, held back by its slowest hop). The step ends when
+  its last transfer does. With no wait this is exactly the symbolic step time,
+  and the simulation uses that number as it is, so that without load and
+  jitter the simulated step equals the closed form.
+- With overlap, the sync of a round runs alongside its compute, and the round
+  ends when both have.
+
+Randomness: one `numpy.random.Generator` per stream (the jitter, and each
+loaded edge's arrivals), spawned from `SeedSequence([seed, run])`, so a run is a
+function of its seed alone, and every scheme meets the same background traffic
+and the same draws (common random numbers make the comparison between schemes
+sharper).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ctdsl.simulate.plan import Edge, PhasePlan, QueuePlan, SchemePlan
+
+_BATCH = 4096  # random draws taken from numpy at a time
+
+
+@dataclass
+class LinkStats:
+    edge: Edge
+    link: str
+    rho: float
+    service: float
+    utilisation: float  # busy fraction over the measured window (background and sync)
+    background_wait: float  # mean wait of the background transfers that started in the window
+    background_count: int
+    sync_wait: float  # mean wait of the sync's jobs in the window (nan if none)
+    sync_count: int
+
+
+@dataclass
+class RunResult:
+    step: float  # mean step time over the measured steps
+    steps: int  # measured steps
+    stragglers: float  # mean extra compute over the slowest dc's deterministic compute, per step
+    queueing: float | None  # mean sync time over the sync with no waits, per step (None with overlap)
+    links: list[LinkStats] = field(default_factory=list)
+    events: int = 0  # SimPy events processed
+    background: int = 0  # background transfers put on the wire
+
+
+class LinkQueue:
+    """One directed edge with background traffic: a capacity-one resource, FCFS."""
+
+    def __init__(self, env, plan: QueuePlan, rng: np.random.Generator):
+        import simpy
+
+        self.env = env
+        self.plan = plan
+        self.res = simpy.Resource(env, capacity=1)
+        self.service = plan.service
+        self.mean_gap = plan.service / plan.rho
+        self.rng = rng
+        self._gaps: list[float] = []
+        self.completed = 0.0  # busy time of finished transfers
+        self.started: float | None = None  # start of the transfer on the wire
+        self.measuring = False
+        self.bg_wait = 0.0
+        self.bg_count = 0
+        self.sync_wait = 0.0
+        self.sync_count = 0
+        self.starts = 0  # background transfers put on the wire, measured or not
+        env.process(self._arrivals())
+
+    def busy(self, now: float) -> float:
+        return self.completed + (now - self.started if self.started is not None else 0.0)
+
+    def _gap(self) -> float:
+        if not self._gaps:
+            self._gaps = self.rng.exponential(self.mean_gap, _BATCH).tolist()
+            self._gaps.reverse()
+        return self._gaps.pop()
+
+    def _arrivals(self):
+        env = self.env
+        timeout, request, start = env.timeout, self.res.request, self._start
+        gap = self._gap
+        while True:
+            yield timeout(gap())
+            req = request()
+            req.arrived = env.now
+            req.callbacks.append(start)
+
+    def _start(self, req) -> None:
+        now = self.env.now
+        self.starts += 1
+        if self.measuring:
+            self.bg_wait += now - req.arrived
+            self.bg_count += 1
+        self.started = now
+        self.env.timeout(self.service, req).callbacks.append(self._end)
+
+    def _end(self, ev) -> None:
+        self.completed += self.env.now - self.started
+        self.started = None
+        self.res.release(ev.value)
+
+    def sync_job(self, service: float):
+        """A step's sync bytes on this edge: queue, then hold the link for bytes / bandwidth."""
+        env = self.env
+        arrived = env.now
+        req = self.res.request()
+        yield req
+        now = env.now
+        wait = now - arrived
+        self.started = now
+        yield env.timeout(service)
+        self.completed += env.now - self.started
+        self.started = None
+        self.res.release(req)
+        if self.measuring:
+            self.sync_wait += wait
+            self.sync_count += 1
+        return wait
+
+
+def round_lengths(period: float, warmup: int, steps: int) -> tuple[list[int], int]:
+    """Steps in each round (a sync ends each), and how many rounds are warm-up.
+
+    With a whole H every round has H steps; otherwise round j has
+    floor((j + 1) H) - floor(j H), so that syncs come every H steps on average.
+    """
+    lengths: list[int] = []
+    done = 0
+
+    def next_len() -> int:
+        j = len(lengths)
+        return max(1, math.floor((j + 1) * period + 1e-9) - math.floor(j * period + 1e-9))
+
+    while done < warmup:
+        lengths.append(next_len())
+        done += lengths[-1]
+    warm = len(lengths)
+    measured = 0
+    while measured < steps:
+        lengths.append(next_len())
+        measured += lengths[-1]
+    return lengths, warm
+
+
+def background_warmup(queues: list[QueuePlan]) -> float:
+    """How long the background runs alone before training starts: five relaxation times
+    S / (1 - sqrt(rho))^2 of the slowest-relaxing loaded link (at least 20 S)."""
+    t = 0.0
+    for q in queues:
+        t = max(t, 20 * q.service, 5 * q.service / (1 - math.sqrt(q.rho)) ** 2)
+    return t
+
+
+def run(
+    plan: SchemePlan,
+    seed: int,
+    run_index: int,
+    steps: int,
+    warmup: int,
+    load: bool = True,
+    jitter: bool = True,
+    spawn_keys: list[Edge] | None = None,
+) -> RunResult:
+    """Simulate one scheme for one seed; deterministic in (seed, run_index)."""
+    import simpy
+
+    env = simpy.Environment()
+    keys = spawn_keys if spawn_keys is not None else sorted(plan.queues)
+    streams = np.random.SeedSequence([seed, run_index]).spawn(1 + len(keys))
+    rng_jitter = np.random.Generator(np.random.PCG64(streams[0]))
+    links: dict[Edge, LinkQueue] = {}
+    if load:
+        for i, e in enumerate(keys):
+            q = plan.queues.get(e)
+            if q is not None and q.rho > 0:
+                links[e] = LinkQueue(env, q, np.random.Generator(np.random.PCG64(streams[1 + i])))
+    lengths, warm = round_lengths(plan.period, warmup, steps)
+    start_at = background_warmup([lq.plan for lq in links.values()])
+    dcs = [d for d in plan.dcs if d.workers > 0]
+    noisy = [d for d in dcs if jitter and d.jitter > 0 and d.kind is not None]
+    compute = max(d.base for d in dcs) if dcs else 0.0
+    free_sync = math.fsum(ph.time for ph in plan.phases)
+    out = {"t0": 0.0, "t1": 0.0, "stragglers": 0.0, "queueing": 0.0, "steps": 0, "busy0": {}}
+
+    def barrier(m: int) -> float:
+        """The round's compute: the slowest worker's m steps."""
+        if not noisy:
+            return m * compute
+        slowest = 0.0
+        for d in dcs:
+            if d in noisy:
+                shape = (m, d.workers)
+                if d.kind == "exponential":
+                    x = rng_jitter.standard_exponential(shape)
+                elif d.kind == "uniform":
+                    x = rng_jitter.random(shape)
+                else:
+                    x = np.exp(d.sigma * rng_jitter.standard_normal(shape))
+                worst = m * d.base + d.jitter * float(x.sum(axis=0).max())
+            else:
+                worst = m * d.base
+            slowest = max(slowest, worst)
+        return slowest
+
+    def phase(ph: PhasePlan):
+        lqs = [links.get(e) for e in ph.loaded]
+        if not any(lqs):
+            yield env.timeout(ph.time)
+            return
+        for _ in range(ph.steps):
+            t0 = env.now
+            jobs = [env.process(lq.sync_job(s)) for lq, s in zip(lqs, ph.service) if lq is not None]
+            idx = [i for i, lq in enumerate(lqs) if lq is not None]
+            if len(jobs) == 1:
+                waits = {idx[0]: (yield jobs[0])}
+            else:
+                done = yield env.all_of(jobs)
+                waits = {i: done[j] for i, j in zip(idx, jobs)}
+            if any(waits.values()):
+                d = ph.free_step
+                for tp in ph.transfers:
+                    hop = tp.unloaded
+                    for i, s in tp.loaded:
+                        hop = max(hop, waits.get(i, 0.0) + s)
+                    d = max(d, tp.latency + hop)
+            else:
+                d = ph.free_step
+            rest = t0 + d - env.now
+            if rest > 0:
+                yield env.timeout(rest)
+
+    def sync():
+        if plan.transform:
+            yield env.timeout(plan.transform)
+        for ph in plan.phases:
+            yield from phase(ph)
+
+    def training():
+        if start_at > 0:
+            yield env.timeout(start_at)
+        for j, m in enumerate(lengths):
+            if j == warm:
+                out["t0"] = env.now
+                for lq in links.values():
+                    lq.measuring = True
+                    out["busy0"][lq.plan.edge] = lq.busy(env.now)
+            comp = barrier(m)
+            if plan.overlap:
+                yield env.all_of([env.timeout(comp), env.process(sync())])
+            else:
+                yield env.timeout(comp)
+                t_sync = env.now
+                yield from sync()
+                if j >= warm:
+                    out["queueing"] += (env.now - t_sync) - (plan.transform + free_sync)
+            if j >= warm:
+                out["stragglers"] += comp - m * compute
+                out["steps"] += m
+        out["t1"] = env.now
+
+    main = env.process(training())
+    events = 0
+    step = env.step
+    while not main.triggered:
+        step()
+        events += 1
+    n = out["steps"]
+    window = out["t1"] - out["t0"]
+    stats = []
+    for e, lq in links.items():
+        stats.append(
+            LinkStats(
+                e,
+                lq.plan.link,
+                lq.plan.rho,
+                lq.plan.service,
+                (lq.busy(out["t1"]) - out["busy0"][e]) / window if window > 0 else math.nan,
+                lq.bg_wait / lq.bg_count if lq.bg_count else math.nan,
+                lq.bg_count,
+                lq.sync_wait / lq.sync_count if lq.sync_count else math.nan,
+                lq.sync_count,
+            )
+        )
+    return RunResult(
+        step=window / n,
+        steps=n,
+        stragglers=out["stragglers"] / n,
+        queueing=None if plan.overlap else out["queueing"] / n,
+        links=stats,
+        events=events,
+        background=sum(lq.starts for lq in links.values()),
+    )
+
+
+def md1_run(queue: QueuePlan, seed: int, run_index: int, arrivals: int, warmup: int) -> tuple[float, int]:
+    """The background stream of one link alone: the mean wait of `arrivals` transfers after
+    `warmup` (for --validate against rho S / (2 (1 - rho))). Returns (mean wait, events)."""
+    import simpy
+
+    env = simpy.Environment()
+    stream = np.random.SeedSequence([seed, run_index]).spawn(1)[0]
+    lq = LinkQueue(env, queue, np.random.Generator(np.random.PCG64(stream)))
+    events = 0
+    step = env.step
+    while lq.starts < warmup:
+        step()
+        events += 1
+    lq.measuring = True
+    while lq.bg_count < arrivals:
+        step()
+        events += 1
+    return lq.bg_wait / lq.bg_count, events
+
+
+__all__ = ["run", "md1_run", "RunResult", "LinkStats", "LinkQueue", "round_lengths", "background_warmup"]

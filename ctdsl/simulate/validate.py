@@ -1,0 +1,227 @@
+"""`ctdsl simulate --validate`: the simulation against the closed forms, wherever both apply.
+
+Three kinds of check, each on the spec's own topology and numbers:
+
+1. **No load, no jitter** (every scheme): the simulated step time equals the
+   symbolic one. Both are deterministic; they must agree to floating-point
+   rounding (relative difference at most 1e-9: the simulation clock adds up
+   thousands of durations).
+2. **M/D/1 wait** (every link with a background transfer size; at loads 0.3,
+   0.6, 0.9 and the spec's own): the background stream alone, simulated by the
+   same `LinkQueue` the model uses; the mean wait of a transfer against
+   rho S / (2 (1 - rho)). Poisson arrivals see time averages, so this is also
+   the mean wait of a sync arriving at a random time. With no such link the
+   WAN (or the first link) is probed with S = 100 ms, and the check says so.
+3. **Slowest of N** (for H = 1 and each other H that a scheme without overlap
+   uses): the spec's jitter, or, if no dc sets one, a probe: exponential jitter
+   at 10% of the slowest dc's compute. The simulated compute per step over the
+   deterministic compute against the stragglers closed form.
+
+Checks 2 and 3 are statistical: the K seeds give K independent means, and a
+check passes when the closed form lies inside the t interval of those means at
+level 1 - alpha / m, with alpha = 1% for the whole run and m the number of
+statistical checks (Bonferroni), so a correct closed form fails the run at most
+1% of the time. A closed form marked as an approximation is shown, with its
+difference, but does not fail the run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ctdsl.model import expr as E
+from ctdsl.model.entities import Spec
+from ctdsl.model.graph import build_graph
+from ctdsl.simulate import engine
+from ctdsl.simulate.plan import QueuePlan, build_plans, free_spec
+from ctdsl.simulate.runner import Progress, Settings
+from ctdsl.simulate.stats import Estimate, agrees, estimate
+from ctdsl.symbolic import stragglers as ST
+from ctdsl.symbolic.convert import Symbols, to_sympy, value
+from ctdsl.symbolic.queueing import md1_wait
+
+FAMILY_ALPHA = 0.01
+EXACT_TOLERANCE = 1e-9  # relative, for the deterministic check
+MD1_LOADS = (0.3, 0.6, 0.9)
+MD1_ARRIVALS = 20_000  # measured per seed
+MD1_WARMUP = 2_000
+PROBE_SERVICE = 0.1  # s, when no link gives a transfer size
+PROBE_JITTER = 0.1  # of the slowest dc's compute, when no dc sets jitter
+STRAGGLER_ROUNDS = 2_000  # syncs per seed (H steps each)
+
+
+@dataclass
+class Check:
+    kind: str  # exact | md1 | stragglers
+    what: str
+    closed: float
+    status: str  # exact | numerically integrated | approximation
+    sim: Estimate | float
+    probe: bool = False
+    passed: bool | None = None  # None: shown only (an approximation)
+    t: float | None = None
+    critical: float | None = None
+    rel: float | None = None  # exact check: relative difference
+
+    @property
+    def statistical(self) -> bool:
+        return self.kind != "exact"
+
+
+@dataclass
+class Validation:
+    spec: Spec
+    settings: Settings
+    checks: list[Check]
+    alpha: float
+    events: int
+
+    @property
+    def ok(self) -> bool:
+        return all(c.passed is not False for c in self.checks)
+
+    @property
+    def tested(self) -> int:
+        return sum(1 for c in self.checks if c.statistical and c.passed is not None)
+
+
+def validate(spec: Spec, cfg: Settings, progress: Progress | None = None) -> Validation:
+    checks: list[Check] = []
+    events = 0
+    # ---- 1: no load, no jitter ------------------------------------------------------------
+    free = free_spec(spec)
+    plans = build_plans(free)
+    md1_cases = _md1_cases(spec)
+    strag_cases = _straggler_cases(spec, plans)
+    total = len(plans) + len(md1_cases) * cfg.seeds + len(strag_cases) * cfg.seeds
+    done = 0
+
+    def tick(what: str) -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, total, what)
+
+    for name, plan in plans.items():
+        r = engine.run(plan, cfg.seed, 0, max(1, int(math.ceil(plan.period))), 0, load=False, jitter=False)
+        events += r.events
+        rel = abs(r.step - plan.free_step) / plan.free_step if plan.free_step else abs(r.step)
+        checks.append(
+            Check("exact", f"{name}: step, no load, no jitter", plan.free_step, "exact", r.step, passed=rel <= EXACT_TOLERANCE, rel=rel)
+        )
+        tick(name)
+    # ---- 2: M/D/1 ----------------------------------------------------------------------------
+    for link, service, rho, probe, note in md1_cases:
+        waits = []
+        q = QueuePlan(("", ""), link, rho, service, 0.0)
+        for k in range(cfg.seeds):
+            w, n = engine.md1_run(q, cfg.seed, k, MD1_ARRIVALS, MD1_WARMUP)
+            waits.append(w)
+            events += n
+            tick(f"M/D/1 {link}")
+        closed = float(md1_wait(rho, service))
+        checks.append(
+            Check("md1", f"M/D/1 wait on {link}{note}, rho = {rho:g}, S = {_s(service)}", closed, "exact", estimate(waits), probe=probe)
+        )
+    # ---- 3: slowest of N ---------------------------------------------------------------------
+    for plan, label, probe in strag_cases:
+        values = []
+        for k in range(cfg.seeds):
+            r = engine.run(plan, cfg.seed, k, STRAGGLER_ROUNDS * max(1, int(round(plan.period))), 0, load=False, jitter=True)
+            values.append(r.stragglers)
+            events += r.events
+            tick(f"stragglers {plan.name}")
+        status = next((cf.status for cf in plan.closed_forms if cf.component == "stragglers"), ST.EXACT)
+        checks.append(Check("stragglers", label, plan.stragglers, status, estimate(values), probe=probe))
+    # ---- the verdicts --------------------------------------------------------------------------
+    stat = [c for c in checks if c.statistical and c.status != ST.APPROXIMATION]
+    m = max(1, len(stat))
+    alpha = FAMILY_ALPHA / m
+    for c in checks:
+        if not c.statistical:
+            continue
+        ok, t, crit = agrees(c.sim, c.closed, alpha)
+        c.t, c.critical = t, crit
+        c.passed = ok if c.status != ST.APPROXIMATION else None
+    return Validation(spec, cfg, checks, FAMILY_ALPHA, events)
+
+
+def _s(seconds: float) -> str:
+    from ctdsl import units as U
+
+    return U.format_quantity(seconds, U.TIME)
+
+
+def _md1_cases(spec: Spec):
+    """(link, S, rho, probe?, note) for every link that carries background transfers."""
+    symbols = Symbols(spec)
+    env = symbols.defaults()
+    g = build_graph(spec)
+    memo: dict = {}
+    seen: dict[tuple[str, float], float] = {}
+    for a, b, d in g.edges(data=True):
+        link = spec.links.get(d["link"]) if d["kind"] in ("intra", "wan") else None
+        if link is None or link.transfer is None:
+            continue
+        bw = value(to_sympy(d["bandwidth"], symbols, memo), env)
+        S = value(to_sympy(link.transfer, symbols, memo), env) / bw
+        rho = value(to_sympy(link.load, symbols, memo), env) if link.load is not None else 0.0
+        seen.setdefault((d["link"], S), rho)
+    cases = []
+    if seen:
+        for (link, S), rho in seen.items():
+            loads = list(MD1_LOADS) + ([rho] if rho > 0 and all(abs(rho - x) > 1e-12 for x in MD1_LOADS) else [])
+            for r in sorted(loads):
+                cases.append((link, S, r, False, ""))
+        return cases
+    probe = next((d for _, _, d in g.edges(data=True) if d["kind"] == "wan"), None)
+    probe = probe or next((d for _, _, d in g.edges(data=True)), None)
+    if probe is None:
+        return []
+    return [(probe["link"], PROBE_SERVICE, r, True, " (probe: no link sets a transfer size)") for r in MD1_LOADS]
+
+
+def _straggler_cases(spec: Spec, free_plans):
+    """(plan with jitter and no load, label, probe?) for H = 1 and each other H in use."""
+    probe = not any(d.jitter is not None for d in spec.dcs.values())
+    jittered = free_spec(spec)
+    dcs = dict(jittered.dcs)
+    if probe:
+        worst = max((p.compute for p in free_plans.values()), default=0.0)
+        if worst <= 0:
+            return []
+        scale = E.Num(Fraction(PROBE_JITTER * worst))
+        for k, d in dcs.items():
+            dcs[k] = dataclasses.replace(d, jitter=scale, jitter_kind="exponential", jitter_sigma=None)
+    else:
+        for k, d in spec.dcs.items():
+            dcs[k] = dataclasses.replace(dcs[k], jitter=d.jitter, jitter_kind=d.jitter_kind, jitter_sigma=d.jitter_sigma)
+    jittered = dataclasses.replace(jittered, dcs=dcs)
+    # one scheme per sync period, without overlap; H = 1 always, by a copy of a scheme if none has it
+    chosen: dict[float, str] = {}
+    for name, s in spec.schemes.items():
+        if s.overlap:
+            continue
+        H = free_plans[name].period
+        chosen.setdefault(H, name)
+    schemes = dict(jittered.schemes)
+    if 1.0 not in chosen and chosen:
+        base = next(iter(chosen.values()))
+        copy = dataclasses.replace(schemes[base], name=f"{base} (H = 1)", period=E.Num(Fraction(1)))
+        schemes[copy.name] = copy
+        chosen = {1.0: copy.name, **chosen}
+    jittered = dataclasses.replace(jittered, schemes=schemes)
+    plans = build_plans(jittered, list(chosen.values()))
+    n = sum(d.workers for d in spec.dcs.values())
+    out = []
+    for H in sorted(chosen):
+        plan = plans[chosen[H]]
+        what = "probe: exponential jitter at 10% of compute" if probe else "the spec's jitter"
+        out.append((plan, f"slowest of {n} workers, H = {H:g} ({plan.name}; {what})", probe))
+    return out
+
+
+__all__ = ["validate", "Validation", "Check", "FAMILY_ALPHA"]
