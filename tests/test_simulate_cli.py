@@ -124,3 +124,10 @@ def test_solve_table_shows_queueing_and_stragglers_for_the_example():
     assert r.exit_code == 0
     assert "queueing" in r.stdout and "stragglers" in r.stdout
     assert "exact" in r.stdout and "numerically integrated" in r.stdout and "approximation" in r.stdout
+
+
+def test_without_load_the_flagship_simulates_to_its_closed_form():
+    r = run("simulate", FLAGSHIP, *SMALL)  # wan_load = 0 at its default
+    assert r.exit_code == 0
+    assert r.stdout.count("yes (deterministic)") == 8 and "1.00x" in r.stdout
+    assert "Loaded links" not in r.stdout

@@ -52,6 +52,8 @@ def _x(a: float, b: float) -> str:
 def _inside(est, x: float) -> str:
     if est is None or est.n < 2:
         return "n/a"
+    if abs(est.mean - x) <= 1e-9 * abs(x) and est.sd <= 1e-9 * abs(x):
+        return "yes (deterministic)"
     lo, hi = est.interval
     if lo <= x <= hi:
         return "yes"
@@ -179,7 +181,9 @@ def closed_form_notes(res) -> list[str]:
     seen: dict[tuple, list[str]] = {}
     for name, s in res.schemes.items():
         for cf in s.plan.closed_forms:
-            seen.setdefault((cf.component, cf.status, cf.formula), []).append(name)
+            size = s.plan.stragglers if cf.component == "stragglers" else s.plan.queueing
+            if size:  # a load or jitter of 0 at the defaults adds nothing to say
+                seen.setdefault((cf.component, cf.status, cf.formula), []).append(name)
     out = []
     for (component, status, formula), names in seen.items():
         who = "every scheme" if len(names) == len(res.schemes) else ", ".join(names)
