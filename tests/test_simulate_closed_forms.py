@@ -213,6 +213,29 @@ def test_json_and_explain_say_what_is_exact(tmp_path):
 
 
 def test_flagship_with_a_loaded_wan_keeps_its_breakevens_checkable():
+    from test_solve_breakeven import numeric_check  # brentq on the lambdified difference
+
     sol = solve_file("specs/llama70b_wan.ct", {"wan_load": "0.5"})
     adamw = sol.schemes["adamw"]
     assert any(k.startswith("queueing on wan") for k in adamw.components)
+    assert sol.breakevens
+    for be in sol.breakevens:
+        numeric_check(sol, be)
+
+
+def test_breakeven_over_the_load_agrees_with_a_root_finder(tmp_path):
+    # a root near rho = 1: brentq with an absolute tolerance to match (numeric_check's 1e-6 suits
+    # bandwidths of 1e10 B/s, not a utilisation)
+    from scipy.optimize import brentq
+
+    text = SPEC.format(link="load = rho; transfer = 2 GB", dc="jitter = 1 s", west="", scheme="")
+    text = "param rho = 0.5 in 0.01 .. 0.99\n" + text + "breakeven gather vs dense over rho\n"
+    sol = solve_text(tmp_path, text)
+    (be,) = sol.breakevens
+    sym = sol.symbols["rho"]
+    diff = sp.lambdify((sym,), sol.schemes["gather"].costs.time_to_target - sol.schemes["dense"].costs.time_to_target)
+    grid = np.linspace(0.01, 0.99, 2001)
+    vals = [float(diff(x)) for x in grid]
+    found = [brentq(diff, a, b, xtol=1e-15, rtol=1e-15) for a, b, fa, fb in zip(grid, grid[1:], vals, vals[1:]) if fa * fb < 0]
+    assert [r.value for r in be.roots] == pytest.approx(found, rel=1e-12)
+    assert len(found) == 1

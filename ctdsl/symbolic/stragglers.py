@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 import sympy as sp
@@ -128,6 +129,7 @@ def _irwin_hall_cdf(n: int) -> Callable:
 # ---- expected maxima -------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=256)
 def unit_factor(kind: str, N: int, H: float, sigma: float | None = None) -> tuple[sp.Expr, str, str]:
     """c with E[max of N workers' H-step sums of jitter x X] / H = jitter x c, for N alike workers.
 
