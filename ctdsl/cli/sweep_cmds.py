@@ -73,7 +73,7 @@ def parse_sweep(raw: str) -> SweepArg:
 def resolve_axes(study, sweeps: list[SweepArg], sets: dict[str, str]):
     """Axes in base units, or exit 1 with every diagnostic."""
     from ctdsl.api import check
-    from ctdsl.diagnostics import Diagnostic, Sources, Span, did_you_mean, summary_line
+    from ctdsl.diagnostics import Diagnostic, Sources, Span, did_you_mean
     from ctdsl.numeric.grid import Axis
 
     spec = study.spec
@@ -260,7 +260,10 @@ def sweep(
         sol = study.solve()
         forms = CompiledForms(sol)
     if write_data:
+        from ctdsl.numeric.alloc import keep_freed_memory
         from ctdsl.report.sweepout import CsvWriter, JsonWriter, columns
+
+        keep_freed_memory()
 
         fh, close = _open_out(output)
         try:

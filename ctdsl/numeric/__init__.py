@@ -22,7 +22,7 @@ Nothing here reads spec text: the only inputs are sympy expressions that
         chunk.values[("adamw", "time_to_target")]   # a float64 array, one value per point
 """
 
-from ctdsl.numeric.evaluate import Chunk, evaluate, iter_chunks
+from ctdsl.numeric.chunked import Chunk, evaluate, iter_chunks
 from ctdsl.numeric.forms import CompiledForms
 from ctdsl.numeric.grid import Axis, Grid
 

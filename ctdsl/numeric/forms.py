@@ -67,7 +67,8 @@ class CompiledForms:
     array (all arrays the same length) and returns a dict from (scheme, quantity)
     to a float64 array; quantities are `step`, `time_to_target`,
     `energy_to_target` (schemes with steps to target only) and
-    `component:NAME` for each step-time component.
+    `component:NAME` for each step-time component (and, for schemes whose
+    steps to target is a number, `energy_per_step`).
     """
 
     def __init__(self, solution) -> None:
@@ -80,19 +81,27 @@ class CompiledForms:
         self.schemes: dict[str, SchemeForms] = {}
         keys: list[tuple[str, str]] = []
         exprs: list[sp.Expr] = []
+        # time and energy to target are steps x (per step); when steps is a number,
+        # the product is taken after the call (one multiplication per point instead
+        # of the distributed sum sympy makes of it)
+        self.scaled: list[tuple[tuple[str, str], tuple[str, str], float]] = []
         for name, r in solution.schemes.items():
             c = r.costs
             has_steps = c.time_to_target is not None
             self.schemes[name] = SchemeForms(name, r.label, bool(r.overlap), has_steps, list(c.components))
             keys.append((name, STEP))
             exprs.append(c.step_time)
-            if has_steps:
+            if has_steps and c.steps.is_Number:
+                keys.append((name, "energy_per_step"))
+                exprs.append(c.energy_per_step)
+                self.scaled += [((name, TIME), (name, STEP), float(c.steps)), ((name, ENERGY), (name, "energy_per_step"), float(c.steps))]
+            elif has_steps:
                 keys += [(name, TIME), (name, ENERGY)]
                 exprs += [c.time_to_target, c.energy_to_target]
             for comp, e in c.components.items():
                 keys.append((name, "component:" + comp))
                 exprs.append(e)
-        self.keys = keys
+        self.keys = keys  # the compiled function's outputs, in order
         self.exprs = [_tolerant(e) for e in exprs]
         self._fn = sp.lambdify(
             self.args,
@@ -102,23 +111,20 @@ class CompiledForms:
             dummify=True,
         )
 
-    def __call__(self, *args):
-        """The raw compiled function: positional values in `names` order, a list out."""
-        return self._fn(*args)
+    def evaluate_raw(self, values: dict[str, object]) -> dict[tuple[str, str], np.ndarray]:
+        """Each form as a float64 array: 1-D where it varies, 0-d where it does not."""
+        args = [values.get(name, self.defaults[name]) for name in self.names]
+        with np.errstate(all="ignore"):
+            outs = self._fn(*args)
+            raw = {key: np.asarray(out, dtype=np.float64) for key, out in zip(self.keys, outs)}
+            for key, source, factor in self.scaled:
+                raw[key] = factor * raw[source]
+        return raw
 
     def evaluate(self, values: dict[str, object]) -> dict[tuple[str, str], np.ndarray]:
         n = None
         for v in values.values():
-            if isinstance(v, np.ndarray):
-                n = v.shape[0] if n is None else n
-        args = [values.get(name, self.defaults[name]) for name in self.names]
-        with np.errstate(all="ignore"):
-            outs = self._fn(*args)
+            if np.ndim(v) > 0:
+                n = len(v) if n is None else n
         shape = (n,) if n is not None else ()
-        result: dict[tuple[str, str], np.ndarray] = {}
-        for key, out in zip(self.keys, outs):
-            a = np.asarray(out, dtype=np.float64)
-            if a.shape != shape:
-                a = np.broadcast_to(a, shape).copy()
-            result[key] = a
-        return result
+        return {k: (a if a.shape == shape else np.broadcast_to(a, shape).copy()) for k, a in self.evaluate_raw(values).items()}

@@ -306,7 +306,7 @@ class _Curves:
 
 def _curve_data(sol, forms, x_axis):
     """Everything the first panel shows, computed before drawing (the layout needs its size)."""
-    from ctdsl.numeric.evaluate import evaluate
+    from ctdsl.numeric.chunked import evaluate
 
     p = x_param(sol.spec)
     ranked = [name for name, sf in forms.schemes.items() if sf.has_steps]
@@ -505,7 +505,7 @@ def curves_panel(ax, notes, sol, forms, c) -> None:
 
 def _fastest(forms, name: str, xs, res, ranked, log: bool):
     """Runs of x where one scheme is first to the target: [(from, to, scheme)]."""
-    from ctdsl.numeric.evaluate import evaluate
+    from ctdsl.numeric.chunked import evaluate
 
     w = res.winner
     runs = []
@@ -534,7 +534,7 @@ def _decades(axis) -> float:
 
 def _refine(forms, name: str, scheme: str, a: float, b: float, code_a: int, log: bool) -> float:
     """Where the binding component changes between a and b, by bisection."""
-    from ctdsl.numeric.evaluate import evaluate
+    from ctdsl.numeric.chunked import evaluate
 
     for _ in range(60):
         m = math.sqrt(a * b) if log else (a + b) / 2

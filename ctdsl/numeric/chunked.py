@@ -51,17 +51,19 @@ class Chunk:
 
 
 def evaluate(forms: CompiledForms, params: dict[str, object], start: int = 0) -> Chunk:
-    """Every form at the given points: params maps names to floats or 1-D arrays of one length."""
+    """Every form at the given points: params maps names to floats or 1-D arrays of one length.
+
+    Forms that do not depend on a varying param come back as read-only views of
+    one value (`np.broadcast_to`), which costs no memory per point.
+    """
     arrays = {k: np.asarray(v, dtype=np.float64) for k, v in params.items() if np.ndim(v) > 0}
     n = next((len(a) for a in arrays.values()), 1)
     scalars = {k: float(v) for k, v in params.items() if np.ndim(v) == 0}
-    values = forms.evaluate({**scalars, **arrays})
-    for k, a in values.items():
-        if a.shape != (n,):
-            values[k] = np.broadcast_to(a, (n,)).copy()
-    binding = {name: _binding(sf, values, n) for name, sf in forms.schemes.items()}
+    raw = forms.evaluate_raw({**scalars, **arrays})
+    values = {k: (a if a.shape == (n,) else np.broadcast_to(a, (n,))) for k, a in raw.items()}
+    binding = {name: _binding(sf, raw, n) for name, sf in forms.schemes.items()}
     ranked = [name for name, sf in forms.schemes.items() if sf.has_steps]
-    winner = _winner([values[(s, TIME)] for s in ranked], n)
+    winner = _winner([raw[(s, TIME)] for s in ranked], n)
     return Chunk(start, start + n, arrays, values, binding, winner, ranked)
 
 
@@ -78,31 +80,70 @@ def iter_chunks(forms: CompiledForms, grid: Grid, chunk: int = DEFAULT_CHUNK) ->
             yield evaluate(forms, pts, start)
 
 
-def _binding(sf, values, n: int) -> np.ndarray:
-    comps = [values[(sf.name, "component:" + c)] for c in sf.components]
+def _first_max(values: list, dtype=np.int8) -> object:
+    """Index of the largest value, the first on ties, as Python's max() picks it.
+
+    Values are arrays or 0-d arrays (forms that do not vary); a later value
+    replaces the best only when strictly greater, so a NaN never wins unless it
+    comes first, exactly as max() over floats behaves in the solver.
+    """
+    # A value that does not vary and is at most an earlier one that does not vary
+    # can never be picked (the best so far is already at least as large), so it is
+    # left out of the comparisons: most components of a step are such constants.
+    order = []
+    top = None
+    for i, v in enumerate(values):
+        if np.ndim(v) == 0 and i > 0:
+            if top is not None and top >= v:
+                continue
+            top = v if top is None or v > top else top
+        elif np.ndim(v) == 0:
+            top = v
+        order.append(i)
+    best = values[0]
+    index = np.zeros(np.shape(best), dtype=dtype)
+    for i in order[1:]:
+        v = values[i]
+        gt = v > best
+        if np.ndim(gt) == 0:
+            if gt:
+                best, index = v, np.full(np.shape(v), i, dtype=dtype)
+            continue
+        best = np.where(gt, v, best)
+        index = np.where(gt, dtype(i), index)
+    return index
+
+
+def _binding(sf, raw, n: int) -> np.ndarray:
+    comps = [raw[(sf.name, "component:" + c)] for c in sf.components]
+    dt = np.int8 if len(comps) < 128 else np.int16
     ci = sf.components.index("compute") if "compute" in sf.components else 0
-    if len(comps) == 1:
-        return np.zeros(n, dtype=np.int16)
-    if sf.overlap:
-        others = [i for i in range(len(comps)) if i != ci]
-        hidden = comps[others[0]].copy()
+    others = [i for i in range(len(comps)) if i != ci]
+    if sf.overlap and others:
+        hidden = comps[others[0]]
         for i in others[1:]:
-            hidden += comps[i]
-        best = np.asarray(others, dtype=np.int16)[np.argmax(np.stack([comps[i] for i in others]), axis=0)]
-        return np.where(comps[ci] >= hidden, np.int16(ci), best).astype(np.int16)
-    total = comps[0].copy()
-    for c in comps[1:]:
-        total += c
-    best = np.argmax(np.stack(comps), axis=0).astype(np.int16)
-    return np.where(total == 0, np.int16(ci), best).astype(np.int16)
+            hidden = hidden + comps[i]
+        best = np.asarray(others, dtype=dt)[_first_max([comps[i] for i in others], dt)]
+        out = np.where(comps[ci] >= hidden, dt(ci), best)
+    else:
+        out = _first_max(comps, dt)
+        if ci != 0:  # the solver names compute when every component is zero
+            total = comps[0]
+            for c in comps[1:]:
+                total = total + c
+            out = np.where(total == 0, dt(ci), out)
+    return np.broadcast_to(np.asarray(out, dtype=dt), (n,)).copy()
 
 
-def _winner(times: list[np.ndarray], n: int) -> np.ndarray:
+def _winner(times: list, n: int) -> np.ndarray:
+    """The first scheme with the smallest time; -1 where none is finite."""
     if not times:
         return np.full(n, -1, dtype=np.int16)
-    t = np.stack(times)
-    t = np.where(np.isnan(t), np.inf, t)
-    best = np.argmin(t, axis=0).astype(np.int16)
-    none = ~np.isfinite(t.min(axis=0))
-    best[none] = -1
-    return best
+    best = np.where(np.isnan(times[0]), np.inf, times[0])
+    index = np.zeros(np.shape(best), dtype=np.int16)
+    for i, t in enumerate(times[1:], 1):
+        lt = t < best
+        best = np.where(lt, t, best)
+        index = np.where(lt, np.int16(i), index)
+    index = np.where(np.isfinite(best), index, np.int16(-1))
+    return np.broadcast_to(np.asarray(index, dtype=np.int16), (n,)).copy()
