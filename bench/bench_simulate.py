@@ -41,7 +41,7 @@ def ctdsl_run(load: str, seeds: int):
     spec = load_spec(ROOT / "specs" / "llama70b_wan.ct", {"wan_load": load}).spec
     cfg = settings(spec)
     plans = build_plans(spec)
-    keys = spawn_keys(plans)
+    keys = spawn_keys(spec)
     queues = next(next(iter(p.queues.values())) for p in plans.values() if p.queues)
     start = time.perf_counter()
     events = transfers = 0

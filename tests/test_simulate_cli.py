@@ -131,3 +131,10 @@ def test_without_load_the_flagship_simulates_to_its_closed_form():
     assert r.exit_code == 0
     assert r.stdout.count("yes (deterministic)") == 8 and "1.00x" in r.stdout
     assert "Loaded links" not in r.stdout
+
+
+def test_one_scheme_alone_gets_the_numbers_it_gets_among_all():
+    alone = json.loads(run("simulate", CONTENTION, "--scheme", "two_bit", "--format", "json", *SMALL).stdout)
+    full = json.loads(run("simulate", CONTENTION, "--format", "json", *SMALL).stdout)
+    pick = next(s for s in full["schemes"] if s["name"] == "two_bit")
+    assert alone["schemes"][0]["simulated"] == pick["simulated"]

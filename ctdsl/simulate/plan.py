@@ -106,6 +106,17 @@ def free_spec(spec: Spec) -> Spec:
     return dataclasses.replace(spec, links=links, dcs=dcs)
 
 
+def loaded_edges(spec: Spec) -> list[Edge]:
+    """Every directed edge whose link sets a load, in one fixed order (the random streams')."""
+    g = build_graph(spec)
+    out = []
+    for a, b, d in g.edges(data=True):
+        link = spec.links.get(d["link"]) if d["kind"] in ("intra", "wan") else None
+        if link is not None and link.load is not None and link.transfer is not None:
+            out.append((a, b))
+    return sorted(out)
+
+
 def build_plans(spec: Spec, names: list[str] | None = None) -> dict[str, SchemePlan]:
     symbols = Symbols(spec)
     env = symbols.defaults()
@@ -190,4 +201,4 @@ def _plan(cm: CostModel, c: SchemeCosts, free: SchemeCosts, env) -> SchemePlan:
     )
 
 
-__all__ = ["build_plans", "free_spec", "SchemePlan", "PhasePlan", "TransferPlan", "DcPlan", "QueuePlan"]
+__all__ = ["build_plans", "free_spec", "loaded_edges", "SchemePlan", "PhasePlan", "TransferPlan", "DcPlan", "QueuePlan"]

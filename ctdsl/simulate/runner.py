@@ -16,7 +16,7 @@ from ctdsl.check import schema as S
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
 from ctdsl.simulate import engine
-from ctdsl.simulate.plan import Edge, SchemePlan, build_plans
+from ctdsl.simulate.plan import Edge, SchemePlan, build_plans, loaded_edges
 from ctdsl.simulate.stats import Estimate, estimate
 
 Progress = Callable[[int, int, str], None]  # (done, total, what)
@@ -90,9 +90,10 @@ class SimResult:
         return sum(s.events for s in self.schemes.values())
 
 
-def spawn_keys(plans: dict[str, SchemePlan]) -> list[Edge]:
-    """Every loaded edge of the spec, in one order: edge i always draws from stream i."""
-    return sorted({e for p in plans.values() for e in p.queues})
+def spawn_keys(spec: Spec) -> list[Edge]:
+    """Every loaded edge of the spec, in one order: edge i always draws from stream i, whichever
+    schemes are simulated (so --scheme X gives X the numbers it has in a full run)."""
+    return loaded_edges(spec)
 
 
 def simulate(
@@ -105,7 +106,7 @@ def simulate(
     plans: dict[str, SchemePlan] | None = None,
 ) -> SimResult:
     plans = plans if plans is not None else build_plans(spec, names)
-    keys = spawn_keys(plans)
+    keys = spawn_keys(spec)
     total = len(plans) * cfg.seeds
     done = 0
     out: dict[str, SchemeSim] = {}
