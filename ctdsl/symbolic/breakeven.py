@@ -117,6 +117,52 @@ def _poly_roots(num: sp.Expr, b: sp.Symbol) -> tuple[list[sp.Expr], sp.Poly | No
     return list(found), poly
 
 
+def _laurent_roots(diff: sp.Expr, b: sp.Symbol, back, env) -> tuple[list[sp.Expr], int] | None:
+    """The common case without `together`: diff = c_k b^k + c_m b^m, whole k < m.
+
+    A step time is alpha + beta / b in each regime, so the difference of two is
+    c_0 + c_-1 / b, and its one root is -c_-1 / c_0: the same root the general
+    path finds through the numerator's polynomial, at a fraction of the cost.
+    Returns (roots, degree), or None for anything else (then the general path
+    runs): b inside another function, three or more powers, or a coefficient that
+    is zero at the defaults (it may be zero identically, which only the general
+    path can tell).
+    """
+    terms: dict[int, sp.Expr] = {}
+    for term in sp.Add.make_args(sp.expand(diff)):
+        c, k = term.as_coeff_exponent(b)
+        if not k.is_Integer or c.has(b):
+            return None
+        terms[int(k)] = terms.get(int(k), sp.Integer(0)) + c
+    terms = {k: c for k, c in terms.items() if c != 0}
+    if len(terms) <= 1:
+        return [], 0
+    if len(terms) > 2:
+        return None
+    (k, low), (m, high) = sorted(terms.items())
+    for c in (low, high):
+        try:
+            v = value(c.xreplace(back), env)
+        except (NumericError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return None
+        if not math.isfinite(v) or v == 0 or abs(v) <= 1e-9 * _magnitude(c.xreplace(back), env):
+            return None
+    if m - k != 1:
+        return None
+    return [-low / high], 1
+
+
+def _magnitude(c: sp.Expr, env) -> float:
+    """The sum of the absolute values of c's terms: the scale against which c is 'zero'."""
+    total = 0.0
+    for t in sp.Add.make_args(c):
+        try:
+            total += abs(value(t, env))
+        except (NumericError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return math.inf
+    return total
+
+
 def solve_breakeven(
     name_x: str,
     tx: sp.Expr,
@@ -136,9 +182,14 @@ def solve_breakeven(
     for bx, cx, wx in regimes(tx, b, labels):
         for by, cy, wy in regimes(ty, b, labels):
             (fx, fy), back = _freeze_constants([bx, by], b)
-            num, den = sp.fraction(sp.together(fx - fy))
-            roots, poly = _poly_roots(sp.expand(num), b)
-            flat.append((cx + cy, poly is not None and poly.degree() <= 0))
+            quick = _laurent_roots(fx - fy, b, back, env)
+            if quick is not None:
+                roots, degree = quick
+            else:
+                num, den = sp.fraction(sp.together(fx - fy))
+                roots, poly = _poly_roots(sp.expand(num), b)
+                degree = poly.degree() if poly is not None else None
+            flat.append((cx + cy, degree is not None and degree <= 0))
             for r in roots:
                 r_full = r.xreplace(back)
                 try:
