@@ -27,6 +27,8 @@ Examples:
   ctdsl solve specs/llama70b_wan.ct --set wan_bw="25 GB/s"
   ctdsl solve specs/llama70b_wan.ct --explain band_switch
   ctdsl export latex specs/llama70b_wan.ct --standalone -o study.tex
+  ctdsl sweep specs/llama70b_wan.ct --plot out.png
+  ctdsl report specs/llama70b_wan.ct -o report.html
   ctdsl lint specs/ examples/ --format github
 """
 
