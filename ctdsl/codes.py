@@ -48,7 +48,7 @@ _TABLE = [
     Code("CT110", "reference-cycle", "a field whose value depends on itself through references"),
     Code("CT111", "bad-reference", "a dotted reference to a field or stage that does not exist or is not set"),
     Code("CT112", "wrong-argument-count", "a function called with too few or too many arguments"),
-    Code("CT113", "field-not-for-payload", "a scheme field that does not apply to the scheme's payload"),
+    Code("CT113", "field-not-applicable", "a field that does not apply given another field: a scheme's payload, a dc's jitter_kind"),
     # units and dimensions
     Code("CT201", "dimension-mismatch", "quantities of different dimensions added, subtracted or compared by min or max"),
     Code("CT202", "wrong-dimension", "a field or --set value whose dimension is not the one it takes"),
@@ -97,6 +97,7 @@ _TABLE = [
     Code("CT605", "number-out-of-range", "a number literal with too many digits or too large a magnitude"),
     Code("CT606", "too-many-workers", "more workers or dcs than are modelled"),
     Code("CT607", "too-many-sweep-points", "a param sweep with more points than the limit"),
+    Code("CT608", "simulation-too-large", "a simulation block with more steps or seeds than the limit"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _TABLE}

@@ -636,6 +636,21 @@ class Checker:
             return
         g = lambda k: self._get(b, k)  # noqa: E731
         self.spec.simulation = M.Simulation(**self._common(b), steps=g("steps"), seeds=g("seeds"), warmup=g("warmup"))
+        for key, most in (("steps", limits.MAX_SIM_STEPS), ("warmup", limits.MAX_SIM_STEPS), ("seeds", limits.MAX_SIM_SEEDS)):
+            expr = getattr(self.spec.simulation, key)
+            if key not in b.fields or expr is None:
+                continue
+            try:
+                v = E.evaluate(expr, self.spec.defaults())
+            except E.EvalError:
+                continue
+            if v > most:
+                self.sink.error(
+                    "CT608",
+                    f"{b.name}.{key} is {v:g}; a simulation runs at most {most:,} {key}",
+                    b.fields[key].value.span,
+                    help="simulate fewer steps or seeds: the confidence interval narrows as 1/sqrt(seeds)",
+                )
         warmup = self.spec.simulation.warmup
         if "warmup" in b.fields and warmup is not None:
             try:

@@ -39,6 +39,8 @@ class FieldReader:
         self._cache: dict[tuple, object] = {}
         self._stack: list[tuple] = []
         self.derived: dict[tuple, Typed] = {}  # e.g. (model, None, "params") from a shape
+        # fields already found wrong: a field inherited by several blocks is one mistake
+        self._wrong: set[int] = set()
 
     # ---- expressions ---------------------------------------------------------
 
@@ -206,6 +208,9 @@ class FieldReader:
         if typed is None or spec is None:
             return typed
         if typed.dim != spec.dim:
+            if id(node) in self._wrong:
+                return None
+            self._wrong.add(id(node))
             owner = f"{block.kind} '{block.name}'" + (f", stage {stage}," if stage else "")
             self.sink.error(
                 "CT202",
@@ -220,10 +225,11 @@ class FieldReader:
     def check_bounds(self, block: MergedBlock, stage: str | None, key: str, typed: Typed, spec: S.FieldSpec) -> None:
         table = block.stages[stage].fields if stage else block.fields
         node = table.get(key)
-        if node is None or spec.bound is None:
+        if node is None or spec.bound is None or id(node) in self._wrong:
             return
         owner = f"{block.name}.{stage}.{key}" if stage else f"{block.name}.{key}"
-        check_bound(self.sink, typed, spec.bound, owner, node.value.span, self.params, spec)
+        if not check_bound(self.sink, typed, spec.bound, owner, node.value.span, self.params, spec):
+            self._wrong.add(id(node))
 
 
 def _points(expr: E.Expr, params: dict[str, Param]) -> Iterable[tuple[str, dict[str, float]]]:

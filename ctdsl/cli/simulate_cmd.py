@@ -13,6 +13,7 @@ from typing import List, Optional
 
 import typer
 
+from ctdsl import limits
 from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, use_color
 
 
@@ -28,9 +29,9 @@ LONG_RUN_EVENTS = 200_000  # above this estimate, a progress bar shows (on a ter
 @app.command()
 def simulate(
     file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
-    steps: Optional[int] = typer.Option(None, "--steps", min=1, help="Steps measured per seed, after the warm-up (default: the spec's simulation block, else 100)."),
-    seeds: Optional[int] = typer.Option(None, "--seeds", min=2, help="Independent runs (default: the spec's, else 10)."),
-    warmup: Optional[int] = typer.Option(None, "--warmup", min=0, help="Steps run and discarded first (default: the spec's, else 10)."),
+    steps: Optional[int] = typer.Option(None, "--steps", min=1, max=limits.MAX_SIM_STEPS, help="Steps measured per seed, after the warm-up (default: the spec's simulation block, else 100)."),
+    seeds: Optional[int] = typer.Option(None, "--seeds", min=2, max=limits.MAX_SIM_SEEDS, help="Independent runs (default: the spec's, else 10)."),
+    warmup: Optional[int] = typer.Option(None, "--warmup", min=0, max=limits.MAX_SIM_STEPS, help="Steps run and discarded first (default: the spec's, else 10)."),
     seed: int = typer.Option(0, "--seed", min=0, help="Base seed; the same seed gives the same output."),
     scheme: Optional[List[str]] = typer.Option(None, "--scheme", help="Simulate only this scheme (repeatable)."),
     set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
