@@ -22,6 +22,7 @@ from ctdsl.model.entities import Spec
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
+    from ctdsl.simulate.runner import SimResult
     from ctdsl.symbolic.solve import Solution
 
 
@@ -87,6 +88,20 @@ class Study:
         if overrides:
             return load(self.path, {**self.overrides, **overrides}).solve()
         return solve(self.spec)
+
+    def simulate(
+        self,
+        steps: int | None = None,
+        seeds: int | None = None,
+        warmup: int | None = None,
+        seed: int = 0,
+        schemes: list[str] | None = None,
+    ) -> "SimResult":
+        """Run the SimPy model of every scheme (or `schemes`); settings default to the spec's."""
+        from ctdsl.simulate.runner import settings, simulate
+
+        cfg = settings(self.spec, steps, seeds, warmup, seed)
+        return simulate(self.spec, cfg, schemes)
 
     def __repr__(self) -> str:
         s = self.spec
