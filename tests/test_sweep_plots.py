@@ -21,32 +21,40 @@ def run(*args):
     return runner.invoke(app, list(args), env={"NO_COLOR": "1"})
 
 
+@pytest.fixture(scope="module")
+def figures(tmp_path_factory):
+    """Each format drawn twice by the CLI."""
+    d = tmp_path_factory.mktemp("plots")
+    out = {}
+    for ext in ("png", "svg", "pdf"):
+        pair = []
+        for name in ("a", "b"):
+            p = d / f"{name}.{ext}"
+            r = run("sweep", FLAGSHIP, "--plot", str(p))
+            assert r.exit_code == 0, r.stderr
+            assert r.stdout == ""  # --plot without -o writes only the figure
+            pair.append(p.read_bytes())
+        out[ext] = pair
+    return out
+
+
 @pytest.mark.parametrize("ext, magic", [("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF")])
-def test_plot_formats_are_deterministic(tmp_path, ext, magic):
-    a, b = tmp_path / f"a.{ext}", tmp_path / f"b.{ext}"
-    ra = run("sweep", FLAGSHIP, "--plot", str(a))
-    rb = run("sweep", FLAGSHIP, "--plot", str(b))
-    assert ra.exit_code == rb.exit_code == 0, ra.stderr
-    assert ra.stdout == ""  # --plot without -o writes only the figure
-    data = a.read_bytes()
-    assert data.startswith(magic)
-    assert data == b.read_bytes()
+def test_plot_formats_are_deterministic(figures, ext, magic):
+    a, b = figures[ext]
+    assert a.startswith(magic)
+    assert a == b
 
 
-def test_no_dates_or_versions_in_the_files(tmp_path):
+@pytest.mark.parametrize("ext", ["png", "svg", "pdf"])
+def test_no_dates_or_versions_in_the_files(figures, ext):
     import matplotlib
 
-    for ext in ("png", "svg", "pdf"):
-        p = tmp_path / f"f.{ext}"
-        assert run("sweep", FLAGSHIP, "--plot", str(p)).exit_code == 0
-        data = p.read_bytes()
-        assert matplotlib.__version__.encode() not in data, ext
-        assert b"CreationDate" not in data and b"<dc:date>" not in data, ext
+    data = figures[ext][0]
+    assert matplotlib.__version__.encode() not in data
+    assert b"CreationDate" not in data and b"<dc:date>" not in data
 
 
-def test_plot_is_identical_in_a_fresh_process(tmp_path):
-    here = tmp_path / "here.png"
-    assert run("sweep", FLAGSHIP, "--plot", str(here)).exit_code == 0
+def test_plot_is_identical_in_a_fresh_process(tmp_path, figures):
     there = tmp_path / "there.png"
     p = subprocess.run(
         [sys.executable, "-c", "from ctdsl.cli import main; main()", "sweep", FLAGSHIP, "--plot", str(there)],
@@ -54,7 +62,7 @@ def test_plot_is_identical_in_a_fresh_process(tmp_path):
         cwd=ROOT,
     )
     assert p.returncode == 0, p.stderr
-    assert here.read_bytes() == there.read_bytes()
+    assert there.read_bytes() == figures["png"][0]
 
 
 def test_plot_and_data_together(tmp_path):

@@ -28,7 +28,8 @@ import typer
 from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print_diagnostics, startup_work
 
 PLOT_FORMATS = ("png", "svg", "pdf")
-MAX_POINTS = 10**10
+MAX_POINTS = 10**10  # in the whole grid
+MAX_AXIS = 10**8  # on one axis (its values are held in memory)
 
 
 class SweepFormat(str, Enum):
@@ -64,6 +65,8 @@ def parse_sweep(raw: str) -> SweepArg:
         count = 0
     if count < 1 or not fields[2].isdigit():
         raise fail_usage(f"--sweep {name}: the number of points must be a whole number of at least 1 (got {fields[2]!r})")
+    if count > MAX_AXIS:
+        raise fail_usage(f"--sweep {name}: at most {MAX_AXIS:,} points on one axis (got {count:,})")
     spacing = fields[3] if len(fields) == 4 else "lin"
     if spacing not in ("lin", "log"):
         raise fail_usage(f"--sweep {name}: the spacing is lin or log (got {spacing!r})")
@@ -107,6 +110,12 @@ def resolve_axes(study, sweeps: list[SweepArg], sets: dict[str, str]):
             )
     if problems:
         _fail(problems, own)
+    total = 1
+    for s in sweeps:
+        p = spec.params[s.name]
+        total *= s.count if s.lo is not None else (p.count or 11)
+    if total > MAX_POINTS:
+        raise fail_usage(f"the grid has {total:,} points; at most {MAX_POINTS:,} are allowed")
     explicit = [s for s in sweeps if s.lo is not None]
     ends: dict[str, dict[str, float]] = {"low": {}, "high": {}}
     for end in ("low", "high"):
