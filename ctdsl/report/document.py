@@ -158,7 +158,7 @@ def build(study, sol, forms) -> tuple[str, list[Section]]:
     # 2. topology
     t = Section("Topology")
     t.blocks.append(Para("Drawn from the graph ctdsl builds (ctdsl graph FILE): a node per worker, per module in a worker's port and per switch; WAN links between switches."))
-    t.blocks.append(Image(png_bytes(topology_figure(spec, study.graph()), dpi=130), "the topology: data centres, workers, modules, switches and WAN links", 900))
+    t.blocks.append(Image(png_bytes(topology_figure(spec, study.graph()), dpi=130), "the topology: data centres, workers, modules, switches and WAN links"))
     sections.append(t)
 
     # 3. tables
@@ -176,7 +176,7 @@ def build(study, sol, forms) -> tuple[str, list[Section]]:
             "what binds a step changes; the step time at the values above, by component; the pluggable module's stages."
         )
     )
-    pl.blocks.append(Image(png_bytes(sweep_figure(sol, forms), dpi=110), "time to target against bandwidth; step components; module stages", 1000))
+    pl.blocks.append(Image(png_bytes(sweep_figure(sol, forms), dpi=110), "time to target against bandwidth; step components; module stages"))
     sections.append(pl)
 
     # 5. break-evens
