@@ -240,7 +240,7 @@ def sweep(
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the data to this file ('-': stdout)."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Draw the figure to FILE.png, .svg or .pdf."),
     components: bool = typer.Option(False, "--components", help="Add a column per step-time component."),
-    chunk: int = typer.Option(1 << 16, "--chunk", help="Points evaluated at a time (bounds memory).", min=1),
+    chunk: int = typer.Option(1 << 16, "--chunk", help="At most this many points evaluated at a time (bounds memory).", min=1),
 ) -> None:
     """Evaluate every scheme over a grid of params: one row per point.
 

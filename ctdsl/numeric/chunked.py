@@ -9,15 +9,25 @@ is zero. The winner at a point is the scheme with the smallest time to target
 (ties to the first in the spec; schemes without steps to target never win; -1
 where no scheme has a finite time).
 
-Every value at a point depends only on that point's params: numpy's arithmetic
-is elementwise, so a chunk gives exactly (bit for bit) what the whole grid in one
-call would give at the same points. Memory is that of one chunk: about
-(number of forms + schemes) x chunk points x 8 bytes, plus numpy's temporaries.
+A grid is a Cartesian product, and most subexpressions depend on one or two of
+its params only. So a chunk is a block of the grid: whole rows of its trailing
+axes, as many as fit, with each param passed in numpy's broadcast shape ((rows,
+1) for the leading one, (1, n) for the last, ...). A subexpression of the WAN
+bandwidth alone is then computed once per bandwidth, not once per point; only
+what mixes params is computed per point. When even the last axis is longer than
+a chunk, a chunk is a run of points with flat arrays.
+
+Either way each value at a point is the same sequence of IEEE operations on the
+same inputs, so blocks, flat runs and one call over the whole grid agree bit for
+bit (tested). Memory is that of one chunk: at most (forms + schemes) x chunk
+points x 8 bytes, plus numpy's temporaries.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from math import prod
 from typing import Iterator
 
 import numpy as np
@@ -25,15 +35,43 @@ import numpy as np
 from ctdsl.numeric.forms import TIME, CompiledForms
 from ctdsl.numeric.grid import Grid
 
-DEFAULT_CHUNK = 1 << 16
+DEFAULT_CHUNK = 1 << 16  # points in a block of whole rows (docs/sweeps.md)
+FLAT_CHUNK = 1 << 14  # at most this many in a run of flat arrays: 128 kB each, which stay in cache
+
+
+class Flat(Mapping):
+    """Arrays in a block's broadcast shape, each given flat (one value per point) when asked for.
+
+    A value that does not cover the whole block is broadcast then; a read-only
+    view when it is one value, a copy otherwise.
+    """
+
+    def __init__(self, raw: dict, shape: tuple[int, ...]):
+        self._raw = raw
+        self._shape = shape
+        self._n = prod(shape)
+
+    def __getitem__(self, key) -> np.ndarray:
+        a = self._raw[key]
+        if a.shape == (self._n,):
+            return a
+        if a.size == 1:
+            return np.broadcast_to(a.reshape(()), (self._n,))
+        return np.broadcast_to(a, self._shape).reshape(self._n)
+
+    def __iter__(self):
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
 
 
 @dataclass
 class Chunk:
     start: int  # first point's number in the grid
     stop: int
-    params: dict[str, np.ndarray]  # the swept params' values at each point
-    values: dict[tuple[str, str], np.ndarray]  # (scheme, quantity) -> one value per point
+    params: Flat  # the swept params' values at each point
+    values: Flat  # (scheme, quantity) -> one value per point
     binding: dict[str, np.ndarray]  # scheme -> index into CompiledForms.schemes[s].components
     winner: np.ndarray  # index into `ranked`, -1 for none
     ranked: list[str]  # the schemes that can win: those with steps to target, in spec order
@@ -50,34 +88,63 @@ class Chunk:
         return names[self.winner]  # -1 picks the trailing None
 
 
-def evaluate(forms: CompiledForms, params: dict[str, object], start: int = 0) -> Chunk:
-    """Every form at the given points: params maps names to floats or 1-D arrays of one length.
+def _evaluate(forms: CompiledForms, arrays: dict, scalars: dict, shape: tuple[int, ...], start: int) -> Chunk:
+    n = prod(shape)
+    raw = forms.evaluate_raw({**scalars, **arrays})
+    binding = {name: _flat(_binding(sf, raw), shape, n) for name, sf in forms.schemes.items()}
+    ranked = [name for name, sf in forms.schemes.items() if sf.has_steps]
+    winner = _flat(_winner([raw[(s, TIME)] for s in ranked]), shape, n)
+    return Chunk(start, start + n, Flat(arrays, shape), Flat(raw, shape), binding, winner, ranked)
 
-    Forms that do not depend on a varying param come back as read-only views of
-    one value (`np.broadcast_to`), which costs no memory per point.
-    """
+
+def evaluate(forms: CompiledForms, params: dict[str, object], start: int = 0) -> Chunk:
+    """Every form at the given points: params maps names to floats or 1-D arrays of one length."""
     arrays = {k: np.asarray(v, dtype=np.float64) for k, v in params.items() if np.ndim(v) > 0}
     n = next((len(a) for a in arrays.values()), 1)
     scalars = {k: float(v) for k, v in params.items() if np.ndim(v) == 0}
-    raw = forms.evaluate_raw({**scalars, **arrays})
-    values = {k: (a if a.shape == (n,) else np.broadcast_to(a, (n,))) for k, a in raw.items()}
-    binding = {name: _binding(sf, raw, n) for name, sf in forms.schemes.items()}
-    ranked = [name for name, sf in forms.schemes.items() if sf.has_steps]
-    winner = _winner([raw[(s, TIME)] for s in ranked], n)
-    return Chunk(start, start + n, arrays, values, binding, winner, ranked)
+    return _evaluate(forms, arrays, scalars, (n,), start)
 
 
 def iter_chunks(forms: CompiledForms, grid: Grid, chunk: int = DEFAULT_CHUNK) -> Iterator[Chunk]:
-    """The grid's points in order, `chunk` at a time."""
+    """The grid's points in order, at most `chunk` at a time (blocks of whole rows when they fit)."""
     if chunk < 1:
         raise ValueError("chunk must be at least 1")
-    for start in range(0, grid.size, chunk):
-        stop = min(start + chunk, grid.size)
-        pts = grid.points(start, stop)
-        if not pts:  # no axes: one point, every param at its value
-            yield evaluate(forms, {}, start)
-        else:
-            yield evaluate(forms, pts, start)
+    shape = grid.shape
+    if not shape:  # no axes: one point, every param at its value
+        yield evaluate(forms, {}, 0)
+        return
+    # the trailing axes that fit whole in a chunk
+    j, inner = len(shape), 1
+    while j > 0 and inner * shape[j - 1] <= chunk:
+        j -= 1
+        inner *= shape[j]
+    if j == len(shape):  # the last axis alone is longer than a chunk: runs of points
+        run = min(chunk, FLAT_CHUNK)
+        for start in range(0, grid.size, run):
+            yield evaluate(forms, grid.points(start, min(start + run, grid.size)), start)
+        return
+    lead, trail = grid.axes[:j], grid.axes[j:]
+    outer = prod(shape[:j])
+    rows = max(1, chunk // inner)
+    dims = len(trail) + 1
+    fixed = {}
+    for m, a in enumerate(trail, 1):
+        view = [1] * dims
+        view[m] = a.count
+        fixed[a.name] = a.values.reshape(view)
+    for o in range(0, outer, rows):
+        o2 = min(o + rows, outer)
+        arrays = dict(fixed)
+        if lead:
+            index = np.unravel_index(np.arange(o, o2), shape[:j])
+            for a, i in zip(lead, index):
+                arrays[a.name] = a.values[i].reshape([o2 - o] + [1] * (dims - 1))
+        block = (o2 - o,) + shape[j:]
+        yield _evaluate(forms, arrays, {}, block, o * inner)
+
+
+def _flat(a, shape: tuple[int, ...], n: int) -> np.ndarray:
+    return np.broadcast_to(a, shape).reshape(n).copy() if np.shape(a) != (n,) else a
 
 
 def _first_max(values: list, dtype=np.int8) -> object:
@@ -102,6 +169,7 @@ def _first_max(values: list, dtype=np.int8) -> object:
         order.append(i)
     best = values[0]
     index = np.zeros(np.shape(best), dtype=dtype)
+    last = order[-1]
     for i in order[1:]:
         v = values[i]
         gt = v > best
@@ -109,12 +177,13 @@ def _first_max(values: list, dtype=np.int8) -> object:
             if gt:
                 best, index = v, np.full(np.shape(v), i, dtype=dtype)
             continue
-        best = np.where(gt, v, best)
+        if i != last:  # the best value itself is not needed after the last comparison
+            best = np.where(gt, v, best)
         index = np.where(gt, dtype(i), index)
     return index
 
 
-def _binding(sf, raw, n: int) -> np.ndarray:
+def _binding(sf, raw) -> np.ndarray:
     comps = [raw[(sf.name, "component:" + c)] for c in sf.components]
     dt = np.int8 if len(comps) < 128 else np.int16
     ci = sf.components.index("compute") if "compute" in sf.components else 0
@@ -132,18 +201,24 @@ def _binding(sf, raw, n: int) -> np.ndarray:
             for c in comps[1:]:
                 total = total + c
             out = np.where(total == 0, dt(ci), out)
-    return np.broadcast_to(np.asarray(out, dtype=dt), (n,)).copy()
+    return np.asarray(out, dtype=dt)
 
 
-def _winner(times: list, n: int) -> np.ndarray:
-    """The first scheme with the smallest time; -1 where none is finite."""
+def _winner(times: list) -> np.ndarray:
+    """The first scheme with the smallest time; -1 where none is finite (a NaN never wins)."""
     if not times:
-        return np.full(n, -1, dtype=np.int16)
-    best = np.where(np.isnan(times[0]), np.inf, times[0])
+        return np.full((), -1, dtype=np.int16)
+    best = times[0]
+    nan = np.isnan(best)
+    if nan.any():
+        best = np.where(nan, np.inf, best)
     index = np.zeros(np.shape(best), dtype=np.int16)
     for i, t in enumerate(times[1:], 1):
         lt = t < best
         best = np.where(lt, t, best)
         index = np.where(lt, np.int16(i), index)
-    index = np.where(np.isfinite(best), index, np.int16(-1))
-    return np.broadcast_to(np.asarray(index, dtype=np.int16), (n,)).copy()
+    index = np.array(np.broadcast_to(index, np.broadcast_shapes(np.shape(index), np.shape(best))), dtype=np.int16)
+    none = ~np.isfinite(best)
+    if none.any():
+        index[np.broadcast_to(none, index.shape)] = -1
+    return index

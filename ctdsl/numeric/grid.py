@@ -79,6 +79,15 @@ class Grid:
         stop = min(stop, self.size)
         if not self.axes:
             return {}
-        flat = np.arange(start, stop, dtype=np.int64)
-        index = np.unravel_index(flat, self.shape)
-        return {a.name: a.values[i] for a, i in zip(self.axes, index)}
+        out = {}
+        stride = self.size
+        for a in self.axes:
+            # axis k repeats each value prod(shape[k+1:]) times, the whole pattern
+            # prod(shape[:k]) times; only the runs that meet [start, stop) are built
+            stride //= a.count
+            first, last = start // stride, (stop - 1) // stride
+            runs = np.arange(first, last + 1) % a.count
+            vals = np.repeat(a.values[runs], stride)
+            skip = start - first * stride
+            out[a.name] = vals[skip : skip + stop - start]
+        return out
