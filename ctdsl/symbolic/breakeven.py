@@ -30,11 +30,20 @@ _TOL = 1e-9
 
 @dataclass
 class Root:
-    expr: sp.Expr  # exact, in the other params
+    raw: sp.Expr  # exact, in the other params, as solved
     value: float
     regime: list[str]  # what binds on each side, in words
     below: str  # scheme that is faster just below the root
     above: str
+    _tidied: sp.Expr | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def expr(self) -> sp.Expr:
+        """The root in a readable exact form (common factors cancelled), made when first asked for:
+        the tables need only the value, and cancelling is the costly part of a break-even."""
+        if self._tidied is None:
+            self._tidied = _tidy(self.raw)
+        return self._tidied
 
 
 @dataclass
@@ -202,7 +211,7 @@ def solve_breakeven(
                     continue
                 if not _unique(candidates, rv):
                     continue
-                candidates.append((_tidy(r_full), rv, wx + wy))
+                candidates.append((r_full, rv, wx + wy))
     candidates.sort(key=lambda c: c[1])
     inside = [c for c in candidates if lo * (1 - _TOL) <= c[1] <= hi * (1 + _TOL)]
     result.outside = [c[1] for c in candidates if c not in inside]

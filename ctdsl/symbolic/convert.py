@@ -112,9 +112,22 @@ class NumericError(ArithmeticError):
     pass
 
 
+class Env(dict):
+    """Param values for `value`, with a memo of the subexpressions already evaluated at them.
+
+    The solver evaluates thousands of expressions that share subexpressions (a
+    link's load, a phase's time) at the same values; an Env keeps what one call
+    computed for the next. It must not be changed once used.
+    """
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.memo: dict[sp.Basic, float] = {}
+
+
 def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
     """Evaluate a sympy expression to a float, fast (no subs, no evalf)."""
-    memo: dict[sp.Basic, float] = {}
+    memo: dict[sp.Basic, float] = env.memo if isinstance(env, Env) else {}
 
     def ev(e: sp.Basic) -> float:
         if e in memo:

@@ -16,7 +16,7 @@ from ctdsl import units as U
 from ctdsl.model.entities import Spec
 from ctdsl.model.graph import build_graph
 from ctdsl.symbolic.breakeven import Breakeven, solve_breakeven
-from ctdsl.symbolic.convert import NumericError, Symbols, value
+from ctdsl.symbolic.convert import Env, NumericError, Symbols, value
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 
 
@@ -346,7 +346,7 @@ def default_over(spec: Spec) -> str | None:
 def solve(spec: Spec) -> Solution:
     symbols = Symbols(spec)
     cm = CostModel(spec, build_graph(spec), symbols)
-    env = symbols.defaults()
+    env = Env(symbols.defaults())
     costs = {name: cm.scheme(s) for name, s in spec.schemes.items()}
     schemes = {name: _scheme_result(cm, c, env) for name, c in costs.items()}
     pairs = [(b.x, b.y, b.over) for b in spec.breakevens]
