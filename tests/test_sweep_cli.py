@@ -205,3 +205,12 @@ def test_check_and_lint_never_import_numpy_or_matplotlib():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("text", ["compute", "queueing on wan, ib_ndr", 'a "quoted" name', "two\nlines", "cr\rhere", " spaced ", ""])
+def test_csv_fields_are_quoted_as_the_csv_module_quotes_them(text):
+    from ctdsl.report.sweepout import _quoted
+
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow([text, "x"])
+    assert buf.getvalue() == _quoted(text) + ",x\n"

@@ -90,15 +90,53 @@ def _cells(col: Column, ch, empty) -> list:
     return out
 
 
+def _quoted(text: str) -> str:
+    """A text field as csv.writer writes it (QUOTE_MINIMAL)."""
+    if any(c in text for c in ',"\n'):  # the delimiter, the quote and the line terminator
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _csv_fields(col: Column, v, quoted: dict) -> list[str]:
+    """A column's fields as text, as csv.writer would write them.
+
+    Floats are written with repr (what csv.writer does), non-finite ones empty; a
+    run of one repeated value is formatted once.
+    """
+    if col.text:
+        out = []
+        for x in v:
+            q = quoted.get(x)
+            if q is None:
+                q = quoted[x] = "" if x is None else _quoted(x)
+            out.append(q)
+        return out
+    n = len(v)
+    if n > 1 and v.strides == (0,):
+        x = float(v[0])
+        return [repr(x) if np.isfinite(x) else ""] * n
+    out = list(map(repr, v.tolist()))
+    bad = ~np.isfinite(v)
+    if bad.any():
+        for i in np.flatnonzero(bad).tolist():
+            out[i] = ""
+    return out
+
+
 class CsvWriter:
+    BATCH = 4096  # rows formatted at a time, so that a chunk's text is never held whole
+
     def __init__(self, fh: TextIO, cols: list[Column]):
         self.fh = fh
         self.cols = cols
-        self.w = csv.writer(fh, lineterminator="\n")
-        self.w.writerow([c.name for c in cols])
+        self.quoted: dict = {}
+        csv.writer(fh, lineterminator="\n").writerow([c.name for c in cols])
 
     def write(self, ch) -> None:
-        self.w.writerows(zip(*[_cells(c, ch, "") for c in self.cols]))
+        data = [c.get(ch) if c.text else np.asarray(c.get(ch), dtype=np.float64) for c in self.cols]
+        for i in range(0, len(ch), self.BATCH):
+            fields = [_csv_fields(c, d[i : i + self.BATCH], self.quoted) for c, d in zip(self.cols, data)]
+            self.fh.write("\n".join(map(",".join, zip(*fields))) + "\n")
 
     def close(self) -> None:
         self.fh.flush()
