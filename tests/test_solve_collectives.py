@@ -144,3 +144,21 @@ def test_three_dcs_route_over_the_graph(tmp_path):
     assert phase.time.value == pytest.approx(2 * (2.0 + 12 * US), rel=1e-12)
     kinds = {(l.source, l.target) for l in phase.links if l.kind == "wan"}
     assert kinds == {("a.s", "b.s"), ("b.s", "c.s"), ("c.s", "a.s")}
+
+
+def test_overlap_sets_compute_and_stragglers_against_sync(tmp_path):
+    # exponential jitter of 100 ms on 2 workers: the slowest adds 0.1 x H_2 = 0.15 s to
+    # compute (0.06 s); that side, 0.21 s, beats the all-gather's 0.2 s + 2 us
+    text = ONE_DC.replace("switch = s }", "switch = s; jitter = 100 ms }") + (
+        "scheme x { payload = dense; collective = allgather; overlap = true; steps = 10 }\n"
+    )
+    r = solve_text(tmp_path, text).schemes["x"]
+    assert r.components["stragglers"].value == pytest.approx(0.15, rel=1e-12)
+    assert r.step_time.value == pytest.approx(0.21, rel=1e-12)
+    assert r.binding == "stragglers"
+    # the sweep names the same binding component
+    from ctdsl.numeric import CompiledForms, evaluate
+
+    sol = solve_text(tmp_path, text)
+    forms = CompiledForms(sol)
+    assert evaluate(forms, {}).binding_names("x", forms)[0] == "stragglers"

@@ -184,24 +184,32 @@ def _first_max(values: list, dtype=np.int8) -> object:
 
 
 def _binding(sf, raw) -> np.ndarray:
+    """The solver's rule (ctdsl.symbolic.solve): the largest component; with overlap, the
+    largest component of the larger side of max(compute + stragglers, transform + sync)."""
+    from ctdsl.symbolic.solve import COMPUTE_SIDE
+
     comps = [raw[(sf.name, "component:" + c)] for c in sf.components]
     dt = np.int8 if len(comps) < 128 else np.int16
     ci = sf.components.index("compute") if "compute" in sf.components else 0
-    others = [i for i in range(len(comps)) if i != ci]
-    if sf.overlap and others:
-        hidden = comps[others[0]]
-        for i in others[1:]:
-            hidden = hidden + comps[i]
-        best = np.asarray(others, dtype=dt)[_first_max([comps[i] for i in others], dt)]
-        out = np.where(comps[ci] >= hidden, dt(ci), best)
+    worked = [i for i, c in enumerate(sf.components) if c in COMPUTE_SIDE]
+    others = [i for i, c in enumerate(sf.components) if c not in COMPUTE_SIDE]
+    if sf.overlap and others and worked:
+        total_w, total_o = _sum([comps[i] for i in worked]), _sum([comps[i] for i in others])
+        best_w = np.asarray(worked, dtype=dt)[_first_max([comps[i] for i in worked], dt)]
+        best_o = np.asarray(others, dtype=dt)[_first_max([comps[i] for i in others], dt)]
+        out = np.where(total_w >= total_o, best_w, best_o)
     else:
         out = _first_max(comps, dt)
         if ci != 0:  # the solver names compute when every component is zero
-            total = comps[0]
-            for c in comps[1:]:
-                total = total + c
-            out = np.where(total == 0, dt(ci), out)
+            out = np.where(_sum(comps) == 0, dt(ci), out)
     return np.asarray(out, dtype=dt)
+
+
+def _sum(arrays: list):
+    total = arrays[0]
+    for a in arrays[1:]:
+        total = total + a
+    return total
 
 
 def _winner(times: list) -> np.ndarray:

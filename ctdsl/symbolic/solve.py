@@ -203,6 +203,9 @@ class Solution:
         return render_plain(self)
 
 
+COMPUTE_SIDE = ("compute", "stragglers")  # what overlap sets against transform and sync
+
+
 def _q(expr: sp.Expr, env, dim: U.Dim) -> Quantity:
     try:
         v = value(expr, env)
@@ -218,10 +221,14 @@ def _scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
     step = _q(c.step_time, env, T)
     total = sum(q.value for q in components.values())
     shares = {k: (q.value / step.value if step.value else 0.0) for k, q in components.items()}
-    others = [k for k in components if k != "compute"]
+    worked = [k for k in components if k in COMPUTE_SIDE]
+    others = [k for k in components if k not in COMPUTE_SIDE]
     if s.overlap and others:
+        # max(compute + stragglers, transform + sync): the larger side binds, and within
+        # it the largest component
         hidden = sum(components[k].value for k in others)
-        binding = "compute" if components["compute"].value >= hidden else max(others, key=lambda k: components[k].value)
+        side = worked if sum(components[k].value for k in worked) >= hidden else others
+        binding = max(side, key=lambda k: components[k].value)
     else:
         binding = max(components, key=lambda k: components[k].value) if total else "compute"
     phases = []
