@@ -384,28 +384,27 @@ class CostModel:
         return self._per_dc_max(per_dc, "switch in dc {}", labels), f"switch {sw.name}", None
 
     def _energy(self, scheme, model, step, flops, dense, link_bytes, period, where) -> dict[str, sp.Expr]:
+        """Energy of one step by part. Powers are summed first and multiply the step
+        time once: the step time is the largest expression here."""
         spec = self.spec
-        static = ZERO
-        arith = ZERO
-        for dc, d in spec.dcs.items():
+        static_w, module_w, switch_w, arith = [], [], [], []
+        for d in spec.dcs.values():
             dev = spec.devices[d.device]
-            static += d.workers * self.sym(dev.static_power) * step
-            arith += d.workers * self.sym(dev.energy_per_flop) * flops
+            static_w.append(d.workers * self.sym(dev.static_power))
+            arith.append(d.workers * self.sym(dev.energy_per_flop) * flops)
             if where == "gpu":
-                arith += (
-                    d.workers
-                    * (self.sym(dev.energy_per_flop) * self.sym(scheme.cost) * dense + self.sym(dev.energy_per_byte) * dense)
-                    / period
-                )
-        links = ZERO
-        for e, nbytes in link_bytes.items():
-            links += self.edge_attr(e)["energy_per_bit"] * nbytes / period
-        modules = ZERO
-        switches = ZERO
-        for dc, d in spec.dcs.items():
+                per_byte = self.sym(dev.energy_per_flop) * self.sym(scheme.cost) + self.sym(dev.energy_per_byte)
+                arith.append(d.workers * per_byte * dense / period)
             if d.pluggable:
-                modules += d.workers * self.sym(spec.pluggables[d.pluggable].power) * step
+                module_w.append(d.workers * self.sym(spec.pluggables[d.pluggable].power))
             sw = spec.switches.get(d.switch)
             if sw is not None:
-                switches += self.sym(sw.power) * step
-        return {"static": static, "arithmetic": arith, "links": links, "modules": modules, "switches": switches}
+                switch_w.append(self.sym(sw.power))
+        links = sp.Add(*[self.edge_attr(e)["energy_per_bit"] * nbytes for e, nbytes in link_bytes.items()]) / period
+        return {
+            "static": sp.Add(*static_w) * step,
+            "arithmetic": sp.Add(*arith),
+            "links": links,
+            "modules": sp.Add(*module_w) * step,
+            "switches": sp.Add(*switch_w) * step,
+        }
