@@ -98,6 +98,32 @@ def use_color(stream) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+def stdout_console():
+    """A rich console for tables on stdout: colour on a terminal, plain and 160 wide otherwise."""
+    from rich.console import Console
+
+    color = use_color(sys.stdout)
+    return Console(
+        width=None if color else 160,
+        no_color=not color,
+        color_system="auto" if color else None,
+        force_terminal=color,
+        highlight=False,
+    )
+
+
+def emit(text: str, output: str | None) -> None:
+    """Write `text` to the file `output`, or to stdout; a file that cannot be written is a usage error."""
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise fail_usage(f"cannot write {output}: {exc.strerror or exc}")
+
+
 def fail_usage(message: str) -> "typer.Exit":
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(Exit.USAGE)

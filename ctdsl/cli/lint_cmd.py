@@ -11,7 +11,7 @@ from typing import List, Optional
 
 import typer
 
-from ctdsl.cli.app import Exit, app, fail_usage, use_color
+from ctdsl.cli.app import Exit, app, emit, fail_usage, use_color
 
 
 class LintFormat(str, Enum):
@@ -99,14 +99,7 @@ def lint(
         typer.echo(f"warning: no spec files (*.ct) found in {', '.join(targets)}", err=True)
     color = format is LintFormat.text and output is None and use_color(sys.stdout)
     text = render(report, format.value, color=color)
-    if output is not None:
-        try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            raise fail_usage(f"cannot write {output}: {exc.strerror or exc}")
-    else:
-        typer.echo(text, nl=False)
+    emit(text, output)
     for message in report.unreadable:
         typer.echo(f"error: {message}", err=True)
     if report.unreadable:

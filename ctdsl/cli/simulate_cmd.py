@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 
 from ctdsl import limits
-from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, use_color
+from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, stdout_console
 
 
 class SimFormat(str, Enum):
@@ -94,16 +94,7 @@ def _print(result, format: SimFormat, validate: bool) -> None:
     if format is SimFormat.csv:
         typer.echo(R.validation_csv(result) if validate else R.render_csv(result), nl=False)
         return
-    from rich.console import Console
-
-    color = use_color(sys.stdout)
-    console = Console(
-        width=None if color else 160,
-        no_color=not color,
-        color_system="auto" if color else None,
-        force_terminal=color,
-        highlight=False,
-    )
+    console = stdout_console()
     if validate:
         R.render_validation(result, console)
     else:

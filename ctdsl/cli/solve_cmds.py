@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, startup_work
+from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, parse_sets, stdout_console, startup_work
 
 
 class SolveFormat(str, Enum):
@@ -62,21 +62,9 @@ def _solve(file: str, set_, format: "SolveFormat", explain: str | None) -> None:
 
         typer.echo(render_csv(sol), nl=False)
     else:
-        from rich.console import Console
-
-        from ctdsl.cli.app import use_color
         from ctdsl.report.tables import render_rich
-        import sys
 
-        color = use_color(sys.stdout)
-        console = Console(
-            width=None if color else 160,
-            no_color=not color,
-            color_system="auto" if color else None,
-            force_terminal=color,
-            highlight=False,
-        )
-        render_rich(sol, console)
+        render_rich(sol, stdout_console())
 
 
 export_app = typer.Typer(help="Export the symbolic results.", no_args_is_help=True)
@@ -100,12 +88,4 @@ def export_latex(
     from ctdsl.report.latex import solution_latex
 
     study = load_or_exit(file, parse_sets(set_))
-    text = solution_latex(study.solve(), standalone=standalone)
-    if output:
-        try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            raise fail_usage(f"cannot write {output}: {exc.strerror}")
-    else:
-        typer.echo(text, nl=False)
+    emit(solution_latex(study.solve(), standalone=standalone), output)

@@ -244,16 +244,9 @@ def _html_block(b) -> str:
             out += '<p class="note">(matplotlib cannot typeset this form; its LaTeX source:)</p>'
         return out + f'<pre><code class="language-latex">{escape(b.latex)}</code></pre>'
     if isinstance(b, Grid):
-        cap = f"<caption>{escape(b.title)}</caption>" if b.title else ""
-        head = "".join(f"<th>{escape(h)}</th>" for h in b.header)
-        body = []
-        for i, row in enumerate(b.rows):
-            cells = "".join(
-                f'<td class="mark">{escape(c)}</td>' if (i, j) in b.marked else f"<td>{escape(c)}</td>" for j, c in enumerate(row)
-            )
-            body.append(f"<tr>{cells}</tr>")
-        notes = "".join(f'<p class="note">{escape(n)}</p>' for n in b.notes)
-        return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{notes}"
+        from ctdsl.report.html import table_html
+
+        return table_html(b.header, b.rows, b.marked, b.notes, caption=b.title or None)
     if isinstance(b, Section):
         return _html_section(b)
     raise TypeError(b)  # pragma: no cover

@@ -7,16 +7,23 @@ from html import escape
 from ctdsl.report.tables import all_tables
 
 
-def _table_html(t) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in t.header)
-    rows = []
-    for i, row in enumerate(t.rows):
+def table_html(header, rows, marked=frozenset(), notes=(), caption: str | None = None) -> str:
+    """An HTML table; marked (row, column) cells in bold, notes below it."""
+    cap = f"<caption>{escape(caption)}</caption>" if caption else ""
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = []
+    for i, row in enumerate(rows):
         cells = "".join(
-            f"<td><b>{escape(c)}</b></td>" if (i, j) in t.marked else f"<td>{escape(c)}</td>" for j, c in enumerate(row)
+            f'<td class="mark"><b>{escape(c)}</b></td>' if (i, j) in marked else f"<td>{escape(c)}</td>"
+            for j, c in enumerate(row)
         )
-        rows.append(f"<tr>{cells}</tr>")
-    notes = "".join(f"<p><small>{escape(n)}</small></p>" for n in t.notes)
-    return f"<h4>{escape(t.title)}</h4><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{notes}"
+        body.append(f"<tr>{cells}</tr>")
+    foot = "".join(f'<p class="note"><small>{escape(n)}</small></p>' for n in notes)
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{foot}"
+
+
+def _table_html(t) -> str:
+    return f"<h4>{escape(t.title)}</h4>" + table_html(t.header, t.rows, t.marked, t.notes)
 
 
 def solution_html(sol) -> str:
