@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 SEPARATOR = "---"
-_EXPECT = re.compile(r'#!\s*(CT\d{3})(?::(\d+))?((?:\s+"[^"]*")*)')
+_EXPECT = re.compile(r'#!\s*(CTL?\d{3})(?::(\d+))?((?:\s+"[^"]*")*)')  # checker and lint codes
 _QUOTED = re.compile(r'"([^"]*)"')
 
 

@@ -8,7 +8,6 @@ marks must lint clean. Each chunk is linted as `spec.ct` in the fixture's folder
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -17,34 +16,14 @@ LINT_TESTS = ROOT / "tests" / "lint"
 FIXTURES = LINT_TESTS / "fixtures"
 sys.path.insert(0, str(ROOT / "tools"))
 
-from chunkedfile import SPEC_NAME, Chunk, Expectation, mismatches, read_chunks  # noqa: E402
+from chunkedfile import SPEC_NAME, Chunk, mismatches, read_chunks  # noqa: E402
 
 from ctdsl.diagnostics import render_text  # noqa: E402
 from ctdsl.lint.config import LintConfig  # noqa: E402
 from ctdsl.lint.runner import lint_files  # noqa: E402
 
-_EXPECT = re.compile(r'#!\s*(CTL?\d{3})(?::(\d+))?((?:\s+"[^"]*")*)')
-_QUOTED = re.compile(r'"([^"]*)"')
-
-
-def expectations(text: str) -> list[Expectation]:
-    out: list[Expectation] = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        at = line.find("#!")
-        if at < 0:
-            continue
-        own_line = not line[:at].strip()
-        for m in _EXPECT.finditer(line[at:]):
-            code, col, wants = m.group(1), m.group(2), tuple(_QUOTED.findall(m.group(3)))
-            out.append(Expectation(code, None if own_line else n, int(col) if col else None, wants))
-    return out
-
-
 def lint_chunks(path: Path) -> list[Chunk]:
-    chunks = read_chunks(path)
-    for c in chunks:
-        c.expectations = expectations(c.text)
-    return chunks
+    return read_chunks(path)
 
 
 def all_fixture_chunks() -> list[Chunk]:
