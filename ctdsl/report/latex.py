@@ -111,8 +111,15 @@ def distribute(k: sp.Expr, e: sp.Expr) -> sp.Expr:
         return e.func(*[distribute(k, a) for a in e.args])
     if e.is_Mul:
         coeff, rest = e.as_coeff_Mul()
-        if coeff.is_Number and coeff > 0 and isinstance(rest, (sp.Max, sp.Min)) or (coeff.is_Number and coeff > 0 and rest.is_Add):
-            return distribute(k * coeff, rest)
+        if coeff.is_Number and coeff > 0:
+            if isinstance(rest, (sp.Max, sp.Min)) or rest.is_Add:
+                return distribute(k * coeff, rest)
+            if rest.is_Mul:  # a fraction n / d: the constant goes into the numerator's sum
+                factors = list(rest.args)
+                for i, f in enumerate(factors):
+                    if f.is_Add:
+                        factors[i] = distribute(k * coeff, f)
+                        return sp.Mul(*factors)
     return k * e
 
 
