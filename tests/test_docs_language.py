@@ -19,7 +19,7 @@ import pytest
 
 from ctdsl import units as U
 from ctdsl.api import check
-from ctdsl.check import schema as S
+from ctdsl.language import schema as S
 from ctdsl.diagnostics import render_text
 
 ROOT = Path(__file__).resolve().parents[1]

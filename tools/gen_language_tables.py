@@ -11,7 +11,7 @@ docs/language.md marks each table with a pair of comments,
 
 and this script replaces what lies between them: the units (ctdsl/units.py),
 the fields of each kind of block and of each pluggable stage and the payloads
-(ctdsl/check/schema.py), and the limits (ctdsl/limits.py). The prose around
+(ctdsl/language/schema.py), and the limits (ctdsl/limits.py). The prose around
 them is written by hand. tests/test_docs_language.py runs `--check`.
 """
 
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from ctdsl import limits  # noqa: E402
 from ctdsl import units as U  # noqa: E402
-from ctdsl.check import schema as S  # noqa: E402
+from ctdsl.language import schema as S  # noqa: E402
 from ctdsl.model.expr import FUNCTIONS  # noqa: E402
 
 DOC = ROOT / "docs" / "language.md"

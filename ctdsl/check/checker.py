@@ -19,7 +19,7 @@ from fractions import Fraction
 
 from ctdsl import limits
 from ctdsl import units as U
-from ctdsl.check import schema as S
+from ctdsl.language import schema as S
 from ctdsl.check.exprs import ExprTyper, Typed
 from ctdsl.check.fields import FieldReader, check_bound, field_spec
 from ctdsl.check.loader import Loaded

@@ -14,7 +14,7 @@ from typing import Iterable
 
 from ctdsl import limits
 from ctdsl import units as U
-from ctdsl.check import schema as S
+from ctdsl.language import schema as S
 from ctdsl.check.exprs import ExprTyper, Typed
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean

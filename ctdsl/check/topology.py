@@ -16,7 +16,7 @@ from __future__ import annotations
 import networkx as nx
 
 from ctdsl import limits
-from ctdsl.check import schema as S
+from ctdsl.language import schema as S
 from ctdsl.check.names import Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.model import entities as M

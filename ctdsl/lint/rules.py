@@ -16,8 +16,9 @@ import re
 from typing import Iterator
 
 from ctdsl import units as U
-from ctdsl.check import schema as S
 from ctdsl.diagnostics import Label, Severity, Span
+from ctdsl.language import schema as S
+from ctdsl.language.transforms import optical_needs, optics_performs_transform
 from ctdsl.lint.context import Context, iter_fields, iter_refs
 from ctdsl.lint.registry import Hit, rule
 from ctdsl.model import entities as M
@@ -252,9 +253,6 @@ def module_rate_never_binds(ctx: Context) -> Iterator[Hit]:
 
 # ---- CTL003 ---------------------------------------------------------------------------
 
-_OPTICAL = ("fft", "dct", "ntt")  # transforms an optics stage can perform
-
-
 @rule(
     "CTL003",
     "charged-transform-over-budget",
@@ -293,8 +291,7 @@ def charged_transform_over_budget(ctx: Context) -> Iterator[Hit]:
         if not cost:
             continue
         optics = plug.stages.get("optics")
-        ops = [op for op in S.PAYLOAD_NEEDS.get(s.payload, ()) if op in _OPTICAL]
-        if optics is not None and ops and all(op in optics.performs for op in ops):
+        if optics is not None and optics_performs_transform(s.payload, optics.performs):
             continue  # the optics performs the transform: it costs the budget nothing
         port = plug.stages.get("port")
         line = ctx.value(plug.line_rate) if port is not None and port.rate is not None else None
@@ -329,7 +326,7 @@ def charged_transform_over_budget(ctx: Context) -> Iterator[Hit]:
                 f"{_q(line, U.RATE)}",
             ),
             help=f"a budget of {_q(cost * line, U.OPS_RATE)} keeps up with the line; or let the optics perform "
-            f"the transform (performs = [{', '.join(ops) or 'dct'}]), or run it on the GPU (at = gpu)",
+            f"the transform (performs = [{', '.join(optical_needs(s.payload)) or 'dct'}]), or run it on the GPU (at = gpu)",
         )
 
 

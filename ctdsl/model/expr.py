@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterable, Union
 
+from ctdsl.language.tolerances import CEIL_SLACK
+
 Number = Union[int, Fraction]
 
 
@@ -164,7 +166,7 @@ class EvalError(ArithmeticError):
 
 
 def _ceil(x: float) -> float:
-    return float(math.ceil(x - 1e-12 * max(1.0, abs(x))))
+    return float(math.ceil(x - CEIL_SLACK * max(1.0, abs(x))))
 
 
 def evaluate(expr: Expr, env: dict[str, float]) -> float:

@@ -32,6 +32,7 @@ from typing import Iterator
 
 import numpy as np
 
+from ctdsl.language.binding import sides
 from ctdsl.numeric.forms import TIME, CompiledForms
 from ctdsl.numeric.grid import Grid
 
@@ -184,15 +185,14 @@ def _first_max(values: list, dtype=np.int8) -> object:
 
 
 def _binding(sf, raw) -> np.ndarray:
-    """The solver's rule (ctdsl.symbolic.solve): the largest component; with overlap, the
+    """The rule of ctdsl.language.binding, over arrays: the largest component; with overlap, the
     largest component of the larger side of max(compute + stragglers, transform + sync)."""
-    from ctdsl.symbolic.solve import COMPUTE_SIDE
-
     comps = [raw[(sf.name, "component:" + c)] for c in sf.components]
     dt = np.int8 if len(comps) < 128 else np.int16
     ci = sf.components.index("compute") if "compute" in sf.components else 0
-    worked = [i for i, c in enumerate(sf.components) if c in COMPUTE_SIDE]
-    others = [i for i, c in enumerate(sf.components) if c not in COMPUTE_SIDE]
+    worked_names, other_names = sides(list(sf.components))
+    worked = [sf.components.index(c) for c in worked_names]
+    others = [sf.components.index(c) for c in other_names]
     if sf.overlap and others and worked:
         total_w, total_o = _sum([comps[i] for i in worked]), _sum([comps[i] for i in others])
         best_w = np.asarray(worked, dtype=dt)[_first_max([comps[i] for i in worked], dt)]

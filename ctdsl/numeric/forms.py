@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from ctdsl.language.tolerances import CEIL_SLACK
+
 # quantities per scheme, in the order they are reported
 STEP = "step"
 TIME = "time_to_target"
@@ -43,7 +45,7 @@ class _ceil_tol(sp.Function):  # noqa: N801 - printed by name in the generated c
 
 def _ceil_numpy(x):
     x = np.asarray(x, dtype=float)
-    return np.ceil(x - 1e-12 * np.maximum(1.0, np.abs(x)))
+    return np.ceil(x - CEIL_SLACK * np.maximum(1.0, np.abs(x)))
 
 
 def _tolerant(expr: sp.Expr) -> sp.Expr:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from ctdsl.language.tolerances import CEIL_SLACK
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Param, Spec
 
@@ -162,7 +163,7 @@ def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
             r = min(ev(a) for a in e.args)
         elif isinstance(e, sp.ceiling):
             x = ev(e.args[0])
-            r = float(math.ceil(x - 1e-12 * max(1.0, abs(x))))
+            r = float(math.ceil(x - CEIL_SLACK * max(1.0, abs(x))))
         elif isinstance(e, sp.floor):
             r = float(math.floor(ev(e.args[0])))
         elif isinstance(e, sp.log):

@@ -27,14 +27,14 @@ from dataclasses import dataclass, field
 import networkx as nx
 import sympy as sp
 
-from ctdsl.symbolic.maxmin import emax, emin
-
-from ctdsl.check import schema as S
+from ctdsl.language import schema as S
+from ctdsl.language.transforms import optics_performs_transform
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Scheme, Spec
 from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic import stragglers as ST
 from ctdsl.symbolic.convert import NumericError, Symbols, to_sympy, value
+from ctdsl.symbolic.maxmin import emax, emin
 from ctdsl.symbolic.routing import Edge, Phase, Router
 
 ZERO = sp.Integer(0)
@@ -352,7 +352,7 @@ class CostModel:
             plug = self.spec.pluggables[at.name]
             charged = cost
             optics = plug.stages.get("optics")
-            if optics is not None and any(op in optics.performs for op in needs if op in ("fft", "dct", "ntt")):
+            if optics is not None and optics_performs_transform(scheme.payload, optics.performs):
                 charged = ZERO
             rates: dict[str, sp.Expr] = {"port": self.sym(plug.line_rate)}
             if optics is not None:

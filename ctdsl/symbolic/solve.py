@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ctdsl import units as U
+from ctdsl.language.binding import binding as binding_of
 from ctdsl.model.entities import Spec
 from ctdsl.model.graph import build_graph
 from ctdsl.symbolic.breakeven import Breakeven, solve_breakeven
@@ -203,9 +204,6 @@ class Solution:
         return render_plain(self)
 
 
-COMPUTE_SIDE = ("compute", "stragglers")  # what overlap sets against transform and sync
-
-
 def _q(expr: sp.Expr, env, dim: U.Dim) -> Quantity:
     try:
         v = value(expr, env)
@@ -219,18 +217,8 @@ def _scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
     T, B = U.TIME, U.DATA
     components = {k: _q(v, env, T) for k, v in c.components.items()}
     step = _q(c.step_time, env, T)
-    total = sum(q.value for q in components.values())
     shares = {k: (q.value / step.value if step.value else 0.0) for k, q in components.items()}
-    worked = [k for k in components if k in COMPUTE_SIDE]
-    others = [k for k in components if k not in COMPUTE_SIDE]
-    if s.overlap and others:
-        # max(compute + stragglers, transform + sync): the larger side binds, and within
-        # it the largest component
-        hidden = sum(components[k].value for k in others)
-        side = worked if sum(components[k].value for k in worked) >= hidden else others
-        binding = max(side, key=lambda k: components[k].value)
-    else:
-        binding = max(components, key=lambda k: components[k].value) if total else "compute"
+    binding = binding_of({k: q.value for k, q in components.items()}, s.overlap)
     phases = []
     for ph in c.phases:
         links = []

@@ -11,30 +11,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
+from ctdsl.language.enums import Collective, JitterKind, Operation, Payload
+from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
-# operations a transform may need, and that a module or switch may offer
-OPERATIONS = ("fft", "dct", "ntt", "mac", "add", "mul", "modular", "compare")
+OPERATIONS = tuple(Operation)
+PAYLOADS = tuple(Payload)
+COLLECTIVES = tuple(Collective)
+JITTER_KINDS = tuple(JitterKind)
 
-PAYLOADS = ("dense", "quantise", "topk", "demo", "band")
-COLLECTIVES = ("ring_allreduce", "hier_allreduce", "allgather", "hier_allgather", "innet_sum")
-# per-step extra compute time of a worker: jitter x X, with X ~ Exp(1), U(0, 1) or LogNormal(0, sigma^2)
-JITTER_KINDS = ("exponential", "uniform", "lognormal")
-
-# what each payload's transform needs of whatever runs it
-PAYLOAD_NEEDS = {
-    "dense": (),
-    "quantise": ("mac", "compare"),
-    "topk": ("compare",),
-    "demo": ("dct", "compare"),
-    "band": ("dct",),
-}
-PAYLOAD_WORDS = {
-    "dense": "a dense payload",
-    "quantise": "quantisation",
-    "topk": "top-k",
-    "demo": "DeMo's per-chunk top-k",
-    "band": "a fixed frequency band",
-}
 # scheme fields that belong to one payload kind only
 PAYLOAD_FIELDS = {
     "fraction": ("topk", "band"),
@@ -51,8 +35,6 @@ PAYLOAD_REQUIRES = {
     "demo": ("chunk", "k"),
     "band": ("fraction",),
 }
-# transform cost, FLOP per input byte, when a scheme does not say
-DEFAULT_COST = {"dense": 0, "quantise": 0, "topk": 0, "demo": 10, "band": 10}
 
 
 @dataclass(frozen=True)

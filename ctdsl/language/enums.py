@@ -1,0 +1,68 @@
+"""The closed sets of words a spec chooses from.
+
+Each is a `StrEnum`: a member is its word (`Payload.BAND == "band"`), so it
+prints, hashes and serialises as the word, and a mistyped word in code fails at
+import rather than comparing unequal.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Payload(StrEnum):
+    DENSE = "dense"
+    QUANTISE = "quantise"
+    TOPK = "topk"
+    DEMO = "demo"
+    BAND = "band"
+
+
+class Collective(StrEnum):
+    RING_ALLREDUCE = "ring_allreduce"
+    HIER_ALLREDUCE = "hier_allreduce"
+    ALLGATHER = "allgather"
+    HIER_ALLGATHER = "hier_allgather"
+    INNET_SUM = "innet_sum"
+
+
+class PlacementKind(StrEnum):
+    """Where a scheme's transform runs."""
+
+    GPU = "gpu"
+    PLUGGABLE = "pluggable"
+    SWITCH = "switch"
+
+
+class JitterKind(StrEnum):
+    """A worker's extra compute time per step: jitter x Exp(1), x U(0, 1) or x LogNormal(0, sigma^2)."""
+
+    EXPONENTIAL = "exponential"
+    UNIFORM = "uniform"
+    LOGNORMAL = "lognormal"
+
+
+class Operation(StrEnum):
+    """What a transform needs, and what a module or switch offers."""
+
+    FFT = "fft"
+    DCT = "dct"
+    NTT = "ntt"
+    MAC = "mac"
+    ADD = "add"
+    MUL = "mul"
+    MODULAR = "modular"
+    COMPARE = "compare"
+
+
+class LinkKind(StrEnum):
+    """An edge of the topology graph: a worker's port to its module, a link inside a dc, a WAN link."""
+
+    PORT = "port"
+    INTRA = "intra"
+    WAN = "wan"
+
+
+class Spacing(StrEnum):
+    LIN = "lin"
+    LOG = "log"

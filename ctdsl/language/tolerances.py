@@ -1,0 +1,31 @@
+"""Named numeric tolerances, one place for each.
+
+CEIL_SLACK: `ceil(x)` is taken of x - CEIL_SLACK * max(1, |x|), so that a quotient
+  that should be a whole number but lands a rounding error above it (e.g.
+  3.0000000000000004) does not take the next integer. Used by every evaluator.
+REL: relative tolerance of comparisons between two floats that should be equal,
+  or of a threshold test (a rate "above" another by more than rounding).
+TIGHT: relative tolerance where a value is compared with an exact one (a sent
+  payload against the dense one).
+"""
+
+from __future__ import annotations
+
+CEIL_SLACK = 1e-12
+REL = 1e-9
+TIGHT = 1e-12
+
+
+def close(a: float, b: float, rel: float = REL) -> bool:
+    """a and b equal to `rel` relative (to the larger magnitude; exact zero only equals zero)."""
+    return abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+def above(a: float, b: float, rel: float = REL) -> bool:
+    """a exceeds b by more than rounding."""
+    return a > b * (1 + rel)
+
+
+def below(a: float, b: float, rel: float = REL) -> bool:
+    """a falls short of b by more than rounding."""
+    return a < b * (1 - rel)
