@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
     from ctdsl.simulate.runner import SimResult
-    from ctdsl.symbolic.solve import Solution
+    from ctdsl.results.solution import Solution
 
 
 class SpecError(Exception):
@@ -83,6 +83,7 @@ class Study:
 
     def solve(self, overrides: dict[str, str] | None = None) -> "Solution":
         """Symbolic costs of every scheme; `overrides` maps param names to values with units."""
+        from ctdsl.report import notebook  # noqa: F401  (registers how results show themselves)
         from ctdsl.symbolic.solve import solve
 
         if overrides:

@@ -36,8 +36,8 @@ breakeven x vs y over b
 
 def numeric_check(sol, be):
     """Independent: brentq on lambdified T_x - T_y, and a scan for every sign change."""
-    sx = sol.schemes[be.x].costs.time_to_target
-    sy = sol.schemes[be.y].costs.time_to_target
+    sx = sol.schemes[be.x].time_to_target.expr
+    sy = sol.schemes[be.y].time_to_target.expr
     sym = sol.symbols[be.over]
     others = {s: v for s, v in sol.symbols.defaults().items() if s != sym}
     f = sp.lambdify((sym,), (sx - sy).xreplace(others), modules="numpy")

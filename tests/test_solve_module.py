@@ -55,7 +55,7 @@ def test_optics_binds_above_the_break_point(tmp_path):
     assert m.binding == "optics"
     assert m.time.value == pytest.approx(2e9 / 14e9 + 1e-6, rel=1e-12)
     # the budget no longer binds: no param moves the optics
-    assert m.breaks == []
+    assert m.breaks == ()
 
 
 def test_budget_per_byte_is_budget_over_line_rate(tmp_path):

@@ -88,21 +88,20 @@ class CompiledForms:
         # of the distributed sum sympy makes of it)
         self.scaled: list[tuple[tuple[str, str], tuple[str, str], float]] = []
         for name, r in solution.schemes.items():
-            c = r.costs
-            has_steps = c.time_to_target is not None
-            self.schemes[name] = SchemeForms(name, r.label, bool(r.overlap), has_steps, list(c.components))
+            has_steps = r.time_to_target is not None
+            self.schemes[name] = SchemeForms(name, r.label, bool(r.overlap), has_steps, list(r.components))
             keys.append((name, STEP))
-            exprs.append(c.step_time)
-            if has_steps and c.steps.is_Number:
+            exprs.append(r.step_time.expr)
+            if has_steps and r.steps_expr.is_Number:
                 keys.append((name, "energy_per_step"))
-                exprs.append(c.energy_per_step)
-                self.scaled += [((name, TIME), (name, STEP), float(c.steps)), ((name, ENERGY), (name, "energy_per_step"), float(c.steps))]
+                exprs.append(r.energy_per_step.expr)
+                self.scaled += [((name, TIME), (name, STEP), float(r.steps_expr)), ((name, ENERGY), (name, "energy_per_step"), float(r.steps_expr))]
             elif has_steps:
                 keys += [(name, TIME), (name, ENERGY)]
-                exprs += [c.time_to_target, c.energy_to_target]
-            for comp, e in c.components.items():
+                exprs += [r.time_to_target.expr, r.energy_to_target.expr]
+            for comp, q in r.components.items():
                 keys.append((name, "component:" + comp))
-                exprs.append(e)
+                exprs.append(q.expr)
         self.keys = keys  # the compiled function's outputs, in order
         self.exprs = [_tolerant(e) for e in exprs]
         self._fn = sp.lambdify(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ctdsl import units as U
+from ctdsl.report.tables import oversubscribed
 
 
 def _fmt(q) -> str:
@@ -13,26 +14,24 @@ def _fmt(q) -> str:
 
 def explain(sol, name: str) -> str:
     r = sol.schemes[name]
-    c = r.costs
-    s = c.scheme
     out = [f"scheme {r.name}: {r.label}"]
     out.append(f"  payload {r.payload_kind}, collective {r.collective}, transform at {r.at}, H = {r.period:g}")
     out.append("")
     out.append("bytes")
     out.append(f"  dense D = v P = {_fmt(r.dense)}")
-    out.append(f"  payload c = {_fmt(r.payload)}   [{sp.sstr(c.payload)} B]")
-    if c.up is not c.payload and c.up != c.payload:
-        out.append(f"  up to the switch u = {U.format_quantity(_val(sol, c.up), U.DATA)} (the dense buffer: the switch transforms it)")
+    out.append(f"  payload c = {_fmt(r.payload)}   [{sp.sstr(r.payload.expr)} B]")
+    if r.up.expr != r.payload.expr:
+        out.append(f"  up to the switch u = {_fmt(r.up)} (the dense buffer: the switch transforms it)")
     out.append(f"  wire per worker = {_fmt(r.wire)}; busiest WAN link = {_fmt(r.wan)}")
     out.append("")
     out.append("compute")
     out.append(f"  t_compute = FLOPs per step / (peak x efficiency) = {_fmt(r.components['compute'])}")
-    out.append(f"    = {sp.sstr(c.compute)} s")
+    out.append(f"    = {sp.sstr(r.components['compute'].expr)} s")
     out.append("")
     out.append("transform")
     if "transform" in r.components:
-        out.append(f"  runs at {c.transform_where}: {U.format_quantity(_val(sol, c.transform), U.TIME)} per sync")
-        out.append(f"    = {sp.sstr(c.transform)} s")
+        out.append(f"  runs at {r.transform_at}: {_fmt(r.transform)} per sync")
+        out.append(f"    = {sp.sstr(r.transform.expr)} s")
         if r.module is not None:
             m = r.module
             out.append(f"  the dense stream ({_fmt(m.stream)}) passes the stages of {m.pluggable}:")
@@ -44,8 +43,8 @@ def explain(sol, name: str) -> str:
                 out.append(f"    the budget affords {m.budget_per_byte.value:.2f} FLOP per byte at line rate (budget / line rate)")
             for b in m.breaks:
                 out.append(f"    {m.binding} stops binding at {b} ({b.param} = {sp.sstr(b.expr)}); then {b.then} binds")
-    elif c.transform_where.startswith("switch"):
-        out.append(f"  runs at {c.transform_where} on the streams it sums; the switch gives no rate, so it costs no time")
+    elif r.transform_at.startswith("switch"):
+        out.append(f"  runs at {r.transform_at} on the streams it sums; the switch gives no rate, so it costs no time")
     else:
         out.append("  none: the payload is sent as it is")
     out.append("")
@@ -62,7 +61,7 @@ def explain(sol, name: str) -> str:
             out.append(
                 f"       {kind:5s} {link:10s} {first.source} -> {first.target}{more}: {nbytes} per step at {bw} = {first.time}"
             )
-        out.extend(_queueing_lines(sol, r, c.phases[i - 1]))
+        out.extend(_queueing_lines(ph))
     out.append("")
     out.append("step")
     H = r.period
@@ -78,41 +77,30 @@ def explain(sol, name: str) -> str:
             out.append(f"    {k:12s} {per}")
     else:
         out.append("  no steps to target: set steps = N for time and energy to target")
-    if c.closed_forms:
-        from ctdsl.report.tables import oversubscribed
-
+    if r.closed_forms:
         out.append("")
         out.append("contention and stragglers (closed forms)")
-        for cf in c.closed_forms:
+        for cf in r.closed_forms:
             out.append(f"  {cf.component}: {cf.status}")
             out.append(f"    {cf.formula}")
             if cf.note:
                 out.append(f"    {cf.note}")
         for line in oversubscribed(r):
             out.append(f"  {line}")
-    del s, H
+    del H
     return "\n".join(out) + "\n"
 
 
-def _queueing_lines(sol, r, ph) -> list[str]:
+def _queueing_lines(ph) -> list[str]:
     """Which loaded links a phase waits for, and the M/D/1 wait it pays per step."""
-    if not ph.waits:
+    q = ph.queueing
+    if q is None:
         return []
-    env = sol.symbols.defaults()
-    from ctdsl.symbolic.convert import value
-
-    out = [f"     queueing: each step waits {U.format_quantity(value(ph.queueing, env), U.TIME)} (M/D/1, once per loaded link on a route)"]
-    for (a, b), w in ph.waits.items():
-        q = r.costs.queues[(a, b)].queue
+    out = [f"     queueing: each step waits {_fmt(q.seconds_per_step)} (M/D/1, once per loaded link on a route)"]
+    for w in q.waits:
         out.append(
-            f"       {q.link} {a} -> {b}: rho = {value(q.rho, env):.3g}, background transfer "
-            f"{U.format_quantity(value(q.transfer, env), U.DATA)} = S {U.format_quantity(value(q.service, env), U.TIME)}, "
-            f"wait rho S / (2 (1 - rho)) = {U.format_quantity(value(w, env), U.TIME)}"
+            f"       {w.link} {w.source} -> {w.target}: rho = {w.load:.3g}, background transfer "
+            f"{_fmt(w.transfer)} = S {_fmt(w.service)}, "
+            f"wait rho S / (2 (1 - rho)) = {_fmt(w.wait)}"
         )
     return out
-
-
-def _val(sol, expr) -> float:
-    from ctdsl.symbolic.convert import value
-
-    return value(expr, sol.symbols.defaults())

@@ -80,7 +80,6 @@ def _links(links, key: str) -> list[dict]:
 
 
 def _scheme(r) -> dict:
-    c = r.costs
     module = None
     if r.module is not None:
         m = r.module
@@ -134,48 +133,44 @@ def _scheme(r) -> dict:
                 "step_latency": _num(p.latency.value),
                 "bottleneck": p.bottleneck,
                 "links": _links(p.links, "bytes_per_step"),
-                "queueing": _queueing(r, ph),
+                "queueing": _queueing(p),
             }
-            for p, ph in zip(r.phases, c.phases)
+            for p in r.phases
         ],
         "closed_forms": [
             {"component": cf.component, "formula": cf.formula, "status": cf.status, "note": cf.note or None}
-            for cf in c.closed_forms
+            for cf in r.closed_forms
         ],
         "links": _links(r.links, "bytes_per_sync"),
         "module": module,
         "expressions": {
-            "payload": _expr(c.payload),
-            "wan_bytes": _expr(c.wan_bytes),
-            "step_time": _expr(c.step_time),
-            "time_to_target": _expr(c.time_to_target),
-            "energy_to_target": _expr(c.energy_to_target),
+            "payload": _expr(r.payload.expr),
+            "wan_bytes": _expr(r.wan.expr),
+            "step_time": _expr(r.step_time.expr),
+            "time_to_target": _expr(r.time_to_target.expr if r.time_to_target else None),
+            "energy_to_target": _expr(r.energy_to_target.expr if r.energy_to_target else None),
         },
     }
 
 
-def _queueing(r, ph) -> dict | None:
+def _queueing(ph) -> dict | None:
     """The M/D/1 waits a phase pays per step, on the loaded links its transfers cross."""
-    if not ph.waits:
+    q = ph.queueing
+    if q is None:
         return None
-    from ctdsl.symbolic.convert import value
-
-    env = r.symbols.defaults()
-    waits = []
-    for (a, b), w in ph.waits.items():
-        q = r.costs.queues[(a, b)].queue
-        waits.append(
-            {
-                "source": a,
-                "target": b,
-                "link": q.link,
-                "load": _num(value(q.rho, env)),
-                "transfer": _num(value(q.transfer, env)),
-                "service": _num(value(q.service, env)),
-                "wait": _num(value(w, env)),
-            }
-        )
-    return {"seconds_per_step": _num(value(ph.queueing, env)), "waits": waits}
+    waits = [
+        {
+            "source": w.source,
+            "target": w.target,
+            "link": w.link,
+            "load": _num(w.load),
+            "transfer": _num(w.transfer.value),
+            "service": _num(w.service.value),
+            "wait": _num(w.wait.value),
+        }
+        for w in q.waits
+    ]
+    return {"seconds_per_step": _num(q.seconds_per_step.value), "waits": waits}
 
 
 def _breakeven(b) -> dict:

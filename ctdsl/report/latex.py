@@ -147,24 +147,33 @@ def _units_note(symbols) -> str:
     return ("Symbols are in their declared units: " + ", ".join(parts) + ".") if parts else ""
 
 
+def _qeq(lhs: str, q, symbols) -> str:
+    """lhs = a result quantity: its exact form, in its own dimension, and its value."""
+    return _eq(lhs, q.expr, symbols, q.dim, _shown(q.value))
+
+
+def _shown(v: float) -> float:
+    """The value that picks a display unit (1 where the value is not a finite number)."""
+    return v if math.isfinite(v) else 1.0
+
+
 def scheme_align(r, symbols) -> str:
-    c = r.costs
     lines = [
-        _eq(r"c", c.payload, symbols, U.DATA, r.payload.value),
-        _eq(r"B_{\mathrm{WAN}}", c.wan_bytes, symbols, U.DATA, r.wan.value),
-        _eq(r"t_{\mathrm{compute}}", c.compute, symbols, U.TIME, r.components["compute"].value),
+        _qeq(r"c", r.payload, symbols),
+        _qeq(r"B_{\mathrm{WAN}}", r.wan, symbols),
+        _qeq(r"t_{\mathrm{compute}}", r.components["compute"], symbols),
     ]
     names = []
     compute = r"t_{\mathrm{compute}}"
-    if c.stragglers is not None:  # the expected wait for the slowest worker (stragglers.py)
-        lines.append(_eq(r"t_{\mathrm{stragglers}}", c.stragglers.extra, symbols, U.TIME, _v(c.stragglers.extra, symbols)))
+    if "stragglers" in r.components:  # the expected wait for the slowest worker
+        lines.append(_qeq(r"t_{\mathrm{stragglers}}", r.components["stragglers"], symbols))
         compute = r"t_{\mathrm{compute}} + t_{\mathrm{stragglers}}"
-    if c.transform != 0:
-        lines.append(_eq(r"t_{\mathrm{transform}}", c.transform, symbols, U.TIME, _v(c.transform, symbols)))
+    if r.transform is not None:
+        lines.append(_qeq(r"t_{\mathrm{transform}}", r.transform, symbols))
         names.append(r"t_{\mathrm{transform}}")
-    for i, ph in enumerate(c.phases, 1):
+    for i, ph in enumerate(r.phases, 1):
         lines.append(
-            _eq(f"t_{{{i}}}", ph.time, symbols, U.TIME, _v(ph.time, symbols))
+            _qeq(f"t_{{{i}}}", ph.time, symbols)
             + f" && \\text{{{_esc(ph.name)}: {ph.steps} step{'s' * (ph.steps != 1)}}}"
         )
         names.append(f"t_{{{i}}}")
@@ -178,15 +187,6 @@ def scheme_align(r, symbols) -> str:
     if r.time_to_target is not None:
         lines.append(f"T_{{\\mathrm{{target}}}} &= {r.steps:g}\\,T = {_qtex(str(r.time_to_target))}")
     return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"
-
-
-def _v(expr, symbols) -> float:
-    from ctdsl.symbolic.convert import value
-
-    try:
-        return value(expr, symbols.defaults())
-    except Exception:  # noqa: BLE001 - only picks a display unit
-        return 1.0
 
 
 def breakeven_align(b, symbols) -> str:

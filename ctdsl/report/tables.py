@@ -120,7 +120,7 @@ def closed_form_notes(sol) -> list[str]:
     """One line per contention or straggler term: its formula and whether it is exact."""
     seen: dict[tuple, list[str]] = {}
     for r in sol.schemes.values():
-        for cf in r.costs.closed_forms:
+        for cf in r.closed_forms:
             if r.components[cf.component].value:  # a load or jitter of 0 adds nothing to say
                 seen.setdefault((cf.component, cf.formula, cf.status, cf.note), []).append(r.name)
     out = []
@@ -135,18 +135,11 @@ def closed_form_notes(sol) -> list[str]:
 
 def oversubscribed(r) -> list[str]:
     """Loaded links whose background and sync together need more than the whole link."""
-    from ctdsl.symbolic.convert import value
-
-    env = r.symbols.defaults() if r.symbols is not None else {}
     step = r.step_time.value
     over: dict[tuple, list[str]] = {}
-    for (a, b), le in r.costs.queues.items():
-        try:
-            rho, busy = value(le.queue.rho, env), value(le.busy, env)
-        except (ArithmeticError, ValueError):
-            continue
-        if step and rho + busy / step >= 1:
-            over.setdefault((le.queue.link, rho, busy), []).append(f"{a} -> {b}")
+    for ll in r.loaded_links:
+        if step and ll.load + ll.busy / step >= 1:
+            over.setdefault((ll.link, ll.load, ll.busy), []).append(f"{ll.source} -> {ll.target}")
     out = []
     for (link, rho, busy), edges in over.items():
         bound = busy / (1 - rho) if rho < 1 else float("inf")

@@ -10,53 +10,13 @@ the param's unit and display name for printing.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import sympy as sp
 
 from ctdsl.language.tolerances import CEIL_SLACK
 from ctdsl.model import expr as E
-from ctdsl.model.entities import Param, Spec
-
-
-@dataclass
-class SymbolInfo:
-    symbol: sp.Symbol
-    param: Param
-
-    @property
-    def latex(self) -> str:
-        if self.param.display:
-            return self.param.display
-        head, *rest = self.param.name.split("_")
-        if len(head) == 1:
-            text = head
-        else:
-            text = r"\mathrm{" + head + "}"
-        if rest:
-            text += r"_{\mathrm{" + r"\_".join(rest) + "}}"
-        return text
-
-
-class Symbols:
-    """The spec's params as sympy symbols, with units and display names."""
-
-    def __init__(self, spec: Spec):
-        self.info: dict[str, SymbolInfo] = {}
-        for p in spec.params.values():
-            positive = p.default > 0 and (p.lo is None or p.lo > 0)
-            sym = sp.Symbol(p.name, positive=True) if positive else sp.Symbol(p.name, real=True)
-            self.info[p.name] = SymbolInfo(sym, p)
-        self.by_symbol = {i.symbol: i for i in self.info.values()}
-
-    def __getitem__(self, name: str) -> sp.Symbol:
-        return self.info[name].symbol
-
-    def defaults(self) -> dict[sp.Symbol, float]:
-        return {i.symbol: i.param.default for i in self.info.values()}
-
-    def latex_names(self) -> dict[sp.Symbol, str]:
-        return {i.symbol: i.latex for i in self.info.values()}
+from ctdsl.results.params import SymbolInfo, Symbols  # noqa: F401  (the solver's symbols)
+from ctdsl.symbolic.dimensioned import DimExpr
 
 
 def to_sympy(expr: E.Expr, symbols: Symbols, memo: dict[int, tuple] | None = None) -> sp.Expr:
@@ -179,6 +139,8 @@ def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
         memo[e] = r
         return r
 
+    if isinstance(expr, DimExpr):
+        expr = expr.e
     if not isinstance(expr, sp.Basic):
         return float(expr)
     return ev(expr)

@@ -27,72 +27,51 @@ from dataclasses import dataclass, field
 import networkx as nx
 import sympy as sp
 
+from ctdsl import units as U
 from ctdsl.language import schema as S
-from ctdsl.language.transforms import optics_performs_transform
+from ctdsl.language.enums import LinkKind, PlacementKind
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Scheme, Spec
+from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic import stragglers as ST
 from ctdsl.symbolic.convert import NumericError, Symbols, to_sympy, value
-from ctdsl.symbolic.maxmin import emax, emin
+from ctdsl.symbolic.dimensioned import DimExpr
+from ctdsl.symbolic.energy import energy_parts
 from ctdsl.symbolic.routing import Edge, Phase, Router
+from ctdsl.symbolic.transform import ModuleStages, per_dc_max, transform
 
-ZERO = sp.Integer(0)
+__all__ = ["CostModel", "SchemeCosts", "LoadedEdge", "ClosedForm", "ModuleStages"]
 
-
-@dataclass
-class ModuleStages:
-    """A pluggable's pipelined stages for one scheme's transform."""
-
-    pluggable: str
-    rates: dict[str, sp.Expr]  # stage -> B/s
-    stream: sp.Expr  # bytes that pass through (the dense buffer)
-    latency: sp.Expr
-    charged_cost: sp.Expr  # FLOP per byte charged to the compute budget
-    line_rate: sp.Expr = None  # the port stage's rate
-    budget: sp.Expr | None = None  # FLOP/s of the compute stage
-
-    @property
-    def budget_per_byte(self) -> sp.Expr | None:
-        """FLOPs the budget affords per byte at line rate: budget / line rate."""
-        return self.budget / self.line_rate if self.budget is not None else None
-
-    @property
-    def rate(self) -> sp.Expr:
-        args = list(self.rates.values())
-        return emin(*args) if len(args) > 1 else args[0]
-
-    def times(self) -> dict[str, sp.Expr]:
-        return {k: self.stream / r for k, r in self.rates.items()}
-
-    @property
-    def time(self) -> sp.Expr:
-        return self.stream / self.rate + self.latency
+# the schema kind of each entity class whose fields the costs read
+_KIND = {"Model": "model", "Device": "device", "Link": "link", "Pluggable": "pluggable", "Switch": "switch", "DataCentre": "dc", "Scheme": "scheme"}
 
 
 @dataclass
 class SchemeCosts:
+    """One scheme's cost terms, each a DimExpr (its dimension in a comment where it is not obvious)."""
+
     scheme: Scheme
-    dense: sp.Expr
-    payload: sp.Expr
-    up: sp.Expr
+    dense: DimExpr
+    payload: DimExpr
+    up: DimExpr
     phases: list[Phase]
-    compute: sp.Expr
-    transform: sp.Expr
+    compute: DimExpr
+    transform: DimExpr
     transform_where: str  # gpu | pluggable NAME | switch NAME | none
     module: ModuleStages | None
-    period: sp.Expr
-    steps: sp.Expr | None
-    components: dict[str, sp.Expr]  # per step, each already divided by H where it applies
-    sync: sp.Expr  # per sync
-    step_time: sp.Expr
-    time_to_target: sp.Expr | None
-    energy_per_step: sp.Expr
-    energy_to_target: sp.Expr | None
-    energy_parts: dict[str, sp.Expr]
-    link_bytes: dict[Edge, sp.Expr]  # bytes per sync on each edge
-    wire: sp.Expr  # bytes one worker sends per sync
-    wan_bytes: sp.Expr  # bytes per sync on the busiest WAN edge
+    period: DimExpr  # dimensionless
+    steps: DimExpr | None  # dimensionless
+    components: dict[str, DimExpr]  # per step, each already divided by H where it applies
+    sync: DimExpr  # per sync
+    step_time: DimExpr
+    time_to_target: DimExpr | None
+    energy_per_step: DimExpr
+    energy_to_target: DimExpr | None
+    energy_parts: dict[str, DimExpr]
+    link_bytes: dict[Edge, DimExpr]  # bytes per sync on each edge
+    wire: DimExpr  # bytes one worker sends per sync
+    wan_bytes: DimExpr  # bytes per sync on the busiest WAN edge
     wan_edges: list[Edge]
     labels: dict[sp.Expr, str] = field(default_factory=dict)  # max/min argument -> meaning
     stragglers: ST.Straggler | None = None
@@ -108,7 +87,7 @@ class LoadedEdge:
     queue: Q.Queue
     phases: list[str]  # the phases that pay its wait
     waits_per_sync: int  # phase steps per sync that wait for it
-    busy: sp.Expr  # seconds per step the sync keeps it busy (divided by H)
+    busy: DimExpr  # seconds per step the sync keeps it busy (divided by H)
 
 
 @dataclass
@@ -135,96 +114,82 @@ class CostModel:
     def sym(self, expr) -> sp.Expr:
         return to_sympy(expr, self.symbols, self._memo)
 
+    def q(self, expr, dim: U.Dim) -> DimExpr:
+        """A checked expression whose dimension the caller knows (a model formula's result)."""
+        return DimExpr(self.sym(expr), dim)
+
+    def field(self, entity, name: str) -> DimExpr:
+        """A field of a checked entity, with the dimension the language's schema gives it."""
+        kind = _KIND.get(type(entity).__name__)
+        table = S.KINDS[kind] if kind is not None else S.STAGES[entity.name]
+        return DimExpr(self.sym(getattr(entity, name)), table[name].dim)
+
     def edge_attr(self, e: Edge) -> dict:
         if e not in self._edges:
             d = self.g.edges[e]
-            self._edges[e] = {
-                "bandwidth": self.sym(d["bandwidth"]),
-                "latency": self.sym(d["latency"]),
-                "energy_per_bit": self.sym(d["energy_per_bit"]),
+            attrs = self._edges[e] = {
+                "bandwidth": self.q(d["bandwidth"], U.RATE),
+                "latency": self.q(d["latency"], U.TIME),
+                "energy_per_byte": self.q(d["energy_per_bit"], U.ENERGY_PER_DATA),
                 "link": d["link"],
                 "kind": d["kind"],
                 "queue": None,
             }
-            link = self.spec.links.get(d["link"]) if d["kind"] in ("intra", "wan") else None
+            link = self.spec.links.get(d["link"]) if d["kind"] in (LinkKind.INTRA, LinkKind.WAN) else None
             if link is not None and link.load is not None and link.transfer is not None:
-                attrs = self._edges[e]
-                attrs["queue"] = Q.Queue.of(d["link"], self.sym(link.load), self.sym(link.transfer), attrs["bandwidth"])
+                attrs["queue"] = Q.Queue.of(d["link"], self.field(link, "load"), self.field(link, "transfer"), attrs["bandwidth"])
         return self._edges[e]
 
-    def node_latency(self, node: str) -> sp.Expr:
+    def node_latency(self, node: str) -> DimExpr:
         d = self.g.nodes[node]
         if d.get("kind") == "switch":
             sw = self.spec.switches.get(d["definition"])
             if sw is not None and sw.latency is not None:
-                return self.sym(sw.latency)
-        return ZERO
+                return self.field(sw, "latency")
+        return D.zero(U.TIME)
+
+    def devices(self):
+        return {dc: self.spec.devices[d.device] for dc, d in self.spec.dcs.items()}
 
     # ---- one scheme -------------------------------------------------------------------
 
     def scheme(self, scheme: Scheme) -> SchemeCosts:
-        spec = self.spec
-        model = spec.models[scheme.model]
-        dense = self.sym(PL.dense_bytes(model))
-        payload = self.sym(PL.payload_bytes(scheme, model))
+        model = self.spec.models[scheme.model]
+        dense = self.q(PL.dense_bytes(model), U.DATA)
+        payload = self.q(PL.payload_bytes(scheme, model), U.DATA)
         labels: dict[sp.Expr, str] = {}
-        up = dense if scheme.at.kind == "switch" else payload
+        up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
         phases = self.router.plan(scheme.collective, payload, up, scheme.loopback)
         for ph in phases:
             labels.update(ph.bottlenecks)
-        flops = self.sym(PL.compute_flops(model))
-        per_dc = {dc: flops / (self.sym(dev.peak) * self.sym(dev.efficiency)) for dc, dev in self._devices().items()}
-        compute = self._per_dc_max(per_dc, "compute in dc {}", labels)
-        transform, where, module = self._transform(scheme, model, dense, up, labels)
-        period = self.sym(scheme.period)
-        sync = sp.Add(*[ph.time for ph in phases]) if phases else ZERO
-        components: dict[str, sp.Expr] = {"compute": compute}
-        if transform != 0:
-            components["transform"] = transform / period
-        queueing: dict[str, sp.Expr] = {}
-        for ph in phases:
-            if ph.waits:
-                components[ph.name] = ph.steps * ph.free_step_time / period
-                links = ", ".join(dict.fromkeys(self.edge_attr(e)["link"] for e in ph.waits))
-                key = f"queueing on {links}"
-                queueing[key] = queueing.get(key, ZERO) + ph.steps * ph.queueing / period
-            else:
-                components[ph.name] = ph.time / period
-        components.update(queueing)
-        closed: list[ClosedForm] = []
+        flops = self.q(PL.compute_flops(model), U.OPS)
+        per_dc = {dc: flops / (self.field(dev, "peak") * self.field(dev, "efficiency")) for dc, dev in self.devices().items()}
+        compute = per_dc_max(per_dc, "compute in dc {}", labels)
+        tr, where, module = transform(self, scheme, dense, up, labels)
+        period = self.field(scheme, "period")
+        sync = D.total([ph.time for ph in phases], U.TIME)
+        components = self._components(phases, compute, tr, period)
+        closed = [ClosedForm(k, Q.FORMULA, Q.STATUS, Q.LIMITS) for k in components if k.startswith("queueing on ")]
         queues = self._loaded_edges(phases, period)
-        for key in queueing:
-            closed.append(ClosedForm(key, Q.FORMULA, Q.STATUS, Q.LIMITS))
         strag = self._stragglers(per_dc, period, scheme.overlap)
         worked = compute
         if strag is not None:
             components["stragglers"] = strag.extra
             worked = compute + strag.extra
             closed.append(ClosedForm("stragglers", strag.formula, strag.status, strag.note))
-        side = (transform + sync) / period
+        side = (tr + sync) / period
         if scheme.overlap:
-            step = emax(worked, side)
-            labels[worked] = "compute"
-            labels[side] = "transform and sync"
+            step = D.emax(worked, side)
+            labels[worked.e] = "compute"
+            labels[side.e] = "transform and sync"
         else:
             step = worked + side
-        steps = self.sym(scheme.steps) if scheme.steps is not None else None
-        link_bytes: dict[Edge, sp.Expr] = {}
-        for ph in phases:
-            for e in ph.loads:
-                link_bytes[e] = link_bytes.get(e, ZERO) + ph.bytes_on(e)
-        wan_edges = [e for e in link_bytes if self.edge_attr(e)["kind"] == "wan"]
-        wan_bytes = ZERO
-        if wan_edges:
-            wan_bytes = emax(*[link_bytes[e] for e in wan_edges]) if len(wan_edges) > 1 else link_bytes[wan_edges[0]]
-        senders: dict[str, sp.Expr] = {}
-        for ph in phases:
-            for t in ph.transfers:
-                if self.g.nodes[t.src]["kind"] == "worker":
-                    senders[t.src] = senders.get(t.src, ZERO) + ph.steps * t.nbytes
-        wire = emax(*senders.values()) if len(senders) > 1 else (next(iter(senders.values())) if senders else ZERO)
-        energy_parts = self._energy(scheme, model, step, flops, dense, link_bytes, period, where)
-        energy = sp.Add(*energy_parts.values())
+        steps = self.field(scheme, "steps") if scheme.steps is not None else None
+        link_bytes = self._link_bytes(phases)
+        wan_edges = [e for e in link_bytes if self.edge_attr(e)["kind"] == LinkKind.WAN]
+        wan_bytes = D.emax(*[link_bytes[e] for e in wan_edges]) if wan_edges else D.zero(U.DATA)
+        energy = energy_parts(self, scheme, step, flops, dense, link_bytes, period, where)
+        energy_step = D.total(energy.values(), U.ENERGY)
         return SchemeCosts(
             scheme=scheme,
             dense=dense,
@@ -232,7 +197,7 @@ class CostModel:
             up=up,
             phases=phases,
             compute=compute,
-            transform=transform,
+            transform=tr,
             transform_where=where,
             module=module,
             period=period,
@@ -241,11 +206,11 @@ class CostModel:
             sync=sync,
             step_time=step,
             time_to_target=steps * step if steps is not None else None,
-            energy_per_step=energy,
-            energy_to_target=steps * energy if steps is not None else None,
-            energy_parts=energy_parts,
+            energy_per_step=energy_step,
+            energy_to_target=steps * energy_step if steps is not None else None,
+            energy_parts=energy,
             link_bytes=link_bytes,
-            wire=wire,
+            wire=self._wire(phases),
             wan_bytes=wan_bytes,
             wan_edges=wan_edges,
             labels=labels,
@@ -254,22 +219,55 @@ class CostModel:
             closed_forms=closed,
         )
 
+    def _components(self, phases: list[Phase], compute: DimExpr, tr: DimExpr, period: DimExpr) -> dict[str, DimExpr]:
+        """Step components in order: compute, transform, each phase, then the queueing waits."""
+        components: dict[str, DimExpr] = {"compute": compute}
+        if tr != 0:
+            components["transform"] = tr / period
+        queueing: dict[str, DimExpr] = {}
+        for ph in phases:
+            if ph.waits:
+                components[ph.name] = ph.steps * ph.free_step_time / period
+                links = ", ".join(dict.fromkeys(self.edge_attr(e)["link"] for e in ph.waits))
+                key = f"queueing on {links}"
+                queueing[key] = queueing.get(key, D.zero(U.TIME)) + ph.steps * ph.queueing / period
+            else:
+                components[ph.name] = ph.time / period
+        components.update(queueing)
+        return components
+
+    def _link_bytes(self, phases: list[Phase]) -> dict[Edge, DimExpr]:
+        link_bytes: dict[Edge, DimExpr] = {}
+        for ph in phases:
+            for e in ph.loads:
+                link_bytes[e] = link_bytes.get(e, D.zero(U.DATA)) + ph.bytes_on(e)
+        return link_bytes
+
+    def _wire(self, phases: list[Phase]) -> DimExpr:
+        """Bytes the busiest worker sends per sync."""
+        senders: dict[str, DimExpr] = {}
+        for ph in phases:
+            for t in ph.transfers:
+                if self.g.nodes[t.src]["kind"] == "worker":
+                    senders[t.src] = senders.get(t.src, D.zero(U.DATA)) + ph.steps * t.nbytes
+        return D.emax(*senders.values()) if senders else D.zero(U.DATA)
+
     # ---- contention and stragglers ----------------------------------------------------------
 
-    def _loaded_edges(self, phases: list[Phase], period: sp.Expr) -> dict[Edge, LoadedEdge]:
+    def _loaded_edges(self, phases: list[Phase], period: DimExpr) -> dict[Edge, LoadedEdge]:
         out: dict[Edge, LoadedEdge] = {}
         for ph in phases:
             for e in ph.waits:
                 q = self.edge_attr(e)["queue"]
-                le = out.setdefault(e, LoadedEdge(e, q, [], 0, ZERO))
+                le = out.setdefault(e, LoadedEdge(e, q, [], 0, D.zero(U.TIME)))
                 le.phases.append(ph.name)
                 le.waits_per_sync += ph.steps
         for e, le in out.items():
             bw = self.edge_attr(e)["bandwidth"]
-            le.busy = sp.Add(*[ph.bytes_on(e) for ph in phases]) / bw / period
+            le.busy = D.total([ph.bytes_on(e) for ph in phases], U.DATA) / bw / period
         return out
 
-    def _stragglers(self, per_dc: dict[str, sp.Expr], period: sp.Expr, overlap: bool) -> ST.Straggler | None:
+    def _stragglers(self, per_dc: dict[str, DimExpr], period: DimExpr, overlap: bool) -> ST.Straggler | None:
         """The expected wait for the slowest worker, when a dc sets jitter (stragglers.py)."""
         spec = self.spec
         dcs = [d for d in spec.dcs.values() if d.workers > 0]
@@ -285,8 +283,8 @@ class CostModel:
             notes.append(f"H is taken at its default, {H:g}")
         keys = {}
         for d in dcs:
-            jitter = self.sym(d.jitter) if d.jitter is not None else ZERO
-            sigma = self.sym(d.jitter_sigma) if d.jitter_sigma is not None else None
+            jitter = self.field(d, "jitter") if d.jitter is not None else D.zero(U.TIME)
+            sigma = self.field(d, "jitter_sigma") if d.jitter_sigma is not None else None
             keys[d.name] = (per_dc[d.name], jitter, d.jitter_kind if d.jitter is not None else None, sigma)
         if len(set(keys.values())) == 1:
             base, jitter, kind, sigma = next(iter(keys.values()))
@@ -310,7 +308,7 @@ class CostModel:
                     )
                 )
             x, status = ST.excess(groups, H)
-            extra = sp.Float(x, 15)
+            extra = DimExpr(sp.Float(x, 15), U.TIME)
             formula = "E[max over workers of their compute over H steps] / H - the slowest dc's compute, for unlike dcs"
             notes.append("integrated at the params' defaults: a number that does not follow a swept param")
         if overlap:
@@ -318,93 +316,3 @@ class CostModel:
             notes.append("with overlap, max(compute + stragglers, sync) stands for E[max(slowest compute, sync)], which is at least as large")
         return ST.Straggler(extra, status, formula, "; ".join(notes))
 
-    def _devices(self):
-        return {dc: self.spec.devices[d.device] for dc, d in self.spec.dcs.items()}
-
-    def _per_dc_max(self, per_dc: dict[str, sp.Expr], label: str, labels) -> sp.Expr:
-        unique: dict[sp.Expr, str] = {}
-        for dc, e in per_dc.items():
-            unique.setdefault(e, label.format(dc))
-        if len(unique) == 1:
-            return next(iter(unique))
-        labels.update(unique)
-        return emax(*unique)
-
-    def _transform(self, scheme: Scheme, model, dense, up, labels):
-        needs = S.PAYLOAD_NEEDS.get(scheme.payload, ())
-        if not needs:
-            return ZERO, "none", None
-        cost = self.sym(scheme.cost)
-        at = scheme.at
-        if at.kind == "gpu":
-            per_dc = {}
-            for dc, dev in self._devices().items():
-                arith = cost * dense / (self.sym(dev.peak) * self.sym(dev.efficiency))
-                if dev.mem_bw is not None:
-                    memory = dense / self.sym(dev.mem_bw)
-                    labels.setdefault(arith, "transform arithmetic on the GPU")
-                    labels.setdefault(memory, "transform memory traffic on the GPU")
-                    per_dc[dc] = emax(arith, memory)
-                else:
-                    per_dc[dc] = arith
-            return self._per_dc_max(per_dc, "transform in dc {}", labels), "gpu", None
-        if at.kind == "pluggable":
-            plug = self.spec.pluggables[at.name]
-            charged = cost
-            optics = plug.stages.get("optics")
-            if optics is not None and optics_performs_transform(scheme.payload, optics.performs):
-                charged = ZERO
-            rates: dict[str, sp.Expr] = {"port": self.sym(plug.line_rate)}
-            if optics is not None:
-                rates["optics"] = self.sym(optics.rate)
-            compute_stage = plug.stages.get("compute")
-            if compute_stage is not None and charged != 0:
-                rates["compute"] = self.sym(compute_stage.budget) / charged
-            fpga = plug.stages.get("fpga")
-            if fpga is not None:
-                rates["fpga"] = self.sym(fpga.rate)
-            rates = {k: v for k, v in rates.items() if v != 0}
-            for k, v in rates.items():
-                labels.setdefault(v, f"{k} stage of {plug.name}")
-            module = ModuleStages(
-                plug.name,
-                rates,
-                dense,
-                self.sym(plug.latency),
-                charged,
-                line_rate=self.sym(plug.line_rate),
-                budget=self.sym(compute_stage.budget) if compute_stage is not None else None,
-            )
-            return module.time, f"pluggable {plug.name}", module
-        # at a switch: it takes in every worker's stream
-        sw = self.spec.switches[at.name]
-        if sw.rate is None:
-            return ZERO, f"switch {sw.name}", None
-        per_dc = {dc: d.workers * up / self.sym(sw.rate) for dc, d in self.spec.dcs.items()}
-        return self._per_dc_max(per_dc, "switch in dc {}", labels), f"switch {sw.name}", None
-
-    def _energy(self, scheme, model, step, flops, dense, link_bytes, period, where) -> dict[str, sp.Expr]:
-        """Energy of one step by part. Powers are summed first and multiply the step
-        time once: the step time is the largest expression here."""
-        spec = self.spec
-        static_w, module_w, switch_w, arith = [], [], [], []
-        for d in spec.dcs.values():
-            dev = spec.devices[d.device]
-            static_w.append(d.workers * self.sym(dev.static_power))
-            arith.append(d.workers * self.sym(dev.energy_per_flop) * flops)
-            if where == "gpu":
-                per_byte = self.sym(dev.energy_per_flop) * self.sym(scheme.cost) + self.sym(dev.energy_per_byte)
-                arith.append(d.workers * per_byte * dense / period)
-            if d.pluggable:
-                module_w.append(d.workers * self.sym(spec.pluggables[d.pluggable].power))
-            sw = spec.switches.get(d.switch)
-            if sw is not None:
-                switch_w.append(self.sym(sw.power))
-        links = sp.Add(*[self.edge_attr(e)["energy_per_bit"] * nbytes for e, nbytes in link_bytes.items()]) / period
-        return {
-            "static": sp.Add(*static_w) * step,
-            "arithmetic": sp.Add(*arith),
-            "links": links,
-            "modules": sp.Add(*module_w) * step,
-            "switches": sp.Add(*switch_w) * step,
-        }

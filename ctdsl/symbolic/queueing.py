@@ -34,10 +34,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy as sp
+from ctdsl.symbolic.dimensioned import DimExpr
 
 
-def md1_wait(rho: sp.Expr, service: sp.Expr) -> sp.Expr:
+def md1_wait(rho: DimExpr, service: DimExpr) -> DimExpr:
     """Mean wait in an M/D/1 queue of utilisation rho and service time S (Pollaczek-Khinchine)."""
     return rho * service / (2 * (1 - rho))
 
@@ -47,13 +47,13 @@ class Queue:
     """The background traffic on one directed edge."""
 
     link: str
-    rho: sp.Expr  # background utilisation
-    transfer: sp.Expr  # bytes of one background transfer
-    service: sp.Expr  # S = transfer / bandwidth
-    wait: sp.Expr  # M/D/1 mean wait
+    rho: DimExpr  # background utilisation (dimensionless)
+    transfer: DimExpr  # bytes of one background transfer
+    service: DimExpr  # S = transfer / bandwidth, s
+    wait: DimExpr  # M/D/1 mean wait, s
 
     @classmethod
-    def of(cls, link: str, rho: sp.Expr, transfer: sp.Expr, bandwidth: sp.Expr) -> "Queue":
+    def of(cls, link: str, rho: DimExpr, transfer: DimExpr, bandwidth: DimExpr) -> "Queue":
         service = transfer / bandwidth
         return cls(link, rho, transfer, service, md1_wait(rho, service))
 

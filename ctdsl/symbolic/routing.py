@@ -43,11 +43,13 @@ from functools import lru_cache
 import networkx as nx
 import sympy as sp
 
-from ctdsl.symbolic.maxmin import emax
-
+from ctdsl import units as U
+from ctdsl.language.enums import Collective
 from ctdsl.model.entities import Spec
 from ctdsl.model.graph import path as graph_path
 from ctdsl.model.graph import switch_id, worker_id
+from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic.dimensioned import DimExpr, emax
 
 Edge = tuple[str, str]
 
@@ -56,7 +58,7 @@ Edge = tuple[str, str]
 class Transfer:
     src: str
     dst: str
-    nbytes: sp.Expr
+    nbytes: DimExpr
     route: tuple[str, ...]
 
     @property
@@ -69,28 +71,28 @@ class Phase:
     name: str
     steps: int
     transfers: list[Transfer]
-    loads: dict[Edge, sp.Expr] = field(default_factory=dict)  # bytes per step on each edge
-    step_time: sp.Expr = sp.Integer(0)
-    time: sp.Expr = sp.Integer(0)
-    latency: sp.Expr = sp.Integer(0)  # latency part of one step (slowest route)
+    loads: dict[Edge, DimExpr] = field(default_factory=dict)  # bytes per step on each edge
+    step_time: DimExpr = D.zero(U.TIME)
+    time: DimExpr = D.zero(U.TIME)
+    latency: DimExpr = D.zero(U.TIME)  # latency part of one step (slowest route)
     bottlenecks: dict[sp.Expr, str] = field(default_factory=dict)  # Max argument -> which edge
-    route_latency: list[sp.Expr] = field(default_factory=list)  # per transfer: links and switches on its route
+    route_latency: list[DimExpr] = field(default_factory=list)  # per transfer: links and switches on its route
     # queueing (links with a background load): the M/D/1 wait of each loaded edge the
     # phase's transfers cross, and the step time without those waits
-    waits: dict[Edge, sp.Expr] = field(default_factory=dict)
-    free_step_time: sp.Expr = sp.Integer(0)
+    waits: dict[Edge, DimExpr] = field(default_factory=dict)
+    free_step_time: DimExpr = D.zero(U.TIME)
 
     @property
-    def queueing(self) -> sp.Expr:
+    def queueing(self) -> DimExpr:
         """Queueing wait in one step: the step time with waits less the step time without."""
-        return self.step_time - self.free_step_time if self.waits else sp.Integer(0)
+        return self.step_time - self.free_step_time if self.waits else D.zero(U.TIME)
 
-    def bytes_on(self, edge: Edge) -> sp.Expr:
+    def bytes_on(self, edge: Edge) -> DimExpr:
         """Bytes this phase puts on `edge` over all its steps."""
-        return self.steps * self.loads.get(edge, sp.Integer(0))
+        return self.steps * self.loads.get(edge, D.zero(U.DATA))
 
 
-def _ring(members: list[str], nbytes: sp.Expr) -> list[tuple[str, str, sp.Expr]]:
+def _ring(members: list[str], nbytes: DimExpr) -> list[tuple[str, str, DimExpr]]:
     n = len(members)
     if n < 2:
         return []
@@ -110,21 +112,21 @@ class Router:
     def _route_uncached(self, src: str, dst: str) -> tuple[str, ...]:
         return tuple(graph_path(self.g, src, dst))
 
-    def phase(self, name: str, steps: int, flows: list[tuple[str, str, sp.Expr]]) -> Phase | None:
+    def phase(self, name: str, steps: int, flows: list[tuple[str, str, DimExpr]]) -> Phase | None:
         if steps <= 0 or not flows:
             return None
         transfers = [Transfer(s, d, b, self._route(s, d)) for s, d, b in flows]
-        loads: dict[Edge, sp.Expr] = {}
+        loads: dict[Edge, DimExpr] = {}
         for t in transfers:
             for e in t.edges:
-                loads[e] = loads.get(e, sp.Integer(0)) + t.nbytes
+                loads[e] = loads.get(e, D.zero(U.DATA)) + t.nbytes
         phase = Phase(name, steps, transfers, loads)
-        terms: dict[sp.Expr, None] = {}
-        free: dict[sp.Expr, None] = {}
-        lats: dict[sp.Expr, None] = {}
+        terms: dict[DimExpr, None] = {}
+        free: dict[DimExpr, None] = {}
+        lats: dict[DimExpr, None] = {}
         for t in transfers:
-            lat = sp.Add(*[self.edge_attr(e)["latency"] for e in t.edges])
-            lat += sp.Add(*[self.node_latency(n) for n in t.route[1:-1]])
+            lat = D.total([self.edge_attr(e)["latency"] for e in t.edges], U.TIME)
+            lat += D.total([self.node_latency(n) for n in t.route[1:-1]], U.TIME)
             phase.route_latency.append(lat)
             # M/D/1 wait, once per loaded link on the route (queueing.py)
             waits = [(e, self.edge_attr(e)["queue"].wait) for e in t.edges if self.edge_attr(e).get("queue") is not None]
@@ -138,10 +140,10 @@ class Router:
             bw_time = emax(*args) if len(args) > 1 else args[0]
             for arg, e in shares.items():
                 a = self.edge_attr(e)
-                phase.bottlenecks.setdefault(arg, f"{a['link']} {e[0]} -> {e[1]}")
+                phase.bottlenecks.setdefault(arg.e, f"{a['link']} {e[0]} -> {e[1]}")
             if waits:
                 free[lat + bw_time] = None
-                terms[lat + sp.Add(*[w for _, w in waits]) + bw_time] = None
+                terms[lat + D.total([w for _, w in waits], U.TIME) + bw_time] = None
             else:
                 free[lat + bw_time] = None
                 terms[lat + bw_time] = None
@@ -155,7 +157,7 @@ class Router:
 
     # ---- the collectives -------------------------------------------------------------
 
-    def plan(self, collective: str, payload: sp.Expr, up: sp.Expr, loopback: bool) -> list[Phase]:
+    def plan(self, collective: Collective, payload: DimExpr, up: DimExpr, loopback: bool) -> list[Phase]:
         spec = self.spec
         dcs = list(spec.dcs)
         everyone = [worker_id(d, i) for d in dcs for i in range(spec.dcs[d].workers)]

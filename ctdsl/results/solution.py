@@ -1,0 +1,84 @@
+"""The whole solution: every scheme, the models' sizes and the break-evens."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ctdsl import units as U
+from ctdsl.model.entities import Spec
+from ctdsl.results import display
+from ctdsl.results.frozen import FrozenDict
+from ctdsl.results.params import Symbols
+from ctdsl.results.quantity import Quantity
+
+
+@dataclass(frozen=True, slots=True)
+class BreakevenResult:
+    x: str
+    y: str
+    over: str
+    dim: U.Dim
+    result: Any  # the solver's answer (roots with exact forms and values), or None
+    missing: str | None = None  # why it could not be asked (no steps to target)
+    symbols: Symbols | None = None
+
+    @property
+    def roots(self):
+        return self.result.roots if self.result else []
+
+    def describe(self) -> str:
+        if self.missing:
+            return self.missing
+        r = self.result
+        if not r.roots:
+            return f"never in range: {r.reason}"
+        parts = []
+        for root in r.roots:
+            parts.append(
+                f"{self.over} = {U.format_quantity(root.value, self.dim)}: {root.below} faster below, {root.above} above"
+            )
+        return "; ".join(parts)
+
+    def _repr_latex_(self) -> str:
+        return display.render("breakeven", "latex", self)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResult:
+    """Sizes that follow from a model: its parameters, update, FLOPs and KV cache."""
+
+    name: str
+    params: float
+    dense: Quantity  # one BF16 (v-byte) update: v P
+    flops_per_step: Quantity | None  # per worker
+    kv_per_token: Quantity | None  # 2 L g (d/h) v, when the shape is known
+    kv_tokens: float | None
+    kv_handoff: Quantity | None  # kv_tokens x kv_per_token
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    spec: Spec
+    symbols: Symbols
+    schemes: FrozenDict  # name -> SchemeResult
+    breakevens: tuple[BreakevenResult, ...]
+    baseline: str | None
+    models: FrozenDict  # name -> ModelResult
+
+    def _repr_html_(self) -> str:
+        return display.render("solution", "html", self)
+
+    def _repr_latex_(self) -> str:
+        return display.render("solution", "latex", self)
+
+    def to_json(self) -> dict:
+        return display.render("solution", "json", self)
+
+    def __str__(self) -> str:
+        if not display.has("solution", "text"):
+            return repr(self)
+        return display.render("solution", "text", self)
+
+    def __repr__(self) -> str:
+        return f"<Solution {self.spec.root}: {len(self.schemes)} schemes, {len(self.breakevens)} break-evens>"

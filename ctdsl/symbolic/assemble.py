@@ -1,0 +1,197 @@
+"""The solver's costs, evaluated at the params' defaults into the frozen result tree.
+
+Every quantity takes its dimension from its cost expression (`DimExpr`), never
+from the code that prints it.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ctdsl import units as U
+from ctdsl.language.binding import binding as binding_of
+from ctdsl.model import payload as PL
+from ctdsl.results.frozen import FrozenDict
+from ctdsl.results.quantity import Quantity
+from ctdsl.results.scheme import (
+    BreakPoint,
+    ClosedFormNote,
+    LinkUse,
+    LoadedLink,
+    ModuleResult,
+    PhaseQueueing,
+    PhaseResult,
+    QueueWait,
+    SchemeResult,
+    StageResult,
+)
+from ctdsl.results.solution import ModelResult
+from ctdsl.symbolic.convert import NumericError, value
+from ctdsl.symbolic.costs import CostModel, SchemeCosts
+from ctdsl.symbolic.dimensioned import DimExpr
+
+
+def quantity(x: DimExpr, env) -> Quantity:
+    """The value of a cost term at `env`, nan where it cannot be evaluated."""
+    try:
+        v = value(x.e, env)
+    except (NumericError, ZeroDivisionError, OverflowError):
+        v = float("nan")
+    return Quantity(x.e, v, x.dim)
+
+
+def _maybe(x: DimExpr | None, env) -> Quantity | None:
+    return quantity(x, env) if x is not None else None
+
+
+def _link_use(cm: CostModel, e, nbytes: DimExpr, env) -> LinkUse:
+    a = cm.edge_attr(e)
+    bw = a["bandwidth"]
+    return LinkUse(e[0], e[1], a["link"], a["kind"], quantity(nbytes, env), quantity(bw, env), quantity(nbytes / bw, env))
+
+
+def _phase(cm: CostModel, c: SchemeCosts, ph, env) -> PhaseResult:
+    links = []
+    best, best_t = "", -1.0
+    for e, load in ph.loads.items():
+        lu = _link_use(cm, e, load, env)
+        links.append(lu)
+        if lu.time.value > best_t:
+            best, best_t = f"{lu.link} {e[0]} -> {e[1]}", lu.time.value
+    queueing = None
+    if ph.waits:
+        waits = []
+        for (a, b), w in ph.waits.items():
+            q = c.queues[(a, b)].queue
+            waits.append(QueueWait(a, b, q.link, value(q.rho, env), quantity(q.transfer, env), quantity(q.service, env), quantity(w, env)))
+        queueing = PhaseQueueing(quantity(ph.queueing, env), tuple(waits))
+    return PhaseResult(
+        ph.name,
+        ph.steps,
+        len(ph.transfers),
+        quantity(ph.time, env),
+        quantity(ph.step_time, env),
+        quantity(ph.latency, env),
+        tuple(links),
+        best,
+        queueing,
+    )
+
+
+def _loaded(c: SchemeCosts, env) -> tuple[LoadedLink, ...]:
+    out = []
+    for (a, b), le in c.queues.items():
+        try:
+            rho, busy = value(le.queue.rho, env), value(le.busy, env)
+        except (ArithmeticError, ValueError):
+            continue
+        out.append(LoadedLink(le.queue.link, a, b, rho, busy))
+    return tuple(out)
+
+
+def scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
+    s = c.scheme
+    components = {k: quantity(v, env) for k, v in c.components.items()}
+    step = quantity(c.step_time, env)
+    shares = {k: (q.value / step.value if step.value else 0.0) for k, q in components.items()}
+    payload = quantity(c.payload, env)
+    dense = quantity(c.dense, env)
+    at = s.at.kind if s.at.name is None else f"{s.at.kind} {s.at.name}"
+    return SchemeResult(
+        name=s.name,
+        label=s.label or s.name,
+        payload_kind=str(s.payload),
+        collective=str(s.collective),
+        at=str(at),
+        period=value(c.period, env),
+        dense=dense,
+        payload=payload,
+        up=quantity(c.up, env),
+        wire=quantity(c.wire, env),
+        wan=quantity(c.wan_bytes, env),
+        ratio=dense.value / payload.value if payload.value else float("inf"),
+        components=FrozenDict(components),
+        shares=FrozenDict(shares),
+        binding=binding_of({k: q.value for k, q in components.items()}, s.overlap),
+        step_time=step,
+        steps=value(c.steps, env) if c.steps is not None else None,
+        steps_expr=c.steps.e if c.steps is not None else None,
+        time_to_target=_maybe(c.time_to_target, env),
+        energy_per_step=quantity(c.energy_per_step, env),
+        energy_to_target=_maybe(c.energy_to_target, env),
+        energy_parts=FrozenDict({k: quantity(v, env) for k, v in c.energy_parts.items()}),
+        transform=quantity(c.transform, env) if c.transform != 0 else None,
+        transform_at=c.transform_where,
+        phases=tuple(_phase(cm, c, ph, env) for ph in c.phases),
+        links=tuple(_link_use(cm, e, nbytes, env) for e, nbytes in c.link_bytes.items()),
+        module=module_result(cm, c, env) if c.module is not None else None,
+        overlap=s.overlap,
+        closed_forms=tuple(ClosedFormNote(cf.component, cf.formula, cf.status, cf.note) for cf in c.closed_forms),
+        loaded_links=_loaded(c, env),
+        symbols=cm.symbols,
+    )
+
+
+def module_result(cm: CostModel, c: SchemeCosts, env) -> ModuleResult:
+    m = c.module
+    stages = [StageResult(k, quantity(r, env), quantity(m.stream / r, env)) for k, r in m.rates.items()]
+    ordered = sorted(stages, key=lambda s: (s.rate.value, list(m.rates).index(s.name)))
+    binding = ordered[0].name
+    runner = ordered[1].name if len(ordered) > 1 else None
+    breaks: list[BreakPoint] = []
+    if runner is not None:
+        rb, rr = m.rates[binding].e, m.rates[runner].e
+        for sym in sorted(rb.free_symbols, key=str):
+            info = cm.symbols.by_symbol.get(sym)
+            if info is None:
+                continue
+            for sol in _solve_for(rb, rr, sym):
+                try:
+                    v = value(sol, env)
+                except NumericError:
+                    continue
+                if v > 0:
+                    breaks.append(BreakPoint(sym.name, sol, v, info.param.dim, runner))
+    return ModuleResult(
+        pluggable=m.pluggable,
+        stream=quantity(m.stream, env),
+        stages=tuple(stages),
+        binding=binding,
+        runner_up=runner,
+        breaks=tuple(breaks),
+        latency=quantity(m.latency, env),
+        time=quantity(m.time, env),
+        charged_cost=value(m.charged_cost, env),
+        budget_per_byte=quantity(m.budget_per_byte, env) if m.budget is not None else None,
+    )
+
+
+def _solve_for(a: sp.Expr, b: sp.Expr, sym: sp.Symbol) -> list[sp.Expr]:
+    """Roots of a = b in sym: directly when the equation is linear in sym (a stage
+    rate is usually budget / cost against a constant), else by sympy's solve."""
+    num, _ = sp.fraction(sp.together(a - b))
+    try:
+        poly = sp.Poly(num, sym)
+    except sp.PolynomialError:
+        poly = None
+    if poly is not None and poly.degree() == 1:
+        c1, c0 = poly.all_coeffs()
+        return [-c0 / c1]
+    return list(sp.solve(sp.Eq(a, b), sym))
+
+
+def model_result(cm: CostModel, model, env) -> ModelResult:
+    kv = PL.kv_bytes_per_token(model)
+    handoff = None
+    if kv is not None and model.kv_tokens is not None:
+        handoff = quantity(cm.q(kv, U.DATA) * cm.field(model, "kv_tokens"), env)
+    flops = quantity(cm.q(PL.compute_flops(model), U.OPS), env) if model.tokens is not None else None
+    return ModelResult(
+        name=model.name,
+        params=value(cm.sym(model.params), env),
+        dense=quantity(cm.q(PL.dense_bytes(model), U.DATA), env),
+        flops_per_step=flops,
+        kv_per_token=quantity(cm.q(kv, U.DATA), env) if kv is not None else None,
+        kv_tokens=value(cm.sym(model.kv_tokens), env) if model.kv_tokens is not None else None,
+        kv_handoff=handoff,
+    )

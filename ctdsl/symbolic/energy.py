@@ -1,0 +1,38 @@
+"""Energy of one step, by part (domain.md section 7).
+
+static power x step time, energy per FLOP x FLOPs (and, for a transform on the
+GPU, its FLOPs and memory bytes), energy per byte x bytes on every link crossed,
+and module and switch power x step time. Powers are summed first and multiply
+the step time once: the step time is the largest expression here.
+"""
+
+from __future__ import annotations
+
+from ctdsl import units as U
+from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic.dimensioned import DimExpr
+
+
+def energy_parts(cm, scheme, step: DimExpr, flops: DimExpr, dense: DimExpr, link_bytes: dict, period: DimExpr, where: str) -> dict[str, DimExpr]:
+    spec = cm.spec
+    static_w, module_w, switch_w, arith = [], [], [], []
+    for d in spec.dcs.values():
+        dev = spec.devices[d.device]
+        static_w.append(d.workers * cm.field(dev, "static_power"))
+        arith.append(d.workers * cm.field(dev, "energy_per_flop") * flops)
+        if where == "gpu":
+            per_byte = cm.field(dev, "energy_per_flop") * cm.field(scheme, "cost") + cm.field(dev, "energy_per_byte")
+            arith.append(d.workers * per_byte * dense / period)
+        if d.pluggable:
+            module_w.append(d.workers * cm.field(spec.pluggables[d.pluggable], "power"))
+        sw = spec.switches.get(d.switch)
+        if sw is not None:
+            switch_w.append(cm.field(sw, "power"))
+    links = D.total([cm.edge_attr(e)["energy_per_byte"] * nbytes for e, nbytes in link_bytes.items()], U.ENERGY) / period
+    return {
+        "static": D.total(static_w, U.POWER) * step,
+        "arithmetic": D.total(arith, U.ENERGY),
+        "links": links,
+        "modules": D.total(module_w, U.POWER) * step,
+        "switches": D.total(switch_w, U.POWER) * step,
+    }
