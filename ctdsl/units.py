@@ -15,6 +15,8 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ctdsl.diagnostics import did_you_mean
+
 BASE = ("B", "s", "FLOP", "J", "m")
 
 
@@ -195,8 +197,6 @@ def parse_unit(text: str) -> Unit:
         if unit is None:
             if atom in _MISSPELLINGS:
                 raise UnitError(f"unknown unit '{atom}'", _MISSPELLINGS[atom])
-            from ctdsl.diagnostics import did_you_mean
-
             raise UnitError(f"unknown unit '{atom}'", did_you_mean(atom, UNITS))
         if i == 0:
             scale, d = unit.scale, unit.dim
