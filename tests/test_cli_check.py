@@ -79,7 +79,12 @@ def test_check_json():
 def test_check_json_clean():
     r = run("check", FLAGSHIP, "--format", "json")
     assert r.exit_code == 0
-    assert json.loads(r.stdout) == {"version": 1, "diagnostics": []}
+    assert json.loads(r.stdout) == {
+        "version": 1,
+        "files": [FLAGSHIP],
+        "summary": {"errors": 0, "warnings": 0, "info": 0, "suppressed": 0, "files": 1},
+        "diagnostics": [],
+    }
 
 
 def test_check_several_files_one_bad():

@@ -219,12 +219,12 @@ def test_a_file_imported_by_two_specs_is_reported_once(project):
 
 
 def test_a_rule_that_crashes_is_a_finding_not_a_traceback(project, monkeypatch):
-    from ctdsl.lint import registry
+    from ctdsl.lint import catalogue
 
     def boom(ctx):
         raise ZeroDivisionError("float division by zero")
 
-    monkeypatch.setitem(registry.RULES, "CTL007", dataclasses.replace(registry.RULES["CTL007"], check=boom))
+    monkeypatch.setitem(catalogue.RULES, "CTL007", dataclasses.replace(catalogue.RULES["CTL007"], check=boom))
     r = lint("clean.ct", "-f", "concise")
     assert r.exit_code == 1
     assert r.stdout.splitlines() == [
