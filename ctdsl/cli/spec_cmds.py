@@ -9,11 +9,8 @@ from typing import List
 
 import typer
 
-from ctdsl.api import check as check_spec
-from ctdsl.check.loader import Unreadable
 from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, use_color
 from ctdsl.diagnostics import Format, Report, render
-from ctdsl.model.graph import build_graph, to_dot, to_json
 
 
 class GraphFormat(str, Enum):
@@ -23,6 +20,10 @@ class GraphFormat(str, Enum):
 
 def check_files(files: list[str]) -> Report:
     """Check each file; one that cannot be read is a CT001 diagnostic in `unreadable`."""
+    # the pipeline (lark, networkx) loads when a command runs, not when ctdsl starts
+    from ctdsl.api import check as check_spec
+    from ctdsl.check.loader import Unreadable
+
     report = Report(files=list(files), tool="ctdsl check")
     for path in files:
         try:
@@ -80,6 +81,8 @@ def graph(
       ctdsl graph specs/llama70b_wan.ct
       ctdsl graph specs/llama70b_wan.ct --format dot | dot -Tsvg > topology.svg
     """
+    from ctdsl.model.graph import build_graph, to_dot, to_json
+
     study = load_or_exit(file)
     g = build_graph(study.spec)
     defaults = study.spec.defaults()

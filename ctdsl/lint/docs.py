@@ -7,6 +7,8 @@ A test regenerates it and compares, so the page never drifts from the rules.
 
 from __future__ import annotations
 
+import sys
+
 from ctdsl.lint.catalogue import all_rules
 from ctdsl.lint.registry import Rule
 
@@ -62,8 +64,6 @@ def render_rules_markdown() -> str:
 
 
 def main() -> None:  # pragma: no cover
-    import sys
-
     sys.stdout.write(render_rules_markdown())
 
 

@@ -112,6 +112,28 @@ def bit_byte_slip(ctx: Context) -> Iterator[Hit]:
     (`energy_per_bit = 15 pJ/B` is 1.875 pJ/bit, 8x off if the datasheet said
     15 pJ/bit). Values are taken at the params' defaults.
     """
+    yield from _rate_slips(ctx)
+    yield from _per_unit_slips(ctx)
+
+
+# (B/s if read as written, written in bits?, the text, the comment's span or None for a name)
+Stated = tuple[float, bool, str, Span | None]
+
+
+def _stated_rates(ctx: Context, d: M.Definition, block: ast.Block) -> list[Stated]:
+    """The rates a definition's name, its bases' names and its comments state."""
+    stated: list[Stated] = []
+    for name in [d.name] + ctx.bases(d.name):
+        for rate, _part in _name_rates(name):
+            stated.append((rate / 8, True, f"'{name}'", None))
+    for span, text in ctx.comments_of(block):
+        for rate, bits, shown in _comment_rates(text):
+            stated.append((rate, bits, shown, span))
+    return stated
+
+
+def _rate_slips(ctx: Context) -> Iterator[Hit]:
+    """Links and pluggables whose rate is a stated rate read in the other unit."""
     spec = ctx.spec
     rated: list[tuple[M.Definition, str, str]] = [(link, "bandwidth", "bandwidth") for link in spec.links.values()]
     rated += [(plug, "port.rate", "line rate") for plug in spec.pluggables.values()]
@@ -123,55 +145,53 @@ def bit_byte_slip(ctx: Context) -> Iterator[Hit]:
         block = ctx.blocks.get(d.name)
         if bw is None or block is None:
             continue
-        stated: list[tuple[float, bool, str, Span | None]] = []  # (B/s as written, bits?, text, where)
-        for name in [d.name] + ctx.bases(d.name):
-            for rate, part in _name_rates(name):
-                stated.append((rate / 8, True, f"'{name}'", None))
-        for span, text in ctx.comments_of(block):
-            for rate, bits, shown in _comment_rates(text):
-                stated.append((rate, bits, shown, span))
-        if not stated or any(close(bw, r, MATCH) for r, _, _, _ in stated):
-            continue
-        kind = "link" if isinstance(d, M.Link) else "pluggable"
-        for rate, bits, shown, where in stated:
-            slipped = rate * 8 if bits else rate / 8
-            if not close(bw, slipped, MATCH):
-                continue
-            said = f"the name {shown}" if where is None else f"the comment '{shown}'"
-            if bits:
-                message = (
-                    f"{kind} '{d.name}': {said} means {quantity(rate, U.RATE)}, but its {what} is "
-                    f"{quantity(bw, U.RATE)}, 8x more: bits read as bytes?"
-                )
-            else:
-                message = (
-                    f"{kind} '{d.name}': {said} says {quantity(rate, U.RATE)}, but its {what} is "
-                    f"{quantity(bw, U.RATE)}, 8x less: bytes read as bits?"
-                )
-            written = "rate" if key == "port.rate" else key
-            yield Hit(
-                message,
-                ctx.at(d, key, key.split(".")[0]),
-                label=f"8x {'above' if bits else 'below'} the stated rate",
-                secondary=shown_label(ctx, where, "rate stated here") if where is not None else (),
-                notes=("1 B = 8 b: 100 GbE carries 100 Gb/s = 12.5 GB/s",),
-                help=f"write {written} = {quantity(rate, U.RATE)}"
-                + (f" (or {quantity(rate * 8, U.RATE).replace('B/s', 'b/s')})" if bits else ""),
-            )
-            break
+        stated = _stated_rates(ctx, d, block)
+        if any(close(bw, r, MATCH) for r, _, _, _ in stated):
+            continue  # some stated rate matches: whatever else is said, not a unit slip
+        slipped = next((s for s in stated if close(bw, s[0] * 8 if s[1] else s[0] / 8, MATCH)), None)
+        if slipped is not None:
+            yield _rate_hit(ctx, d, key, what, bw, slipped)
+
+
+def _rate_hit(ctx: Context, d: M.Definition, key: str, what: str, bw: float, stated: Stated) -> Hit:
+    rate, bits, shown, where = stated
+    kind = "link" if isinstance(d, M.Link) else "pluggable"
+    said = f"the name {shown}" if where is None else f"the comment '{shown}'"
+    if bits:
+        message = (
+            f"{kind} '{d.name}': {said} means {quantity(rate, U.RATE)}, but its {what} is "
+            f"{quantity(bw, U.RATE)}, 8x more: bits read as bytes?"
+        )
+    else:
+        message = (
+            f"{kind} '{d.name}': {said} says {quantity(rate, U.RATE)}, but its {what} is "
+            f"{quantity(bw, U.RATE)}, 8x less: bytes read as bits?"
+        )
+    written = "rate" if key == "port.rate" else key
+    return Hit(
+        message,
+        ctx.at(d, key, key.split(".")[0]),
+        label=f"8x {'above' if bits else 'below'} the stated rate",
+        secondary=shown_label(ctx, where, "rate stated here") if where is not None else (),
+        notes=("1 B = 8 b: 100 GbE carries 100 Gb/s = 12.5 GB/s",),
+        help=f"write {written} = {quantity(rate, U.RATE)}"
+        + (f" (or {quantity(rate * 8, U.RATE).replace('B/s', 'b/s')})" if bits else ""),
+    )
+
+
+def _per_unit_slips(ctx: Context) -> Iterator[Hit]:
+    """Fields named per bit written per byte, or the reverse."""
     for name, block in ctx.blocks.items():
-        d = spec.definition(name)
+        d = ctx.spec.definition(name)
         if d is None or not is_user(ctx, d):
             continue
-        for stage, f in iter_fields(block.items):
+        for _stage, f in iter_fields(block.items):
             key = f.key.text
-            other = _per_unit_slip(key, f.value)
-            if other is None or not ctx.shown(f.span):
-                continue
             num = f.value
-            assert isinstance(num, ast.Number)
-            unit = U.parse_unit(num.unit)
-            base = float(num.value * unit.scale)  # J/B
+            other = _per_unit_slip(key, num)
+            if other is None or not isinstance(num, ast.Number) or not ctx.shown(f.span):
+                continue
+            base = float(num.value * U.parse_unit(num.unit).scale)  # J/B
             shown_as = f"{base / 8 / PICO:.4g} pJ/bit" if other == "per byte" else f"{base / PICO:.4g} pJ/B"
             yield Hit(
                 f"{block.kind} '{name}': {key} is written {other} ({num.text} {num.unit} = {shown_as})",
