@@ -2,7 +2,9 @@
 
 Exit codes: 0 clean, 1 findings, 2 usage errors and files that cannot be read.
 Diagnostics of `check` go to stdout (they are its output); a file that cannot
-be read is an `error:` line on stderr. No command ever prints a traceback.
+be read is an `error:` line on stderr in the text format, and a CT001 in the
+machine formats (concise, json, sarif, github), which are those of `ctdsl lint`.
+No command ever prints a traceback.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
@@ -19,6 +22,10 @@ from ctdsl.cli import app
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 FLAGSHIP = "specs/llama70b_wan.ct"
+TWO = "tests/data/two_errors.ct"
+MISSING = "tests/data/no_such_file.ct"
+SARIF_SCHEMA = json.loads((DATA / "sarif-2.1.0-rtm.5.json").read_text(encoding="utf-8"))
+JSON_SCHEMA = json.loads((ROOT / "ctdsl" / "diagnostics" / "output.schema.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(autouse=True)
@@ -79,7 +86,12 @@ def test_check_json():
 def test_check_json_clean():
     r = run("check", FLAGSHIP, "--format", "json")
     assert r.exit_code == 0
-    assert json.loads(r.stdout) == {"version": 1, "diagnostics": []}
+    assert json.loads(r.stdout) == {
+        "version": 1,
+        "files": [FLAGSHIP],
+        "summary": {"errors": 0, "warnings": 0, "info": 0, "suppressed": 0, "files": 1},
+        "diagnostics": [],
+    }
 
 
 def test_check_several_files_one_bad():
@@ -146,6 +158,114 @@ def test_check_spec_that_imports_a_missing_file(tmp_path):
     r = run("check", str(spec), "-f", "concise")
     assert r.exit_code == 1  # a bad import is a finding in a readable file, not a usage error
     assert "CT501 imported file 'b.ct' does not exist" in r.stdout
+
+
+# ---- check: the formats it shares with lint ------------------------------------------
+
+
+def sarif_errors(doc: dict) -> list[str]:
+    jsonschema.Draft4Validator.check_schema(SARIF_SCHEMA)
+    return [e.message for e in sorted(jsonschema.Draft4Validator(SARIF_SCHEMA).iter_errors(doc), key=str)]
+
+
+@pytest.mark.parametrize(
+    "files, code",
+    [([TWO], 1), ([FLAGSHIP], 0), ([TWO, MISSING], 2), (["tests/data/bad_bandwidth.ct", FLAGSHIP], 1)],
+    ids=["two-errors", "clean", "unreadable", "two-files"],
+)
+def test_check_sarif_validates_against_the_official_schema(files, code):
+    r = run("check", *files, "--format", "sarif")
+    assert r.exit_code == code
+    assert r.stderr == ""
+    doc = json.loads(r.stdout)
+    assert not sarif_errors(doc)
+    assert doc["runs"][0]["tool"]["driver"]["fullName"] == "ctdsl check"
+
+
+def test_check_sarif_results_and_their_rules():
+    doc = json.loads(run("check", TWO, "-f", "sarif").stdout)
+    (run_,) = doc["runs"]
+    results = run_["results"]
+    got = [
+        (x["ruleId"], x["level"], x["locations"][0]["physicalLocation"]["region"]) for x in results
+    ]
+    # the columns of the concise test above; the spans are 'GBps' (4) and '-1 us' (5)
+    assert got == [
+        ("CT205", "error", {"startLine": 2, "startColumn": 24, "endLine": 2, "endColumn": 28}),
+        ("CT304", "error", {"startLine": 3, "startColumn": 40, "endLine": 3, "endColumn": 45}),
+    ]
+    assert results[0]["message"]["text"] == "unknown unit 'GBps'\nhelp: write GB/s"
+    rules = run_["tool"]["driver"]["rules"]
+    assert [x["id"] for x in rules] == ["CT205", "CT304"]  # the codes found, in order
+    assert [rules[x["ruleIndex"]]["id"] for x in results] == ["CT205", "CT304"]
+    # names and summaries from the table of checker codes (docs/diagnostics.md lists the same)
+    assert [x["name"] for x in rules] == ["unknown-unit", "negative"]
+    assert rules[1]["shortDescription"]["text"] == "A latency, power or energy below zero."
+    assert all(x["defaultConfiguration"]["level"] == "error" for x in rules)
+    assert all(x["properties"]["tags"] == ["ctdsl", "check"] for x in rules)
+
+
+def test_check_sarif_lists_an_unreadable_file_as_ct001():
+    r = run("check", TWO, MISSING, "-f", "sarif")
+    assert r.exit_code == 2
+    results = json.loads(r.stdout)["runs"][0]["results"]
+    assert [x["ruleId"] for x in results] == ["CT205", "CT304", "CT001"]
+    assert results[2]["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": MISSING, "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 1},
+    }
+    assert results[2]["message"]["text"].startswith(f"no such file: {MISSING}\n")
+
+
+def test_check_github_prints_one_workflow_command_per_finding():
+    r = run("check", TWO, "--format", "github")
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [
+        f"::error file={TWO},line=2,col=24,endLine=2,endColumn=28,title=ctdsl (CT205)::unknown unit 'GBps'"
+        "%0Ahelp: write GB/s",
+        f"::error file={TWO},line=3,col=40,endLine=3,endColumn=45,title=ctdsl (CT304)::b.latency must not be "
+        "negative, but it is -1 us%0Ahelp: a latency is a time of zero or more, e.g. 10 us",
+    ]
+
+
+def test_check_github_lists_an_unreadable_file_and_a_clean_one_prints_nothing():
+    r = run("check", FLAGSHIP, MISSING, "-f", "github")
+    assert r.exit_code == 2
+    assert r.stdout == (
+        f"::error file={MISSING},title=ctdsl (CT001)::no such file: {MISSING}"
+        "%0Ahelp: give the path of a UTF-8 text file, e.g. specs/llama70b_wan.ct\n"
+    )
+    r = run("check", FLAGSHIP, "-f", "github")
+    assert (r.exit_code, r.stdout) == (0, "")
+
+
+@pytest.mark.parametrize("files", [[TWO], [FLAGSHIP], [TWO, MISSING, "tests/data"]], ids=["errors", "clean", "unreadable"])
+def test_check_json_validates_against_the_schema_lint_uses(files):
+    doc = json.loads(run("check", *files, "-f", "json").stdout)
+    jsonschema.Draft202012Validator.check_schema(JSON_SCHEMA)
+    jsonschema.validate(doc, JSON_SCHEMA, cls=jsonschema.Draft202012Validator)
+    assert doc["files"] == files
+    assert doc["summary"]["errors"] == len(doc["diagnostics"])
+
+
+def test_check_json_lists_an_unreadable_file_as_ct001_with_its_file():
+    doc = json.loads(run("check", TWO, MISSING, "-f", "json").stdout)
+    last = doc["diagnostics"][-1]
+    assert (last["code"], last["name"], last["source"], last["file"], last["span"]) == (
+        "CT001",
+        "unreadable-file",
+        "check",
+        MISSING,
+        None,
+    )
+    assert doc["summary"] == {"errors": 3, "warnings": 0, "info": 0, "suppressed": 0, "files": 2}
+
+
+@pytest.mark.parametrize("fmt", ["text", "concise", "json", "sarif", "github"])
+def test_check_exit_codes_are_the_same_in_every_format(fmt):
+    assert run("check", FLAGSHIP, "-f", fmt).exit_code == 0
+    assert run("check", TWO, "-f", fmt).exit_code == 1
+    assert run("check", TWO, MISSING, "-f", fmt).exit_code == 2
 
 
 # ---- graph -----------------------------------------------------------------------

@@ -158,13 +158,19 @@ def test_colour_is_only_on_request():
 def test_json_form():
     result = check("x.ct", text="link l { bandwidth = 5 ms; latency = 1 us }\n")
     data = json.loads(render_json(result.diagnostics))
+    # the json of a report (ctdsl check and ctdsl lint), without files given
     assert data == {
         "version": 1,
+        "files": [],
+        "summary": {"errors": 1, "warnings": 0, "info": 0, "suppressed": 0, "files": 0},
         "diagnostics": [
             {
                 "code": "CT202",
+                "name": "wrong-dimension",
+                "source": "check",
                 "severity": "error",
                 "message": "link 'l' bandwidth must be data rate (B/s), but this is time (s)",
+                "file": "x.ct",
                 "span": {"file": "x.ct", "line": 1, "col": 22, "end_line": 1, "end_col": 26},
                 "label": "this is time (s)",
                 "secondary": [],

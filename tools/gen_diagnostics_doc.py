@@ -46,13 +46,17 @@ to write instead. No problem in a spec ever shows as a Python traceback.
 ```sh
 ctdsl check specs/llama70b_wan.ct              # text, as below; exit 1 on findings
 ctdsl check specs/*.ct --format concise        # file:line:col: CODE message, one per line
-ctdsl check specs/*.ct --format json           # {"version": 1, "diagnostics": [...]}
+ctdsl check specs/*.ct --format json           # {"version": 1, "files": [...], "summary": {...}, "diagnostics": [...]}
+ctdsl check specs/*.ct --format sarif          # SARIF 2.1.0, for code scanning
+ctdsl check specs/*.ct --format github         # ::error file=...,line=...:: annotations on a pull request
 ```
 
-Exit codes: 0 when every file is clean, 1 when there are findings, 2 for a
-usage error or a file that cannot be read. The checker does not stop at the
-first problem (the parser does: after a syntax error it cannot tell what was
-meant); it reports each mistake once, where it was made.
+The formats are those of `ctdsl lint`, rendered by the same code; docs/ci.md
+describes each. Exit codes: 0 when every file is clean, 1 when there are
+findings, 2 for a usage error or a file that cannot be read (the machine formats
+list such a file as CT001). The checker does not stop at the first problem (the
+parser does: after a syntax error it cannot tell what was meant); it reports
+each mistake once, where it was made.
 
 A code keeps its meaning for good. The hundreds say which phase found the
 problem; the name is a readable alias. The examples below come from the

@@ -12,14 +12,7 @@ from typing import List, Optional
 import typer
 
 from ctdsl.cli.app import Exit, app, emit, fail_usage, use_color
-
-
-class LintFormat(str, Enum):
-    text = "text"
-    concise = "concise"
-    json = "json"
-    sarif = "sarif"
-    github = "github"
+from ctdsl.diagnostics import Format
 
 
 class FailOn(str, Enum):
@@ -29,7 +22,7 @@ class FailOn(str, Enum):
 
 
 def _explain(code: str) -> None:
-    from ctdsl.lint.registry import all_rules, lookup
+    from ctdsl.lint.catalogue import all_rules, lookup
 
     r = lookup(code)
     if r is None:
@@ -52,7 +45,7 @@ def lint(
     paths: Optional[List[str]] = typer.Argument(
         None, help="Spec files, or directories to search for *.ct (default: the current directory).", metavar="PATH..."
     ),
-    format: LintFormat = typer.Option(LintFormat.text, "--format", "-f", help="Output format."),
+    format: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
     select: Optional[List[str]] = typer.Option(
         None, "--select", help="Run only these rules: codes or code prefixes, comma-separated (CTL001,CTL003)."
     ),
@@ -97,11 +90,11 @@ def lint(
         raise fail_usage(str(exc))
     if not report.files and not report.unreadable:
         typer.echo(f"warning: no spec files (*.ct) found in {', '.join(targets)}", err=True)
-    color = format is LintFormat.text and output is None and use_color(sys.stdout)
+    color = format is Format.text and output is None and use_color(sys.stdout)
     text = render(report, format.value, color=color)
     emit(text, output)
-    for message in report.unreadable:
-        typer.echo(f"error: {message}", err=True)
+    for d in report.unreadable:
+        typer.echo(f"error: {d.message}", err=True)
     if report.unreadable:
         raise typer.Exit(Exit.USAGE)
     raise typer.Exit(Exit.FINDINGS if report.fails(config.fail_on) else Exit.OK)

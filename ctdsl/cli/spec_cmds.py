@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from enum import Enum
 from typing import List
 
 import typer
 
-from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, print_diagnostics
-
-
-class CheckFormat(str, Enum):
-    text = "text"
-    concise = "concise"
-    json = "json"
+from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, use_color
+from ctdsl.diagnostics import Format, Report, render
 
 
 class GraphFormat(str, Enum):
@@ -22,49 +18,55 @@ class GraphFormat(str, Enum):
     dot = "dot"
 
 
+def check_files(files: list[str]) -> Report:
+    """Check each file; one that cannot be read is a CT001 diagnostic in `unreadable`."""
+    # the pipeline (lark, networkx) loads when a command runs, not when ctdsl starts
+    from ctdsl.api import check as check_spec
+    from ctdsl.check.loader import Unreadable
+
+    report = Report(files=list(files), tool="ctdsl check")
+    for path in files:
+        try:
+            result = check_spec(path)
+        except Unreadable as exc:
+            d = exc.diagnostic()
+            report.unreadable.append(d)
+            report.origin.setdefault(d, path)
+            continue
+        report.diagnostics.extend(result.diagnostics)
+        for d in result.diagnostics:
+            if d.span is None:
+                report.origin.setdefault(d, path)
+        report.sources.merge(result.sources)  # the texts, for the excerpts
+    return report
+
+
 @app.command()
 def check(
     files: List[str] = typer.Argument(..., help="Spec files to check.", metavar="FILE..."),
-    format: CheckFormat = typer.Option(CheckFormat.text, "--format", "-f", help="Output format."),
+    format: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
 ) -> None:
     """Parse and check spec files: names, units, ranges, topology and placement.
 
     Exit 0 when every file is clean, 1 on diagnostics, 2 when a file cannot be read.
+    The formats are those of ctdsl lint: text, concise, json, sarif (SARIF 2.1.0,
+    for code scanning) and github (workflow commands that annotate a pull request).
 
     \b
     Examples:
       ctdsl check specs/llama70b_wan.ct
       ctdsl check specs/*.ct examples/*.ct --format json
+      ctdsl check specs/*.ct --format sarif > check.sarif
     """
-    from ctdsl.api import check as check_spec
-    from ctdsl.check.loader import Unreadable
-    from ctdsl.diagnostics import Sources, render_concise, render_json, summary_line
-
-    all_diags = []
-    sources = Sources()
-    unreadable = []
-    for path in files:
-        try:
-            result = check_spec(path)
-        except Unreadable as exc:
-            unreadable.append(exc.diagnostic())
-            continue
-        all_diags.extend(result.diagnostics)
-        for f in result.loaded.sources._lines:  # noqa: SLF001 - merge the texts for rendering
-            sources._lines[f] = result.loaded.sources._lines[f]
-    if format is CheckFormat.json:
-        typer.echo(render_json(all_diags + unreadable))
-    elif format is CheckFormat.concise:
-        for d in all_diags + unreadable:
-            typer.echo(render_concise(d))
-    else:
-        print_diagnostics(all_diags, sources)
-        for d in unreadable:
+    report = check_files(files)
+    color = format is Format.text and use_color(sys.stdout)
+    emit(render(report, format, color=color), None)
+    if format is Format.text:
+        for d in report.unreadable:
             typer.echo(f"error: {d.message}", err=True)
-        typer.echo(summary_line(all_diags + unreadable))
-    if unreadable:
+    if report.unreadable:
         raise typer.Exit(Exit.USAGE)
-    raise typer.Exit(Exit.FINDINGS if all_diags else Exit.OK)
+    raise typer.Exit(Exit.FINDINGS if report.diagnostics else Exit.OK)
 
 
 @app.command()

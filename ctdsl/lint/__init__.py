@@ -5,12 +5,14 @@
     for d in report.diagnostics: ...
 
 The checker runs first (its errors are findings too, with their CT codes); the
-rules (`ctdsl.lint.rules`, codes CTL001...) then read the checked spec. Nothing
+rules (`ctdsl.lint.rules`, codes CTL001..., gathered in `ctdsl.lint.catalogue`)
+then read the checked spec. Reports render with `ctdsl.lint.formats`. Nothing
 in this package imports sympy or numpy, so that lint stays fast in pre-commit.
 """
 
 from ctdsl.lint.config import ConfigError, LintConfig, resolve_config
-from ctdsl.lint.registry import RULES, Rule, all_rules, lookup
+from ctdsl.lint.catalogue import RULES, all_rules, lookup
+from ctdsl.lint.registry import Rule
 from ctdsl.lint.runner import LintReport, UsageError, lint_files, lint_paths
 
 __all__ = [

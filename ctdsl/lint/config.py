@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ctdsl.diagnostics import Severity
+from ctdsl.lint.catalogue import all_rules
 
 KEYS = ("select", "ignore", "fail-on", "exclude")
 FAIL_ON = ("error", "warning", "info")
@@ -77,8 +78,6 @@ def split_codes(values) -> list[str]:
 
 def validate_codes(codes: list[str], where: str) -> list[str]:
     """Each code must be a lint code or a prefix of one."""
-    from ctdsl.lint.registry import all_rules
-
     known = [r.code for r in all_rules()]
     for c in codes:
         if any(k.startswith(c) for k in known):

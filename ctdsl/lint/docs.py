@@ -7,7 +7,10 @@ A test regenerates it and compares, so the page never drifts from the rules.
 
 from __future__ import annotations
 
-from ctdsl.lint.registry import Rule, all_rules
+import sys
+
+from ctdsl.lint.catalogue import all_rules
+from ctdsl.lint.registry import Rule
 
 
 def _anchor(r: Rule) -> str:
@@ -19,7 +22,7 @@ def render_rules_markdown() -> str:
     out = [
         "# Lint rules",
         "",
-        "<!-- Generated from ctdsl/lint/rules.py by `python -m ctdsl.lint.docs > docs/lint-rules.md`; do not edit. -->",
+        "<!-- Generated from ctdsl/lint/rules/ by `python -m ctdsl.lint.docs > docs/lint-rules.md`; do not edit. -->",
         "",
         "`ctdsl lint` reports specs that parse and check but look physically wrong. It runs the",
         "checker first: a spec with checker errors gets only those (with their CT codes, see",
@@ -61,8 +64,6 @@ def render_rules_markdown() -> str:
 
 
 def main() -> None:  # pragma: no cover
-    import sys
-
     sys.stdout.write(render_rules_markdown())
 
 

@@ -1,16 +1,22 @@
-"""The rule registry: every lint rule's code, name, severity and documentation.
+"""What a lint rule is: its code, name, severity and documentation, and its check.
 
-A rule is a function over a checked spec that yields `Hit`s; the registry turns
-them into diagnostics with the rule's code and severity. Codes are stable: a
-code keeps its meaning for good, and a retired code is not reused. The docs
-(docs/lint-rules.md), the SARIF rule metadata and `ctdsl lint --explain` are all
-generated from this table, so they never disagree with the code.
+A rule is a function over a checked spec that yields `Hit`s; the runner turns them
+into diagnostics with the rule's code and severity. `@rule(...)` makes the
+decorated function a `Rule`; the rule modules (`ctdsl.lint.rules.*`) define them
+and `ctdsl.lint.catalogue` gathers them into the table everything else reads.
+Nothing is registered as a side effect of an import, so the table is complete
+wherever it is read.
+
+Codes are stable: a code keeps its meaning for good, and a retired code is not
+reused. The docs (docs/lint-rules.md), the SARIF rule metadata and `ctdsl lint
+--explain` are all generated from the table, so they never disagree with the code.
 """
 
 from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from ctdsl.diagnostics import Label, Severity, Span
@@ -21,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass(frozen=True)
 class Hit:
-    """One finding of a rule, before the registry gives it its code and severity."""
+    """One finding of a rule, before the runner gives it the rule's code and severity."""
 
     message: str
     span: Span | None
@@ -50,40 +56,34 @@ class Rule:
         return f"tests/lint/fixtures/{self.code}.ct"
 
 
-RULES: dict[str, Rule] = {}
-
-
 def rule(code: str, name: str, severity: Severity, summary: str, bad: str, good: str, doc: str | None = None):
-    """Register the decorated check; its docstring (or `doc`) is the rule's explanation."""
+    """Make the decorated check a `Rule`; its docstring (or `doc`) is the rule's explanation.
 
-    def wrap(fn: Check | None) -> Check | None:
-        doc_ = inspect.cleandoc(doc if doc is not None else (fn.__doc__ or "") if fn is not None else "")
-        register(Rule(code, name, severity, summary, doc_, inspect.cleandoc(bad), inspect.cleandoc(good), fn))
-        return fn
+    `rule(...)(None)` is a rule the runner applies itself.
+    """
+
+    def wrap(fn: Check | None) -> Rule:
+        text = doc if doc is not None else (fn.__doc__ or "") if fn is not None else ""
+        return Rule(code, name, severity, summary, inspect.cleandoc(text), inspect.cleandoc(bad), inspect.cleandoc(good), fn)
 
     return wrap
 
 
-def register(r: Rule) -> Rule:
-    if r.code in RULES:  # pragma: no cover - a programming error
-        raise ValueError(f"lint code {r.code} registered twice")
-    if any(x.name == r.name for x in RULES.values()):  # pragma: no cover
-        raise ValueError(f"lint rule name {r.name} registered twice")
-    RULES[r.code] = r
-    return r
+def collect(modules: Iterable[ModuleType]) -> dict[str, Rule]:
+    """Every `Rule` defined in `modules`, by code, in code order."""
+    found: dict[str, Rule] = {}
+    names: set[str] = set()
+    for module in modules:
+        for value in vars(module).values():
+            if not isinstance(value, Rule) or found.get(value.code) is value:
+                continue
+            if value.code in found:  # pragma: no cover - a programming error
+                raise ValueError(f"lint code {value.code} defined twice")
+            if value.name in names:  # pragma: no cover
+                raise ValueError(f"lint rule name {value.name} defined twice")
+            found[value.code] = value
+            names.add(value.name)
+    return {c: found[c] for c in sorted(found)}
 
 
-def all_rules() -> list[Rule]:
-    """Every rule, in code order (importing the rules module registers them)."""
-    from ctdsl.lint import rules  # noqa: F401  (registers)
-
-    return [RULES[c] for c in sorted(RULES)]
-
-
-def lookup(code_or_name: str) -> Rule | None:
-    all_rules()
-    key = code_or_name.strip()
-    return RULES.get(key.upper()) or next((r for r in RULES.values() if r.name == key.lower()), None)
-
-
-__all__ = ["Hit", "Rule", "RULES", "rule", "register", "all_rules", "lookup"]
+__all__ = ["Check", "Hit", "Rule", "rule", "collect"]

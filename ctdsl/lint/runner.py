@@ -1,7 +1,7 @@
 """Running lint: find the spec files, check each, run the rules, apply suppressions.
 
-Each file given (or found under a directory given) is a root: it is checked with
-`ctdsl.api.check`, exactly as `ctdsl check` does. The checker's diagnostics are
+Each file given (or found under a directory given) is a root: it is loaded and
+checked (`ctdsl.check`), exactly as `ctdsl check` does. The checker's diagnostics are
 reported as they are, with their CT codes. A root that does not check gets only
 those; a root that checks is handed to every enabled rule. Findings from all roots
 are merged: a file imported by two roots is reported once.
@@ -12,19 +12,19 @@ Nothing here imports sympy or numpy: lint must stay fast.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from ctdsl.check.loader import Unreadable, display_path
-from ctdsl.diagnostics import Diagnostic, Label, Severity, Sources, Span, sort_diagnostics
+from ctdsl.check.checker import Checker
+from ctdsl.check.loader import Unreadable, display_path, load
+from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Report, Severity, Sources, Span, did_you_mean, sort_diagnostics
+from ctdsl.lint.catalogue import INTERNAL_ERROR, RULES, UNUSED_SUPPRESSION, all_rules
 from ctdsl.lint.config import LintConfig
 from ctdsl.lint.context import Context
-from ctdsl.lint.registry import RULES, Rule, all_rules
+from ctdsl.lint.registry import Rule
 from ctdsl.lint.suppressions import Suppression, find_suppressions
 
-UNUSED_SUPPRESSION = "CTL011"
-INTERNAL_ERROR = "CTL000"  # a rule crashed: a bug in ctdsl, reported rather than raised
 _SKIP_DIRS = {"__pycache__", "node_modules", "venv", "build", "dist"}
 
 
@@ -33,16 +33,10 @@ class UsageError(Exception):
 
 
 @dataclass
-class LintReport:
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    sources: Sources = field(default_factory=Sources)
-    files: list[str] = field(default_factory=list)  # roots linted, as shown
-    unreadable: list[str] = field(default_factory=list)  # messages for files that could not be read
-    origin: dict[Diagnostic, str] = field(default_factory=dict)  # root file of each diagnostic without a span
-    suppressed: int = 0
+class LintReport(Report):
+    """A report of `ctdsl lint`: `files` are the roots linted, as shown."""
 
-    def count(self, severity: Severity) -> int:
-        return sum(1 for d in self.diagnostics if d.severity is severity)
+    tool: str = "ctdsl lint"
 
     def fails(self, fail_on: Severity) -> bool:
         return any(d.severity.rank >= fail_on.rank for d in self.diagnostics)
@@ -97,14 +91,14 @@ class _RootResult:
 
 def lint_one(path: str, rules: list[Rule], text: str | None = None) -> _RootResult:
     """Check one root and run `rules` on it. Raises Unreadable if the file cannot be read."""
-    from ctdsl.api import check
-
-    result = check(path, text=text)
-    diags = list(result.diagnostics)
-    files = {f.path for f in result.loaded.files} if result.loaded is not None else set()
-    if result.spec is None or result.loaded is None:
-        return _RootResult(path, diags, result.sources, set(), False)
-    ctx = Context(result.spec, result.loaded.files, result.sources, result.loaded.std)
+    sink = DiagnosticSink()
+    loaded = load(path, sink, text=text)
+    spec = None if loaded.parse_failed else Checker(loaded, sink, {}).run()
+    diags = sort_diagnostics(sink.items)
+    if spec is None or sink.has_errors:
+        return _RootResult(path, diags, loaded.sources, set(), False)
+    files = {f.path for f in loaded.files}
+    ctx = Context(spec, loaded.files, loaded.sources, loaded.std)
     for r in rules:
         if r.check is None:
             continue
@@ -125,7 +119,7 @@ def lint_one(path: str, rules: list[Rule], text: str | None = None) -> _RootResu
                 )
             )
     user_files = {f for f in files if not ctx.is_std(f)}
-    return _RootResult(path, diags, result.sources, user_files, True)
+    return _RootResult(path, diags, loaded.sources, user_files, True)
 
 
 # ---- suppressions ---------------------------------------------------------------------------
@@ -189,8 +183,6 @@ def _unused_suppressions(sups: list[Suppression], config: LintConfig) -> list[Di
                     )
                 )
             elif code not in RULES:
-                from ctdsl.diagnostics import did_you_mean
-
                 out.append(
                     diag(
                         f"suppression names unknown code '{written}'",
@@ -232,20 +224,20 @@ def lint_paths(paths: Iterable[str], config: LintConfig, texts: dict[str, str] |
     return lint_files([shown_path(p) for p in files], config, texts)
 
 
-def _one(args: tuple[str, tuple[str, ...], str | None]) -> _RootResult | str:
+def _one(args: tuple[str, tuple[str, ...], str | None]) -> _RootResult | Diagnostic:
     """Lint one root, keeping only the source text its report needs."""
     root, codes, text = args
     try:
         res = lint_one(root, [RULES[c] for c in codes], text=text)
     except Unreadable as exc:
-        return str(exc)
+        return exc.diagnostic()
     keep = Sources()
     _merge_sources(keep, res.sources, set().union(*(_span_files(d) for d in res.diagnostics), {root}, res.linted_files))
     res.sources = keep
     return res
 
 
-def _lint_roots(roots: list[str], codes: tuple[str, ...], texts: dict[str, str]) -> list[_RootResult | str]:
+def _lint_roots(roots: list[str], codes: tuple[str, ...], texts: dict[str, str]) -> list[_RootResult | Diagnostic]:
     return [_one((r, codes, texts.get(r))) for r in roots]
 
 
@@ -256,8 +248,9 @@ def lint_files(roots: list[str], config: LintConfig, texts: dict[str, str] | Non
     linted: set[str] = set()
     checked_roots: set[str] = set()
     for root, res in zip(roots, _lint_roots(roots, codes, texts or {})):
-        if isinstance(res, str):
+        if isinstance(res, Diagnostic):  # the root cannot be read: CT001
             report.unreadable.append(res)
+            report.origin.setdefault(res, root)
             continue
         for d in res.diagnostics:
             if d.span is None:
@@ -284,4 +277,4 @@ def lint_files(roots: list[str], config: LintConfig, texts: dict[str, str] | Non
     return report
 
 
-__all__ = ["LintReport", "UsageError", "discover", "lint_paths", "lint_files", "lint_one", "shown_path", "Label"]
+__all__ = ["LintReport", "UsageError", "discover", "lint_paths", "lint_files", "lint_one", "shown_path"]

@@ -123,6 +123,17 @@ def test_an_unreadable_file_is_a_usage_error_and_the_rest_is_still_reported(proj
     assert r.exit_code == 2
     assert "CTL001" in r.stdout
     assert "latin1.ct is not UTF-8 text" in r.stderr
+    # the machine formats list it too, as ctdsl check does: CT001, about the file given
+    # ("# caf" is bytes 0 to 4; the latin-1 e-acute is byte 5)
+    assert r.stdout.splitlines()[-1] == "latin1.ct: CT001 latin1.ct is not UTF-8 text (byte 5)"
+    doc = json.loads(lint("warning.ct", "latin1.ct", "-f", "json").stdout)
+    assert [(d["code"], d["file"]) for d in doc["diagnostics"]] == [("CTL001", "warning.ct"), ("CT001", "latin1.ct")]
+    assert doc["summary"]["errors"] == 1 and doc["summary"]["warnings"] == 1
+    sarif = json.loads(lint("warning.ct", "latin1.ct", "-f", "sarif").stdout)
+    assert [x["ruleId"] for x in sarif["runs"][0]["results"]] == ["CTL001", "CT001"]
+    assert lint("warning.ct", "latin1.ct", "-f", "github").stdout.splitlines()[-1].startswith(
+        "::error file=latin1.ct,title=ctdsl (CT001)::latin1.ct is not UTF-8 text (byte 5)"
+    )
 
 
 # ---- selection ------------------------------------------------------------------------------
@@ -219,12 +230,12 @@ def test_a_file_imported_by_two_specs_is_reported_once(project):
 
 
 def test_a_rule_that_crashes_is_a_finding_not_a_traceback(project, monkeypatch):
-    from ctdsl.lint import registry
+    from ctdsl.lint import catalogue
 
     def boom(ctx):
         raise ZeroDivisionError("float division by zero")
 
-    monkeypatch.setitem(registry.RULES, "CTL007", dataclasses.replace(registry.RULES["CTL007"], check=boom))
+    monkeypatch.setitem(catalogue.RULES, "CTL007", dataclasses.replace(catalogue.RULES["CTL007"], check=boom))
     r = lint("clean.ct", "-f", "concise")
     assert r.exit_code == 1
     assert r.stdout.splitlines() == [

@@ -26,7 +26,7 @@ SNAPSHOTS = ROOT / "tests" / "lint" / "snapshots"
 SAMPLE = "tests/lint/sample.ct"
 BAD = "tests/lint/bad_everything.ct"
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0-rtm.5.json").read_text(encoding="utf-8"))
-JSON_SCHEMA = json.loads((ROOT / "ctdsl" / "lint" / "lint-output.schema.json").read_text(encoding="utf-8"))
+JSON_SCHEMA = json.loads((ROOT / "ctdsl" / "diagnostics" / "output.schema.json").read_text(encoding="utf-8"))
 EXTENSIONS = {"text": "txt", "concise": "concise.txt", "json": "json", "sarif": "sarif", "github": "github.txt"}
 
 runner = CliRunner()

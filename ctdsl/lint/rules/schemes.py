@@ -1,0 +1,98 @@
+"""CTL008, CTL010: what a break-even or a hierarchical collective needs of the study."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ctdsl.diagnostics import Severity
+from ctdsl.lint.context import Context
+from ctdsl.lint.registry import Hit, rule
+from ctdsl.lint.rules.shared import is_user, shown_label
+
+# ---- CTL008 ---------------------------------------------------------------------------
+
+
+@rule(
+    "CTL008",
+    "missing-steps-to-target",
+    Severity.WARNING,
+    "A break-even is requested, but a scheme it compares has no steps to target.",
+    bad="""
+    scheme band { payload = band; fraction = 1/16; collective = hier_allgather }
+    breakeven band vs adamw over wan_bw
+    """,
+    good="""
+    scheme band { payload = band; fraction = 1/16; collective = hier_allgather; steps = 11500 }
+    breakeven band vs adamw over wan_bw
+    """,
+)
+def missing_steps(ctx: Context) -> Iterator[Hit]:
+    """
+    A break-even compares time to target, steps x step time: where two schemes
+    need different numbers of steps (top-k and DiLoCo usually need more), the
+    bandwidth at which they tie depends on those numbers. A scheme without
+    `steps` has no time to target, so the break-even can only compare step times,
+    which is rarely the question asked. Steps to target are measured by
+    experiment and given as inputs.
+    """
+    spec = ctx.spec
+    for b in spec.breakevens:
+        for name in dict.fromkeys((b.x, b.y)):
+            s = spec.schemes.get(name)
+            if s is None or s.steps is not None:
+                continue
+            yield Hit(
+                f"break-even of '{b.x}' vs '{b.y}' needs steps to target, but scheme '{name}' has none",
+                b.span,
+                label="compares time to target",
+                secondary=shown_label(ctx, s.span, "no steps"),
+                notes=("time to target = steps to target x step time",),
+                help=f"add steps = N to scheme '{name}' (measured by experiment)",
+            )
+
+
+
+# ---- CTL010 ---------------------------------------------------------------------------
+
+
+@rule(
+    "CTL010",
+    "degenerate-hierarchy",
+    Severity.WARNING,
+    "A dc with a single worker under a hierarchical collective, whose intra-DC phases then do nothing.",
+    bad="""
+    dc east { workers = 1; device = gpu; link = ib_ndr; switch = tor }
+    scheme adamw { payload = dense; collective = hier_allreduce; ... }
+    """,
+    good="""
+    dc east { workers = 8; device = gpu; link = ib_ndr; switch = tor }
+    # or, with one worker per dc: collective = ring_allreduce
+    """,
+)
+def degenerate_hierarchy(ctx: Context) -> Iterator[Hit]:
+    """
+    A hierarchical collective (hier_allreduce, hier_allgather) reduces or gathers
+    inside each dc, exchanges between dcs, then distributes inside each dc. With
+    one worker in a dc the inside phases move nothing and the hierarchy is a flat
+    exchange between data centres. That is rarely what was meant: usually the
+    worker count is a placeholder, or a flat collective (ring_allreduce,
+    allgather) was intended.
+    """
+    spec = ctx.spec
+    hier = [s for s in spec.schemes.values() if s.collective in ("hier_allreduce", "hier_allgather")]
+    if not hier:
+        return
+    first = hier[0]
+    for dc in spec.dcs.values():
+        if not is_user(ctx, dc) or dc.workers != 1:
+            continue
+        names = ", ".join(f"'{s.name}'" for s in hier[:3]) + (" and others" if len(hier) > 3 else "")
+        yield Hit(
+            f"dc '{dc.name}' has a single worker, so the intra-DC phases of {first.collective} "
+            f"(scheme{'s' * (len(hier) > 1)} {names}) do nothing",
+            ctx.at(dc, "workers"),
+            label="one worker",
+            secondary=shown_label(ctx, ctx.own_span(first, "collective"), first.collective),
+            notes=("with one worker per dc the hierarchy is a flat exchange between data centres",),
+            help="give the dc its real number of workers, or use a flat collective (ring_allreduce, allgather)",
+        )
