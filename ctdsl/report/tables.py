@@ -6,7 +6,9 @@ rows format-free means the terminal, Markdown and notebook views say the same.
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass, field
+from io import StringIO
 
 from ctdsl import units as U
 
@@ -290,8 +292,6 @@ def render_markdown(sol) -> str:
 
 
 def render_plain(sol) -> str:
-    from io import StringIO
-
     from rich.console import Console
 
     buf = StringIO()
@@ -322,9 +322,6 @@ CSV_COLUMNS = [
 
 
 def render_csv(sol) -> str:
-    import csv
-    from io import StringIO
-
     buf = StringIO()
     w = csv.writer(buf, lineterminator="\n")
     columns = list(CSV_COLUMNS)
