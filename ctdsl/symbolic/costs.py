@@ -16,7 +16,7 @@ For one scheme:
   LINK"), and the wait for the slowest worker (`stragglers.py`, the component
   "stragglers"), added to compute;
 - time to target = steps x step time; energy to target = steps x (static power x
-  step time + energy per FLOP x FLOPs + energy per bit x bits on every link crossed
+  step time + energy per FLOP x FLOPs + energy per byte x bytes on every link crossed
   + module and switch power x step time).
 """
 
@@ -24,13 +24,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
 import sympy as sp
 
 from ctdsl.language import schema as S
+from ctdsl.language.enums import LinkKind
 from ctdsl.language.transforms import optics_performs_transform
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Scheme, Spec
+from ctdsl.model.topology import NodeKind, Topology
 from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic import stragglers as ST
 from ctdsl.symbolic.convert import NumericError, Symbols, to_sympy, value
@@ -38,6 +39,18 @@ from ctdsl.symbolic.maxmin import emax, emin
 from ctdsl.symbolic.routing import Edge, Phase, Router
 
 ZERO = sp.Integer(0)
+
+
+@dataclass(frozen=True)
+class EdgeTerms:
+    """One directed edge of the topology, its quantities as sympy."""
+
+    link: str
+    kind: LinkKind
+    bandwidth: sp.Expr  # B/s
+    latency: sp.Expr  # s
+    energy_per_byte: sp.Expr  # J/B
+    queue: Q.Queue | None  # the M/D/1 queue of a link with a background load
 
 
 @dataclass
@@ -124,38 +137,32 @@ class ClosedForm:
 class CostModel:
     """Everything shared by the schemes of one spec: symbols, graph, edge attributes."""
 
-    def __init__(self, spec: Spec, g: nx.DiGraph, symbols: Symbols):
+    def __init__(self, spec: Spec, topology: Topology, symbols: Symbols):
         self.spec = spec
-        self.g = g
+        self.topology = topology
         self.symbols = symbols
         self._memo: dict[int, sp.Expr] = {}
-        self._edges: dict[Edge, dict] = {}
-        self.router = Router(spec, g, self.edge_attr, self.node_latency)
+        self._edges: dict[Edge, EdgeTerms] = {}
+        self.router = Router(spec, topology, self.edge, self.node_latency)
 
     def sym(self, expr) -> sp.Expr:
         return to_sympy(expr, self.symbols, self._memo)
 
-    def edge_attr(self, e: Edge) -> dict:
+    def edge(self, e: Edge) -> EdgeTerms:
         if e not in self._edges:
-            d = self.g.edges[e]
-            self._edges[e] = {
-                "bandwidth": self.sym(d["bandwidth"]),
-                "latency": self.sym(d["latency"]),
-                "energy_per_bit": self.sym(d["energy_per_bit"]),
-                "link": d["link"],
-                "kind": d["kind"],
-                "queue": None,
-            }
-            link = self.spec.links.get(d["link"]) if d["kind"] in ("intra", "wan") else None
+            d = self.topology.edge(*e)
+            bandwidth, latency, energy = self.sym(d.bandwidth), self.sym(d.latency), self.sym(d.energy_per_byte)
+            link = self.spec.links.get(d.link) if d.kind in (LinkKind.INTRA, LinkKind.WAN) else None
+            queue = None
             if link is not None and link.load is not None and link.transfer is not None:
-                attrs = self._edges[e]
-                attrs["queue"] = Q.Queue.of(d["link"], self.sym(link.load), self.sym(link.transfer), attrs["bandwidth"])
+                queue = Q.Queue.of(d.link, self.sym(link.load), self.sym(link.transfer), bandwidth)
+            self._edges[e] = EdgeTerms(d.link, d.kind, bandwidth, latency, energy, queue)
         return self._edges[e]
 
     def node_latency(self, node: str) -> sp.Expr:
-        d = self.g.nodes[node]
-        if d.get("kind") == "switch":
-            sw = self.spec.switches.get(d["definition"])
+        n = self.topology.node(node)
+        if n.kind is NodeKind.SWITCH:
+            sw = self.spec.switches.get(n.definition)
             if sw is not None and sw.latency is not None:
                 return self.sym(sw.latency)
         return ZERO
@@ -185,7 +192,7 @@ class CostModel:
         for ph in phases:
             if ph.waits:
                 components[ph.name] = ph.steps * ph.free_step_time / period
-                links = ", ".join(dict.fromkeys(self.edge_attr(e)["link"] for e in ph.waits))
+                links = ", ".join(dict.fromkeys(self.edge(e).link for e in ph.waits))
                 key = f"queueing on {links}"
                 queueing[key] = queueing.get(key, ZERO) + ph.steps * ph.queueing / period
             else:
@@ -213,14 +220,14 @@ class CostModel:
         for ph in phases:
             for e in ph.loads:
                 link_bytes[e] = link_bytes.get(e, ZERO) + ph.bytes_on(e)
-        wan_edges = [e for e in link_bytes if self.edge_attr(e)["kind"] == "wan"]
+        wan_edges = [e for e in link_bytes if self.edge(e).kind is LinkKind.WAN]
         wan_bytes = ZERO
         if wan_edges:
             wan_bytes = emax(*[link_bytes[e] for e in wan_edges]) if len(wan_edges) > 1 else link_bytes[wan_edges[0]]
         senders: dict[str, sp.Expr] = {}
         for ph in phases:
             for t in ph.transfers:
-                if self.g.nodes[t.src]["kind"] == "worker":
+                if self.topology.node(t.src).kind is NodeKind.WORKER:
                     senders[t.src] = senders.get(t.src, ZERO) + ph.steps * t.nbytes
         wire = emax(*senders.values()) if len(senders) > 1 else (next(iter(senders.values())) if senders else ZERO)
         energy_parts = self._energy(scheme, model, step, flops, dense, link_bytes, period, where)
@@ -260,12 +267,12 @@ class CostModel:
         out: dict[Edge, LoadedEdge] = {}
         for ph in phases:
             for e in ph.waits:
-                q = self.edge_attr(e)["queue"]
+                q = self.edge(e).queue
                 le = out.setdefault(e, LoadedEdge(e, q, [], 0, ZERO))
                 le.phases.append(ph.name)
                 le.waits_per_sync += ph.steps
         for e, le in out.items():
-            bw = self.edge_attr(e)["bandwidth"]
+            bw = self.edge(e).bandwidth
             le.busy = sp.Add(*[ph.bytes_on(e) for ph in phases]) / bw / period
         return out
 
@@ -400,7 +407,7 @@ class CostModel:
             sw = spec.switches.get(d.switch)
             if sw is not None:
                 switch_w.append(self.sym(sw.power))
-        links = sp.Add(*[self.edge_attr(e)["energy_per_bit"] * nbytes for e, nbytes in link_bytes.items()]) / period
+        links = sp.Add(*[self.edge(e).energy_per_byte * nbytes for e, nbytes in link_bytes.items()]) / period
         return {
             "static": sp.Add(*static_w) * step,
             "arithmetic": sp.Add(*arith),

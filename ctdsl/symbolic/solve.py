@@ -15,7 +15,6 @@ import sympy as sp
 from ctdsl import units as U
 from ctdsl.language.binding import binding as binding_of
 from ctdsl.model.entities import Spec
-from ctdsl.model.graph import build_graph
 from ctdsl.symbolic.breakeven import Breakeven, solve_breakeven
 from ctdsl.symbolic.convert import Env, NumericError, Symbols, value
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
@@ -224,11 +223,11 @@ def _scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
         links = []
         best, best_t = "", -1.0
         for e, load in ph.loads.items():
-            a = cm.edge_attr(e)
-            lu = LinkUse(e[0], e[1], a["link"], a["kind"], _q(load, env, B), _q(a["bandwidth"], env, U.RATE), _q(load / a["bandwidth"], env, T))
+            a = cm.edge(e)
+            lu = LinkUse(e[0], e[1], a.link, a.kind, _q(load, env, B), _q(a.bandwidth, env, U.RATE), _q(load / a.bandwidth, env, T))
             links.append(lu)
             if lu.time.value > best_t:
-                best, best_t = f"{a['link']} {e[0]} -> {e[1]}", lu.time.value
+                best, best_t = f"{a.link} {e[0]} -> {e[1]}", lu.time.value
         phases.append(
             PhaseResult(
                 ph.name,
@@ -243,8 +242,8 @@ def _scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
         )
     links = []
     for e, nbytes in c.link_bytes.items():
-        a = cm.edge_attr(e)
-        links.append(LinkUse(e[0], e[1], a["link"], a["kind"], _q(nbytes, env, B), _q(a["bandwidth"], env, U.RATE), _q(nbytes / a["bandwidth"], env, T)))
+        a = cm.edge(e)
+        links.append(LinkUse(e[0], e[1], a.link, a.kind, _q(nbytes, env, B), _q(a.bandwidth, env, U.RATE), _q(nbytes / a.bandwidth, env, T)))
     module = _module_result(cm, c, env) if c.module is not None else None
     payload = _q(c.payload, env, B)
     dense = _q(c.dense, env, B)
@@ -340,7 +339,7 @@ def default_over(spec: Spec) -> str | None:
 
 def solve(spec: Spec) -> Solution:
     symbols = Symbols(spec)
-    cm = CostModel(spec, build_graph(spec), symbols)
+    cm = CostModel(spec, spec.topology, symbols)
     env = Env(symbols.defaults())
     costs = {name: cm.scheme(s) for name, s in spec.schemes.items()}
     schemes = {name: _scheme_result(cm, c, env) for name, c in costs.items()}
