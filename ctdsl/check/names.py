@@ -138,37 +138,52 @@ class Namespace:
             )
             return None
         result = MergedBlock(d)
-        if block.base is not None:
-            base_def = self.defs.get(block.base.text)
-            if base_def is None:
-                self.sink.error(
-                    "CT101",
-                    f"unknown base '{block.base.text}'",
-                    block.base.span,
-                    label="not defined",
-                    help=did_you_mean(block.base.text, self.names_of(d.kind))
-                    or (f"is a library import missing? e.g. import std.{_std_module_for(d.kind)}" if _std_module_for(d.kind) else None),
-                )
-            elif base_def.kind != d.kind:
-                self.sink.error(
-                    "CT102",
-                    f"{d.kind} '{name}' cannot extend {base_def.kind} '{base_def.name}'",
-                    block.base.span,
-                    label=f"a {base_def.kind}",
-                    secondary=(Label(base_def.span, f"{base_def.kind} defined here"),),
-                    help=f"a block extends another block of the same kind ({d.kind})",
-                )
-            else:
-                self._merging.append(name)
-                base = self.merged(base_def.name)
-                self._merging.pop()
-                if base is None and name in self._merged:
-                    return self._merged[name]
-                if base is not None:
-                    result.fields = dict(base.fields)
-                    result.stages = {
-                        k: MergedStage(v.name, v.span, dict(v.fields)) for k, v in base.stages.items()
-                    }
+        if block.base is not None and self._merge_base(d, block, result):
+            return self._merged[name]
+        self._merge_own(name, block, result)
+        self._merged[name] = result
+        return result
+
+    def _merge_base(self, d: Definition, block: ast.Block, result: MergedBlock) -> bool:
+        """Start `result` from the fields and stages of the block's base (reported if it has none).
+
+        True when merging the base settled this block already (a cycle through it).
+        """
+        name = d.name
+        base_def = self.defs.get(block.base.text)
+        if base_def is None:
+            self.sink.error(
+                "CT101",
+                f"unknown base '{block.base.text}'",
+                block.base.span,
+                label="not defined",
+                help=did_you_mean(block.base.text, self.names_of(d.kind))
+                or (f"is a library import missing? e.g. import std.{_std_module_for(d.kind)}" if _std_module_for(d.kind) else None),
+            )
+        elif base_def.kind != d.kind:
+            self.sink.error(
+                "CT102",
+                f"{d.kind} '{name}' cannot extend {base_def.kind} '{base_def.name}'",
+                block.base.span,
+                label=f"a {base_def.kind}",
+                secondary=(Label(base_def.span, f"{base_def.kind} defined here"),),
+                help=f"a block extends another block of the same kind ({d.kind})",
+            )
+        else:
+            self._merging.append(name)
+            base = self.merged(base_def.name)
+            self._merging.pop()
+            if base is None and name in self._merged:
+                return True
+            if base is not None:
+                result.fields = dict(base.fields)
+                result.stages = {
+                    k: MergedStage(v.name, v.span, dict(v.fields)) for k, v in base.stages.items()
+                }
+        return False
+
+    def _merge_own(self, name: str, block: ast.Block, result: MergedBlock) -> None:
+        """The block's own fields and stages, over its base's; each may be written once."""
         own_fields: dict[str, ast.Field] = {}
         own_stages: dict[str, ast.Stage] = {}
         for item in block.items:
@@ -203,8 +218,6 @@ class Namespace:
                     seen[sub.key.text] = sub
                     stage.fields[sub.key.text] = sub
                 result.stages[item.name.text] = stage
-        self._merged[name] = result
-        return result
 
     def _duplicate_field(self, item: ast.Field, prev: ast.Field, where: str) -> None:
         self.sink.error(

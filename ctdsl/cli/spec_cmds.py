@@ -81,10 +81,10 @@ def graph(
       ctdsl graph specs/llama70b_wan.ct
       ctdsl graph specs/llama70b_wan.ct --format dot | dot -Tsvg > topology.svg
     """
-    from ctdsl.model.graph import build_graph, to_dot, to_json
+    from ctdsl.model.graph import to_dot, to_json
 
     study = load_or_exit(file)
-    g = build_graph(study.spec)
+    g = study.spec.topology
     defaults = study.spec.defaults()
     if format is GraphFormat.dot:
         typer.echo(to_dot(g, defaults), nl=False)

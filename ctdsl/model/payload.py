@@ -15,6 +15,7 @@ and, for a model given by its shape, the KV cache per token, 2 L g (d/h) v.
 
 from __future__ import annotations
 
+from ctdsl.language.enums import Payload
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Model, Scheme
 
@@ -36,18 +37,18 @@ def index_bytes(scheme: Scheme, model: Model) -> E.Expr:
 def payload_bytes(scheme: Scheme, model: Model) -> E.Expr:
     P, v = model.params, model.bytes_per_value
     kind = scheme.payload
-    if kind == "dense":
+    if kind is Payload.DENSE:
         return v * P
-    if kind == "quantise":
-        out = P * scheme.bits
+    if kind is Payload.QUANTISE:
+        out = P * scheme.value_bytes
         if scheme.block is not None and scheme.scale is not None:
             out = out + E.ceil(P / scheme.block) * scheme.scale
         return out
-    if kind == "topk":
+    if kind is Payload.TOPK:
         return P * scheme.fraction * (v + index_bytes(scheme, model))
-    if kind == "demo":
+    if kind is Payload.DEMO:
         return E.ceil(P / scheme.chunk) * scheme.k * (v + index_bytes(scheme, model))
-    if kind == "band":
+    if kind is Payload.BAND:
         return P * scheme.fraction * v
     raise ValueError(f"unknown payload {kind}")  # pragma: no cover
 

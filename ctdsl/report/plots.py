@@ -726,18 +726,20 @@ def topology_figure(spec, graph):
             x0 += w + gap
         styles = {"worker": ("#0072B2", "white"), "module": ("#E69F00", "black"), "switch": ("#009E73", "white")}
         drawn = set()
-        for u, v, d in graph.edges(data=True):
-            if u not in pos or v not in pos or d.get("kind") == "wan":
+        for d in graph.edges():
+            u, v = d.source, d.target
+            if u not in pos or v not in pos or d.kind == "wan":
                 continue
             key = tuple(sorted((u, v)))
             if key in drawn:
                 continue
             drawn.add(key)
             (xu, yu), (xv, yv) = pos[u], pos[v]
-            ax.plot([xu, xv], [yu, yv], color="#777777" if d.get("kind") == "intra" else "#E69F00", linewidth=1.2, zorder=1)
+            ax.plot([xu, xv], [yu, yv], color="#777777" if d.kind == "intra" else "#E69F00", linewidth=1.2, zorder=1)
         wans: dict[tuple[str, str], list] = {}
-        for u, v, d in graph.edges(data=True):
-            if d.get("kind") == "wan" and u in pos and v in pos:
+        for d in graph.edges():
+            u, v = d.source, d.target
+            if d.kind == "wan" and u in pos and v in pos:
                 wans.setdefault(tuple(sorted((u, v))), []).append((u, v, d))
         order = [f"{dc.name}.{dc.switch}" for dc in dcs]
         for k, ((a, b), edges) in enumerate(sorted(wans.items())):
@@ -754,17 +756,17 @@ def topology_figure(spec, graph):
                 FancyArrowPatch(start, stop, arrowstyle=style, mutation_scale=16, linewidth=2.4, color="#D55E00", connectionstyle=f"arc3,rad={rad}", shrinkA=0, shrinkB=0, zorder=2)
             )
             d = edges[0][2]
-            link = spec.links.get(d.get("link"))
-            label = f"WAN {d.get('link')}\n{rate(link.bandwidth) if link else '?'}"
+            link = spec.links.get(d.link)
+            label = f"WAN {d.link}\n{rate(link.bandwidth) if link else '?'}"
             if link is not None and isinstance(link.bandwidth, E.Sym):
                 label += f"\n({link.bandwidth.name})"
             label += "\neach direction" if both else ""
             straight = rad == 0.0
             ax.text((xa + xb) / 2, ly, label, ha="center", va="top" if straight else "bottom", fontsize=9.5, color="#8a3a00", fontweight="bold", linespacing=1.25)
         for node, (x, y) in pos.items():
-            kind = graph.nodes[node].get("kind", "worker")
+            kind = graph.node(node).kind
             face, ink = styles.get(kind, ("#999999", "white"))
-            text = node.split(".")[-1] if kind != "module" else graph.nodes[node].get("definition", "module")
+            text = node.split(".")[-1] if kind != "module" else graph.node(node).definition
             wbox, hbox = (0.8, 0.42) if kind != "switch" else (1.3, 0.48)
             ax.add_patch(FancyBboxPatch((x - wbox / 2, y - hbox / 2), wbox, hbox, boxstyle="round,pad=0.02,rounding_size=0.08", facecolor=face, edgecolor="black", linewidth=0.8, zorder=3))
             ax.text(x, y, text, ha="center", va="center", fontsize=9, color=ink, zorder=4, fontweight="bold" if kind == "switch" else "normal")

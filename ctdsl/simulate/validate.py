@@ -34,7 +34,7 @@ from fractions import Fraction
 
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
-from ctdsl.model.graph import build_graph
+from ctdsl.language.enums import JitterKind, LinkKind
 from ctdsl.simulate import engine
 from ctdsl.simulate.plan import QueuePlan, build_plans, free_spec
 from ctdsl.simulate.runner import Progress, Settings
@@ -159,17 +159,17 @@ def _md1_cases(spec: Spec):
     """(link, S, rho, probe?, note) for every link that carries background transfers."""
     symbols = Symbols(spec)
     env = symbols.defaults()
-    g = build_graph(spec)
+    edges = spec.topology.edges()
     memo: dict = {}
     seen: dict[tuple[str, float], float] = {}
-    for a, b, d in g.edges(data=True):
-        link = spec.links.get(d["link"]) if d["kind"] in ("intra", "wan") else None
+    for d in edges:
+        link = spec.links.get(d.link) if d.kind in (LinkKind.INTRA, LinkKind.WAN) else None
         if link is None or link.transfer is None:
             continue
-        bw = value(to_sympy(d["bandwidth"], symbols, memo), env)
+        bw = value(to_sympy(d.bandwidth, symbols, memo), env)
         S = value(to_sympy(link.transfer, symbols, memo), env) / bw
         rho = value(to_sympy(link.load, symbols, memo), env) if link.load is not None else 0.0
-        seen.setdefault((d["link"], S), rho)
+        seen.setdefault((d.link, S), rho)
     cases = []
     if seen:
         for (link, S), rho in seen.items():
@@ -177,11 +177,11 @@ def _md1_cases(spec: Spec):
             for r in sorted(loads):
                 cases.append((link, S, r, False, ""))
         return cases
-    probe = next((d for _, _, d in g.edges(data=True) if d["kind"] == "wan"), None)
-    probe = probe or next((d for _, _, d in g.edges(data=True)), None)
+    probe = next((d for d in edges if d.kind is LinkKind.WAN), None)
+    probe = probe or next(iter(edges), None)
     if probe is None:
         return []
-    return [(probe["link"], PROBE_SERVICE, r, True, " (probe: no link sets a transfer size)") for r in MD1_LOADS]
+    return [(probe.link, PROBE_SERVICE, r, True, " (probe: no link sets a transfer size)") for r in MD1_LOADS]
 
 
 def _straggler_cases(spec: Spec, free_plans):
@@ -195,7 +195,7 @@ def _straggler_cases(spec: Spec, free_plans):
             return []
         scale = E.Num(Fraction(PROBE_JITTER * worst))
         for k, d in dcs.items():
-            dcs[k] = dataclasses.replace(d, jitter=scale, jitter_kind="exponential", jitter_sigma=None)
+            dcs[k] = dataclasses.replace(d, jitter=scale, jitter_kind=JitterKind.EXPONENTIAL, jitter_sigma=None)
     else:
         for k, d in spec.dcs.items():
             dcs[k] = dataclasses.replace(dcs[k], jitter=d.jitter, jitter_kind=d.jitter_kind, jitter_sigma=d.jitter_sigma)

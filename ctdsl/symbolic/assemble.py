@@ -45,9 +45,8 @@ def _maybe(x: DimExpr | None, env) -> Quantity | None:
 
 
 def _link_use(cm: CostModel, e, nbytes: DimExpr, env) -> LinkUse:
-    a = cm.edge_attr(e)
-    bw = a["bandwidth"]
-    return LinkUse(e[0], e[1], a["link"], a["kind"], quantity(nbytes, env), quantity(bw, env), quantity(nbytes / bw, env))
+    a = cm.edge(e)
+    return LinkUse(e[0], e[1], a.link, str(a.kind), quantity(nbytes, env), quantity(a.bandwidth, env), quantity(nbytes / a.bandwidth, env))
 
 
 def _phase(cm: CostModel, c: SchemeCosts, ph, env) -> PhaseResult:

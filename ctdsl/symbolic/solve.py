@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from ctdsl import units as U
 from ctdsl.model.entities import Spec
-from ctdsl.model.graph import build_graph
 from ctdsl.results.frozen import FrozenDict
 from ctdsl.results.solution import BreakevenResult, Solution
 from ctdsl.symbolic.assemble import model_result, scheme_result
@@ -32,7 +31,7 @@ def default_over(spec: Spec) -> str | None:
 
 def solve(spec: Spec) -> Solution:
     symbols = Symbols(spec)
-    cm = CostModel(spec, build_graph(spec), symbols)
+    cm = CostModel(spec, spec.topology, symbols)
     env = Env(symbols.defaults())
     costs = {name: cm.scheme(s) for name, s in spec.schemes.items()}
     schemes = {name: scheme_result(cm, c, env) for name, c in costs.items()}
