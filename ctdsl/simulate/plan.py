@@ -24,9 +24,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from ctdsl.language.enums import LinkKind
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Spec
-from ctdsl.language.enums import LinkKind
 from ctdsl.symbolic.convert import Symbols, value
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 

@@ -32,9 +32,10 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ctdsl import units as U
+from ctdsl.language.enums import JitterKind, LinkKind
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
-from ctdsl.language.enums import JitterKind, LinkKind
 from ctdsl.simulate import engine
 from ctdsl.simulate.plan import QueuePlan, build_plans, free_spec
 from ctdsl.simulate.runner import Progress, Settings
@@ -150,8 +151,6 @@ def validate(spec: Spec, cfg: Settings, progress: Progress | None = None) -> Val
 
 
 def _s(seconds: float) -> str:
-    from ctdsl import units as U
-
     return U.format_quantity(seconds, U.TIME)
 
 
