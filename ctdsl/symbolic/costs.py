@@ -43,6 +43,8 @@ from ctdsl.symbolic.transform import ModuleStages, per_dc_max, transform
 
 __all__ = ["CostModel", "SchemeCosts", "LoadedEdge", "ClosedForm", "ModuleStages"]
 
+# an attribute that holds a field in other units than the spec writes it: the field's name
+_WRITTEN = {("scheme", "value_bytes"): "bits", ("link", "energy_per_byte"): "energy_per_bit"}
 # the schema kind of each entity class whose fields the costs read
 _KIND = {"Model": "model", "Device": "device", "Link": "link", "Pluggable": "pluggable", "Switch": "switch", "DataCentre": "dc", "Scheme": "scheme"}
 
@@ -122,6 +124,7 @@ class CostModel:
         self._memo: dict[int, sp.Expr] = {}
         self._edges: dict[Edge, EdgeTerms] = {}
         self.router = Router(spec, topology, self.edge, self.node_latency)
+        self.formulas = D.FieldAlgebra(self.field, self.shape)  # the model's formulas, dimensioned
 
     def sym(self, expr) -> sp.Expr:
         return to_sympy(expr, self.symbols, self._memo)
@@ -134,7 +137,11 @@ class CostModel:
         """A field of a checked entity, with the dimension the language's schema gives it."""
         kind = _KIND.get(type(entity).__name__)
         table = S.KINDS[kind] if kind is not None else S.STAGES[entity.name]
-        return DimExpr(self.sym(getattr(entity, name)), table[name].dim)
+        return DimExpr(self.sym(getattr(entity, name)), table[_WRITTEN.get((kind, name), name)].dim)
+
+    def shape(self, model, key: str) -> DimExpr:
+        """One of a model's shape fields (layers, width, ...), with its schema dimension."""
+        return DimExpr(self.sym(model.shape[key]), S.KINDS["model"][key].dim)
 
     def edge(self, e: Edge) -> EdgeTerms:
         if e not in self._edges:
@@ -162,14 +169,14 @@ class CostModel:
 
     def scheme(self, scheme: Scheme) -> SchemeCosts:
         model = self.spec.models[scheme.model]
-        dense = self.q(PL.dense_bytes(model), U.DATA)
-        payload = self.q(PL.payload_bytes(scheme, model), U.DATA)
+        dense = PL.dense_bytes(model, self.formulas)
+        payload = PL.payload_bytes(scheme, model, self.formulas)
         labels: dict[sp.Expr, str] = {}
         up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
         phases = self.router.plan(scheme.collective, payload, up, scheme.loopback)
         for ph in phases:
             labels.update(ph.bottlenecks)
-        flops = self.q(PL.compute_flops(model), U.OPS)
+        flops = PL.compute_flops(model, self.formulas)
         per_dc = {dc: flops / (self.field(dev, "peak") * self.field(dev, "efficiency")) for dc, dev in self.devices().items()}
         compute = per_dc_max(per_dc, "compute in dc {}", labels)
         tr, where, module = transform(self, scheme, dense, up, labels)
