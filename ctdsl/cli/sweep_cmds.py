@@ -285,19 +285,14 @@ def sweep(
             if close:
                 fh.close()
     if plot:
+        from ctdsl.numeric.crossings import sweep_curves, x_param
         from ctdsl.report.plots import save, sweep_figure
 
-        x_axis = next((a for a in axes if a.name == _x_name(sol)), None)
-        fig = sweep_figure(sol, forms, x_axis)
+        p = x_param(sol.spec)
+        x_axis = next((a for a in axes if p is not None and a.name == p.name), None)
+        fig = sweep_figure(sol, sweep_curves(sol, forms, x_axis))
         _save_or_exit(save, fig, plot, plot_format)
         typer.echo(f"wrote {plot}", err=True)
-
-
-def _x_name(sol) -> str | None:
-    from ctdsl.report.plots import x_param
-
-    p = x_param(sol.spec)
-    return p.name if p is not None else None
 
 
 def _save_or_exit(save, fig, path: str, fmt: str) -> None:
@@ -338,9 +333,10 @@ def report(
         from ctdsl.numeric import CompiledForms
 
         forms = CompiledForms(sol)
+    from ctdsl.numeric.crossings import sweep_curves
     from ctdsl.report.document import render_document
 
-    text = render_document(study, sol, forms, fmt)
+    text = render_document(sol, study.graph(), sweep_curves(sol, forms), fmt)
     try:
         with open(output, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
