@@ -15,6 +15,8 @@ import typer
 
 from ctdsl import limits
 from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, stdout_console
+from ctdsl.diagnostics import did_you_mean
+from ctdsl.report import simulation_data, simulation_tables
 
 
 class SimFormat(str, Enum):
@@ -54,8 +56,6 @@ def simulate(
         raise typer.Exit(Exit.OK)
     for name in scheme or []:
         if name not in spec.schemes:
-            from ctdsl.diagnostics import did_you_mean
-
             hint = did_you_mean(name, spec.schemes)
             raise fail_usage(f"no scheme '{name}' in {file}" + (f"; {hint}" if hint else ""))
 
@@ -85,20 +85,18 @@ def simulate(
 
 
 def _print(result, format: SimFormat, validate: bool) -> None:
-    from ctdsl.report import simulation as R
-
     if format is SimFormat.json:
-        data = R.validation_json(result) if validate else R.result_json(result)
+        data = simulation_data.validation_json(result) if validate else simulation_data.result_json(result)
         typer.echo(json.dumps(data, indent=2, sort_keys=True))
         return
     if format is SimFormat.csv:
-        typer.echo(R.validation_csv(result) if validate else R.render_csv(result), nl=False)
+        typer.echo(simulation_data.validation_csv(result) if validate else simulation_data.render_csv(result), nl=False)
         return
     console = stdout_console()
     if validate:
-        R.render_validation(result, console)
+        simulation_tables.render_validation(result, console)
     else:
-        R.render_rich(result, console)
+        simulation_tables.render_rich(result, console)
 
 
 def _estimate_events(plans, cfg) -> float:

@@ -9,6 +9,10 @@ Sections, in order:
 4. the sweep figure (`plots.sweep_figure`, as `ctdsl sweep --plot` draws it);
 5. each break-even: what it says, and its exact form in LaTeX.
 
+The document only reads what it is given: the solution, the topology graph and
+the sweep figure's curves, computed by the caller
+(`ctdsl.numeric.crossings.sweep_curves`).
+
 Everything is inside the one file: images are PNG, embedded as base64 data
 URIs. Equations: MathJax cannot be embedded offline here, so each break-even's
 LaTeX is rendered to an image by matplotlib's mathtext (a subset of LaTeX that
@@ -28,6 +32,10 @@ from pathlib import Path
 
 from ctdsl import __version__
 from ctdsl import units as U
+from ctdsl.report.html import table_html
+from ctdsl.report.latex import _unit_tex, readable, tex
+from ctdsl.report.plots import math_png, png_bytes, sweep_figure, topology_figure
+from ctdsl.report.tables import all_tables, params_line
 
 
 @dataclass
@@ -108,17 +116,15 @@ def _q(value, dim) -> str:
     return U.format_quantity(value, dim)
 
 
-def build(study, sol, forms) -> tuple[str, list[Section]]:
-    from ctdsl.report.latex import _unit_tex, readable, tex
-    from ctdsl.report.plots import math_png, png_bytes, sweep_figure, topology_figure
-    from ctdsl.report.tables import all_tables, params_line
+def build(sol, graph, curves) -> tuple[str, list[Section]]:
+    """The title and sections of the report: `graph` is the topology, `curves` the sweep figure's data (or None)."""
+    title = f"{Path(sol.spec.root).name}: sync schemes across slow links"
+    return title, [_summary(sol), _topology(sol.spec, graph), _solve_tables(sol), _plots(sol, curves), _break_evens(sol)]
 
+
+def _summary(sol) -> Section:
+    """The spec's own words, what it declares, and the first scheme to the target."""
     spec = sol.spec
-    name = Path(spec.root).name
-    title = f"{name}: sync schemes across slow links"
-    sections: list[Section] = []
-
-    # 1. summary
     s = Section("Summary")
     for p in _opening_comment(spec.root):
         s.blocks.append(Para(p))
@@ -153,22 +159,25 @@ def build(study, sol, forms) -> tuple[str, list[Section]]:
     for r in sol.schemes.values():
         rows.append([r.name, r.label, r.payload_kind, r.collective, r.at, f"{r.period:g}", f"{r.steps:g}" if r.steps is not None else "n/a"])
     s.blocks.append(Grid("Schemes", ["scheme", "label", "payload", "collective", "transform at", "H", "steps to target"], rows))
-    sections.append(s)
+    return s
 
-    # 2. topology
+
+def _topology(spec, graph) -> Section:
     t = Section("Topology")
     t.blocks.append(Para("Drawn from the graph ctdsl builds (ctdsl graph FILE): a node per worker, per module in a worker's port and per switch; WAN links between switches."))
-    t.blocks.append(Image(png_bytes(topology_figure(spec, study.graph()), dpi=130), "the topology: data centres, workers, modules, switches and WAN links"))
-    sections.append(t)
+    t.blocks.append(Image(png_bytes(topology_figure(spec, graph), dpi=130), "the topology: data centres, workers, modules, switches and WAN links"))
+    return t
 
-    # 3. tables
+
+def _solve_tables(sol) -> Section:
     tb = Section("Solve tables")
     tb.blocks.append(Para("The tables of ctdsl solve, at the params' values above."))
     for table in all_tables(sol):
         tb.blocks.append(Grid(table.title, table.header, table.rows, set(table.marked), list(table.notes)))
-    sections.append(tb)
+    return tb
 
-    # 4. plots
+
+def _plots(sol, curves) -> Section:
     pl = Section("Plots")
     pl.blocks.append(
         Para(
@@ -176,10 +185,12 @@ def build(study, sol, forms) -> tuple[str, list[Section]]:
             "what binds a step changes; the step time at the values above, by component; the pluggable module's stages."
         )
     )
-    pl.blocks.append(Image(png_bytes(sweep_figure(sol, forms), dpi=110), "time to target against bandwidth; step components; module stages"))
-    sections.append(pl)
+    pl.blocks.append(Image(png_bytes(sweep_figure(sol, curves), dpi=110), "time to target against bandwidth; step components; module stages"))
+    return pl
 
-    # 5. break-evens
+
+def _break_evens(sol) -> Section:
+    """Each break-even in words, and each of its roots typeset, with the LaTeX source under it."""
     be = Section("Break-even")
     if not sol.breakevens:
         be.blocks.append(Para("The spec asks for no break-even and has no baseline to compare with."))
@@ -201,8 +212,7 @@ def build(study, sol, forms) -> tuple[str, list[Section]]:
                 )
             )
         be.blocks.append(sub)
-    sections.append(be)
-    return title, sections
+    return be
 
 
 # ---- HTML ------------------------------------------------------------------------------
@@ -244,8 +254,6 @@ def _html_block(b) -> str:
             out += '<p class="note">(matplotlib cannot typeset this form; its LaTeX source:)</p>'
         return out + f'<pre><code class="language-latex">{escape(b.latex)}</code></pre>'
     if isinstance(b, Grid):
-        from ctdsl.report.html import table_html
-
         return table_html(b.header, b.rows, b.marked, b.notes, caption=b.title or None)
     if isinstance(b, Section):
         return _html_section(b)
@@ -313,9 +321,9 @@ def to_markdown(title: str, sections: list[Section]) -> str:
     )
 
 
-def render_document(study, sol, forms, fmt: str) -> str:
+def render_document(sol, graph, curves, fmt: str) -> str:
     """The report as text: fmt is 'html' or 'md'."""
-    title, sections = build(study, sol, forms)
+    title, sections = build(sol, graph, curves)
     if fmt == "html":
         return to_html(title, sections)
     if fmt == "md":
