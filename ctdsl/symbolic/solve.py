@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ctdsl import units as U
+from ctdsl.diagnostics import Diagnostic
+from ctdsl.failure import Failure
 from ctdsl.language.binding import binding as binding_of
 from ctdsl.model.entities import Spec
 from ctdsl.model.graph import build_graph
-from ctdsl.symbolic.breakeven import Breakeven, solve_breakeven
+from ctdsl.symbolic.breakeven import Breakeven, Unsolvable, solve_breakeven
 from ctdsl.symbolic.convert import Env, NumericError, Symbols, value
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 
@@ -150,8 +152,9 @@ class BreakevenResult:
             return f"never in range: {r.reason}"
         parts = []
         for root in r.roots:
+            how = " (numeric root)" if root.numeric else ""
             parts.append(
-                f"{self.over} = {U.format_quantity(root.value, self.dim)}: {root.below} faster below, {root.above} above"
+                f"{self.over} = {U.format_quantity(root.value, self.dim)}{how}: {root.below} faster below, {root.above} above"
             )
         return "; ".join(parts)
 
@@ -377,6 +380,7 @@ def _model_result(cm: CostModel, model, env) -> ModelResult:
 
 
 def breakeven(cm: CostModel, costs: dict[str, SchemeCosts], x: str, y: str, over: str, env) -> BreakevenResult:
+    """One break-even; raises Failure (CT7xx, at the breakeven statement) where it cannot be solved."""
     spec = cm.spec
     p = spec.params[over]
     cx, cy = costs[x], costs[y]
@@ -386,6 +390,16 @@ def breakeven(cm: CostModel, costs: dict[str, SchemeCosts], x: str, y: str, over
             x, y, over, p.dim, None, f"scheme {' and '.join(missing)} has no steps to target: set steps = N", cm.symbols
         )
     lo, hi = (p.lo, p.hi) if p.lo is not None else (p.default * 1e-6, p.default * 1e6)
+    log = p.spacing == "log" or p.lo is None
     labels = {**cx.labels, **cy.labels}
-    result = solve_breakeven(x, cx.time_to_target, y, cy.time_to_target, cm.symbols[over], env, lo, hi, labels)
+    try:
+        show = lambda v: U.format_quantity(v, p.dim)  # noqa: E731
+        result = solve_breakeven(x, cx.time_to_target, y, cy.time_to_target, cm.symbols[over], env, lo, hi, labels, log, show)
+    except Unsolvable as exc:
+        stmt = next((s for s in spec.breakevens if (s.x, s.y, s.over) == (x, y, over)), None)
+        if stmt is not None:
+            span, label = stmt.span, "this break-even"
+        else:  # asked by `baseline`: point at the scheme compared
+            span, label = spec.schemes[x].span, f"compared with the baseline {y}"
+        raise Failure([Diagnostic(exc.code, exc.message, span, label=label, help=exc.help)]) from None
     return BreakevenResult(x, y, over, p.dim, result, None, cm.symbols)
