@@ -1,23 +1,81 @@
-"""The Typer app, exit codes and the helpers every command shares."""
+"""The Typer app, exit codes and the helpers every command shares.
+
+No command ends in a Python traceback. The root command (`_GuardedGroup`)
+runs every command inside one handler: a `Failure` (a problem a back end found
+after checking: a break-even it cannot solve) prints its diagnostics like the
+checker's and exits 1; any other exception prints one line, `internal error:
+TYPE: MESSAGE; please report`, and exits 3, with the traceback only under the
+global `--debug` option. Usage errors exit 2 where they are found (`fail_usage`).
+"""
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
+import traceback
 from contextlib import contextmanager
 from enum import IntEnum
 from typing import Iterable, Optional
 
 import typer
+from typer.core import TyperGroup
 
 from ctdsl import __version__
+from ctdsl.failure import Failure
 
 
 class Exit(IntEnum):
     OK = 0
     FINDINGS = 1
     USAGE = 2
+    INTERNAL = 3
+
+
+class _Session:
+    """What the running command has loaded, for reporting a Failure; reset by the root callback."""
+
+    debug = False
+    sources = None  # the Sources of the spec load_or_exit checked
+
+
+def _cli_signals() -> tuple[type[BaseException], ...]:
+    """The exceptions typer and click use to end a command on purpose (exit codes, usage errors)."""
+    click_base = [c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"]
+    return (typer.Exit, typer.Abort, *click_base)
+
+
+def handle_exception(exc: Exception) -> int:
+    """Report an exception a command raised, once, on stderr; return the exit code."""
+    if isinstance(exc, Failure):
+        from ctdsl.diagnostics import Sources, summary_line
+
+        diags = list(exc.diagnostics)
+        print_diagnostics(diags, _Session.sources or Sources(), err=True)
+        typer.echo(summary_line(diags), err=True)
+        return Exit.FINDINGS
+    if _Session.debug:
+        traceback.print_exception(exc, file=sys.stderr)
+    message = " ".join(str(exc).split())
+    typer.echo(f"internal error: {type(exc).__name__}: {message}; please report", err=True)
+    return Exit.INTERNAL
+
+
+class _GuardedGroup(TyperGroup):
+    """The root command: an exception from any command becomes diagnostics or one line, never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except _cli_signals():
+            raise
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:  # stdout closed early (`| head`): typer exits quietly
+                raise
+            raise typer.Exit(handle_exception(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - the one place every failure is reported
+            raise typer.Exit(handle_exception(exc)) from None
 
 
 EPILOG = """\b
@@ -34,6 +92,7 @@ Examples:
 """
 
 app = typer.Typer(
+    cls=_GuardedGroup,
     name="ctdsl",
     help="Model gradient sync across slow links: check, graph and solve .ct hardware specs.",
     epilog=EPILOG,
@@ -55,8 +114,11 @@ def _root(
     version: Optional[bool] = typer.Option(
         None, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    debug: bool = typer.Option(False, "--debug", help="On an internal error (exit 3), also print the Python traceback."),
 ) -> None:
     """Model gradient sync across slow links: check, graph and solve .ct hardware specs."""
+    _Session.debug = debug
+    _Session.sources = None
     _resume_gc()
 
 
@@ -153,6 +215,7 @@ def load_or_exit(path: str, overrides: dict[str, str] | None = None):
         print_diagnostics(result.diagnostics, result.sources, err=True)
         typer.echo(summary_line(result.diagnostics), err=True)
         raise typer.Exit(Exit.FINDINGS)
+    _Session.sources = result.sources
     return Study(result, overrides)
 
 
@@ -174,3 +237,5 @@ def main() -> None:
         app()
     except KeyboardInterrupt:  # pragma: no cover
         sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - outside any command (option callbacks): still one line
+        sys.exit(handle_exception(exc))
