@@ -160,13 +160,26 @@ def use_color(stream) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+TABLE_WIDTH = 160  # columns of the tables when stdout is not a terminal
+_TABLE_HEIGHT = 25  # rich asks for a height too; set, it stops rich from reading the terminal
+
+
 def stdout_console():
-    """A rich console for tables on stdout: colour on a terminal, plain and 160 wide otherwise."""
+    """A rich console for tables on stdout.
+
+    On a terminal: the terminal's width, and colour unless NO_COLOR. Anywhere
+    else (a pipe, a file, a test): TABLE_WIDTH columns whatever COLUMNS or TERM
+    say, and lines of text are never wrapped (soft wrap), so the output is the
+    same at any terminal width and from any path the spec is named by.
+    """
     from rich.console import Console
 
+    tty = hasattr(sys.stdout, "isatty") and sys.stdout.isatty()
     color = use_color(sys.stdout)
     return Console(
-        width=None if color else 160,
+        width=None if tty else TABLE_WIDTH,
+        height=None if tty else _TABLE_HEIGHT,
+        soft_wrap=not tty,
         no_color=not color,
         color_system="auto" if color else None,
         force_terminal=color,
