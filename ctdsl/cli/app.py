@@ -23,6 +23,7 @@ import typer
 from typer.core import TyperGroup
 
 from ctdsl import __version__
+from ctdsl.diagnostics import Sources, render_text, summary_line
 from ctdsl.failure import Failure
 
 
@@ -49,8 +50,6 @@ def _cli_signals() -> tuple[type[BaseException], ...]:
 def handle_exception(exc: Exception) -> int:
     """Report an exception a command raised, once, on stderr; return the exit code."""
     if isinstance(exc, Failure):
-        from ctdsl.diagnostics import Sources, summary_line
-
         diags = list(exc.diagnostics)
         print_diagnostics(diags, _Session.sources or Sources(), err=True)
         typer.echo(summary_line(diags), err=True)
@@ -205,8 +204,6 @@ def fail_usage(message: str) -> "typer.Exit":
 
 
 def print_diagnostics(diags: Iterable, sources, err: bool = False) -> None:
-    from ctdsl.diagnostics import render_text
-
     stream = sys.stderr if err else sys.stdout
     color = use_color(stream)
     for d in diags:
@@ -218,7 +215,6 @@ def load_or_exit(path: str, overrides: dict[str, str] | None = None):
     """Check a spec for a command that needs a clean one; diagnostics go to stderr."""
     from ctdsl.api import Study, check
     from ctdsl.check.loader import Unreadable
-    from ctdsl.diagnostics import summary_line
 
     try:
         result = check(path, overrides=overrides)
