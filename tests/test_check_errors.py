@@ -57,7 +57,8 @@ def test_only_registered_codes_are_expected():
 
 def test_chunks_cover_every_code():
     covered = {e.code for c in CHUNKS for e in c.expectations}
-    missing = sorted(set(CODES) - covered - NOT_IN_CHUNKS)
+    solving = {c for c in CODES if c.startswith("CT7")}  # after a clean check: tests/test_solve_errors.py
+    missing = sorted(set(CODES) - covered - NOT_IN_CHUNKS - solving)
     assert not missing, f"codes no chunk produces: {missing}"
 
 
