@@ -206,8 +206,8 @@ def test_numeric_root_where_sympy_cannot_solve(tmp_path, kind):
     assert (root.below, root.above) == ("y", "x")
     numeric_check(sol, be)  # the value against brentq, to 1e-9
     # the root is bracketed: the difference changes sign across it
-    sx = sol.schemes["x"].costs.time_to_target
-    sy = sol.schemes["y"].costs.time_to_target
+    sx = sol.schemes["x"].time_to_target.expr
+    sy = sol.schemes["y"].time_to_target.expr
     b = sol.symbols["b"]
     others = {s: v for s, v in sol.symbols.defaults().items() if s != b}
     f = sp.lambdify((b,), (sx - sy).xreplace(others), modules="numpy")
