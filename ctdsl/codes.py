@@ -100,6 +100,8 @@ _TABLE = [
     Code("CT606", "too-many-workers", "more workers or dcs than are modelled"),
     Code("CT607", "too-many-sweep-points", "a param sweep with more points than the limit"),
     Code("CT608", "simulation-too-large", "a simulation block with more steps or seeds than the limit"),
+    Code("CT620", "inheritance-too-deep", "a block whose chain of bases is longer than the limit"),
+    Code("CT621", "too-many-statements", "more params, blocks, WANs and break-evens than the limit, imports included"),
     # solving
     Code("CT701", "too-many-regimes", "a break-even whose times split into more max/min regimes than the solver enumerates"),
     Code("CT702", "breakeven-not-evaluable", "a break-even whose times cannot be computed at an end of the param's range"),
