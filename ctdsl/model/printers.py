@@ -8,6 +8,11 @@ calls) `ATOM`. The left operand of `-` and `/` asks for the operator's own
 precedence, the right one for one more, so `a - (b - c)` keeps its parentheses
 and `a - b - c` gets none; a power's base asks for more than a power.
 
+The text is a rope while it is built: a string, or a tuple of ropes to be read
+in order, so that a parent holds its children's text without copying it, and
+`join` makes one string at the end. Concatenating strings instead would copy
+a deep chain's text once per level, and the memo would keep every copy.
+
 Another printer (JavaScript for the explorer, say) is another table built the
 same way: `TEXT.replace(Pow=..., min=call("Math.min("), ...)`, with `infix`,
 `call` and `wrap` for the entries it changes. The context handed to every
@@ -17,19 +22,33 @@ handler is the function that names a param.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, Union
 
 from ctdsl.model.nodes import Expr
 from ctdsl.model.visit import Visitor
 
 ATOM = 9
-Printed = tuple[str, float]  # text and precedence
+Rope = Union[str, tuple]  # a string, or a tuple of ropes read in order
+Printed = tuple[Rope, float]  # text and precedence
 
 
-def wrap(kid: Printed, prec: float, left: str = "(", right: str = ")") -> str:
+def join(rope: Rope) -> str:
+    """The string a rope holds (without recursion: ropes are as deep as expressions)."""
+    out: list[str] = []
+    stack = [rope]
+    while stack:
+        r = stack.pop()
+        if type(r) is str:
+            out.append(r)
+        else:
+            stack.extend(reversed(r))
+    return "".join(out)
+
+
+def wrap(kid: Printed, prec: float, left: str = "(", right: str = ")") -> Rope:
     """A child's text, parenthesised if it binds less tightly than `prec` asks."""
     text, p = kid
-    return f"{left}{text}{right}" if p < prec else text
+    return (left, text, right) if p < prec else text
 
 
 def infix(op: str, prec: int, tight_right: bool = False, left: str = "(", right: str = ")"):
@@ -39,10 +58,10 @@ def infix(op: str, prec: int, tight_right: bool = False, left: str = "(", right:
     def handler(_ctx, _e, a: Printed, b: Printed) -> Printed:
         (ta, pa), (tb, pb) = a, b  # wrap(), written out: every sum and product comes here
         if pa < prec:
-            ta = left + ta + right
+            ta = (left, ta, right)
         if pb < rprec:
-            tb = left + tb + right
-        return ta + op + tb, prec
+            tb = (left, tb, right)
+        return (ta, op, tb), prec
 
     return handler
 
@@ -51,7 +70,13 @@ def call(head: str, sep: str = ", ", tail: str = ")"):
     """A function call's handler: `head` args `tail`, e.g. `max(` ... `)`."""
 
     def handler(_ctx, _e, *args: Printed) -> Printed:
-        return head + sep.join(t for t, _ in args) + tail, ATOM
+        parts: list[Rope] = [head]
+        for i, (t, _) in enumerate(args):
+            if i:
+                parts.append(sep)
+            parts.append(t)
+        parts.append(tail)
+        return tuple(parts), ATOM
 
     return handler
 
@@ -77,7 +102,7 @@ def _text_num(_name_of, e) -> Printed:
 
 def _text_pow(_name_of, e, base: Printed) -> Printed:
     exp = number_text(e.exp)
-    return f"{wrap(base, 5)}^{exp if e.exp >= 0 else '(' + exp + ')'}", 4
+    return (wrap(base, 5), "^" + (exp if e.exp >= 0 else "(" + exp + ")")), 4
 
 
 TEXT = Visitor(
@@ -88,7 +113,7 @@ TEXT = Visitor(
         "Sub": infix(" - ", 1, tight_right=True),
         "Mul": infix(" * ", 2),
         "Div": infix(" / ", 2, tight_right=True),
-        "Neg": lambda _name_of, e, a: (f"-{wrap(a, 3)}", 3),
+        "Neg": lambda _name_of, e, a: (("-", wrap(a, 3)), 3),
         "Pow": _text_pow,
         "min": call("min("),
         "max": call("max("),
@@ -104,7 +129,7 @@ def _same(name: str) -> str:
 
 def render(expr: Expr, name_of: Callable[[str], str] = _same) -> str:
     """Infix text in base units, e.g. `max(1.2e10, wan_bw)`; for JSON and graphs."""
-    return TEXT(expr, name_of)[0]
+    return join(TEXT(expr, name_of)[0])
 
 
 # ---- LaTeX ----------------------------------------------------------------------------------
@@ -165,11 +190,11 @@ def number_latex(v: Fraction) -> Printed:
 
 
 def _latex_neg(_name_of, e, a: Printed) -> Printed:
-    return "-" + wrap(a, 2, _L, _R), _LNEG
+    return ("-", wrap(a, 2, _L, _R)), _LNEG
 
 
 def _latex_pow(_name_of, e, base: Printed) -> Printed:
-    return f"{wrap(base, _LBASE, _L, _R)}^{{{number_latex(e.exp)[0]}}}", _LPOW
+    return (wrap(base, _LBASE, _L, _R), "^{" + number_latex(e.exp)[0] + "}"), _LPOW
 
 
 LATEX = Visitor(
@@ -179,7 +204,7 @@ LATEX = Visitor(
         "Add": infix(" + ", 1, left=_L, right=_R),
         "Sub": infix(" - ", 1, tight_right=True, left=_L, right=_R),
         "Mul": infix(r" \cdot ", 2, left=_L, right=_R),
-        "Div": lambda _name_of, e, a, b: (rf"\frac{{{a[0]}}}{{{b[0]}}}", _LFRAC),
+        "Div": lambda _name_of, e, a, b: ((r"\frac{", a[0], "}{", b[0], "}"), _LFRAC),
         "Neg": _latex_neg,
         "Pow": _latex_pow,
         "min": call(r"\min" + _L, tail=_R),
@@ -192,4 +217,4 @@ LATEX = Visitor(
 
 def latex(expr: Expr, name_of: Callable[[str], str] = latex_name) -> str:
     """LaTeX of a checked expression in base units; `name_of` gives a param's LaTeX."""
-    return LATEX(expr, name_of)[0]
+    return join(LATEX(expr, name_of)[0])
