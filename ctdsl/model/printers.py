@@ -135,14 +135,14 @@ def render(expr: Expr, name_of: Callable[[str], str] = _same) -> str:
 # ---- LaTeX ----------------------------------------------------------------------------------
 #
 # Precedences as in text, with two changes: a fraction (\frac, and a number
-# written with \times 10^{k}) needs parentheses only as the base of a power,
-# and a unary minus binds like a sum term, so it is parenthesised inside
-# products and powers (`a \cdot \left(-b\right)`) but not in sums.
+# written as m \times 10^{k} or 10^{k}) needs parentheses only as the base of
+# a power, and a unary minus binds like a sum term, so it is parenthesised
+# inside products and powers (`a \cdot \left(-b\right)`) but not in sums.
 
 _L, _R = r"\left(", r"\right)"
 _LNEG = 1.5  # a leading minus, and a negative number
-_LFRAC = 4  # \frac{a}{b}, m \times 10^{k}, 10^{k}
-_LPOW = 5
+_LFRAC = 4  # \frac{a}{b}, m \times 10^{k}
+_LPOW = 5  # x^{k}, 10^{k}
 _LBASE = 6  # what a power's base asks for: atoms only
 
 
