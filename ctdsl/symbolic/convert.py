@@ -15,58 +15,42 @@ import sympy as sp
 
 from ctdsl.language.tolerances import CEIL_SLACK
 from ctdsl.model import expr as E
+from ctdsl.model.visit import Visitor
 from ctdsl.results.params import SymbolInfo, Symbols  # noqa: F401  (the solver's symbols)
 from ctdsl.symbolic.dimensioned import DimExpr
+
+
+def _rational(q) -> sp.Rational:
+    return sp.Rational(q.numerator, q.denominator)
+
+
+# The sympy printer: one handler per kind of node, the context is the `Symbols`.
+SYMPY = Visitor(
+    {
+        "Num": lambda _symbols, e: _rational(e.value),
+        "Sym": lambda symbols, e: symbols[e.name],
+        "Add": lambda _symbols, e, a, b: a + b,
+        "Sub": lambda _symbols, e, a, b: a - b,
+        "Mul": lambda _symbols, e, a, b: a * b,
+        "Div": lambda _symbols, e, a, b: a / b,
+        "Neg": lambda _symbols, e, a: -a,
+        "Pow": lambda _symbols, e, base: base ** _rational(e.exp),
+        "min": lambda _symbols, e, *args: sp.Min(*args),
+        "max": lambda _symbols, e, *args: sp.Max(*args),
+        "ceil": lambda _symbols, e, a: sp.ceiling(a),
+        "log2": lambda _symbols, e, a: sp.log(a, 2),
+    }
+)
 
 
 def to_sympy(expr: E.Expr, symbols: Symbols, memo: dict[int, tuple] | None = None) -> sp.Expr:
     """Convert a checked expression; shared nodes are converted once.
 
     `memo` maps id(node) -> (node, sympy): holding the node keeps its id from
-    being reused by another object while the memo lives.
+    being reused by another object while the memo lives, so callers share one
+    memo across calls.
     """
-    memo = {} if memo is None else memo
-    stack: list[tuple[E.Expr, bool]] = [(expr, False)]
-    while stack:  # post-order without recursion: deep chains stay safe
-        e, ready = stack.pop()
-        if id(e) in memo:
-            continue
-        if not ready:
-            stack.append((e, True))
-            stack.extend((c, False) for c in e.children() if id(c) not in memo)
-            continue
-        kids = [memo[id(c)][1] for c in e.children()]
-        memo[id(e)] = (e, _node(e, kids, symbols))
-    return memo[id(expr)][1]
-
-
-def _node(e: E.Expr, kids: list[sp.Expr], symbols: Symbols) -> sp.Expr:
-    if isinstance(e, E.Num):
-        return sp.Rational(e.value.numerator, e.value.denominator)
-    if isinstance(e, E.Sym):
-        return symbols[e.name]
-    if isinstance(e, E.Add):
-        return kids[0] + kids[1]
-    if isinstance(e, E.Sub):
-        return kids[0] - kids[1]
-    if isinstance(e, E.Mul):
-        return kids[0] * kids[1]
-    if isinstance(e, E.Div):
-        return kids[0] / kids[1]
-    if isinstance(e, E.Neg):
-        return -kids[0]
-    if isinstance(e, E.Pow):
-        return kids[0] ** sp.Rational(e.exp.numerator, e.exp.denominator)
-    if isinstance(e, E.Call):
-        if e.fn == "min":
-            return sp.Min(*kids)
-        if e.fn == "max":
-            return sp.Max(*kids)
-        if e.fn == "ceil":
-            return sp.ceiling(kids[0])
-        if e.fn == "log2":
-            return sp.log(kids[0], 2)
-    raise TypeError(f"cannot convert {e!r}")  # pragma: no cover
+    return SYMPY(expr, symbols, memo)
 
 
 class NumericError(ArithmeticError):
