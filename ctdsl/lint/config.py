@@ -90,7 +90,11 @@ def validate_codes(codes: list[str], where: str) -> list[str]:
 
 def find_pyproject(start: Path) -> Path | None:
     here = start.absolute()
-    if not here.is_dir():
+    try:
+        is_dir = here.is_dir()
+    except (OSError, ValueError):  # a name too long, a NUL: the runner reports the path itself
+        is_dir = False
+    if not is_dir:
         here = here.parent
     for folder in [here, *here.parents]:
         candidate = folder / "pyproject.toml"
