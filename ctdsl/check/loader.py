@@ -146,6 +146,9 @@ class _Loader:
         if len(self.seen) >= limits.MAX_IMPORTS:
             self.once("count", stmt, f"a spec may read at most {limits.MAX_IMPORTS} files", "import fewer, larger files")
             return
+        if size > limits.MAX_FILE_BYTES:
+            self.sink.error("CT601", f"imported file {shown(display)} is larger than {limits.MAX_FILE_BYTES // 1024} KiB", stmt.span, label="not read")
+            return
         if self.bytes + size > MAX_LOAD_BYTES:
             self.once(
                 "bytes",
