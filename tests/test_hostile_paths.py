@@ -298,3 +298,12 @@ def test_import_count_is_bounded(tmp_path):
     write(tmp_path / "root.ct", "".join(f'import "f{i}.ct"\n' for i in range(n)))
     code, out = run("check", "root.ct")
     assert code == 1 and out.count("CT505") == 1 and f"at most {limits.MAX_IMPORTS} files" in out
+
+
+def test_lint_reads_a_bounded_pyproject(tmp_path):
+    tree = tmp_path / "tree"
+    write(tree / "good.ct", LINK)
+    with open(tree / "pyproject.toml", "wb") as f:  # a sparse gigabyte where the settings would be
+        f.truncate(1 << 30)
+    code, out = run("lint", "tree")
+    assert code == 2 and "pyproject.toml: cannot read" in out and "larger than 256 KiB" in out
