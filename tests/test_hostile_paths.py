@@ -307,3 +307,18 @@ def test_lint_reads_a_bounded_pyproject(tmp_path):
         f.truncate(1 << 30)
     code, out = run("lint", "tree")
     assert code == 2 and "pyproject.toml: cannot read" in out and "larger than 256 KiB" in out
+
+
+def test_lint_refuses_a_file_name_that_is_not_utf8(tmp_path):
+    tree = tmp_path / "tree"
+    write(tree / "good.ct", LINK)
+    with open(os.fsencode(tree) + b"/\xff.ct", "wb") as f:
+        f.write(LINK.encode())
+    code, results, out = run_sarif("tree")
+    assert code == 2 and ("CT001", "tree/\\xff.ct not read: the file name is not valid UTF-8") in [
+        (r, m.split("\n")[0]) for r, m in results
+    ]
+    code, out = run("lint", "tree")
+    assert code == 2 and "error: tree/\\xff.ct not read: the file name is not valid UTF-8" in out
+    code, out = run("check", os.fsdecode(os.fsencode(tree) + b"/\xff.ct"))
+    assert code == 2 and "the file name is not valid UTF-8" in out

@@ -38,9 +38,16 @@ class Unreadable(Exception):
         )
 
 
+def _escape(c: str) -> str:
+    n = ord(c)
+    if 0xDC80 <= n <= 0xDCFF:  # a byte of a file name that is not UTF-8 (surrogateescape)
+        n -= 0xDC00
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
+
+
 def shown(path: str | Path, most: int = 160) -> str:
     """A path fit for a message: control characters escaped, a very long one shortened."""
-    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in str(path))
+    text = "".join(c if c.isprintable() else _escape(c) for c in str(path))
     return text if len(text) <= most else text[: most // 2] + "..." + text[-most // 2 :]
 
 
@@ -87,6 +94,10 @@ class TooLarge(Unreadable):
 
 def stat_source(path: Path) -> os.stat_result:
     """The stat of a spec file that may be read, or Unreadable saying why not (no file is opened)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:  # bytes no output format can carry (SARIF URIs, JSON)
+        raise Unreadable(f"cannot read {shown(path)}: the file name is not valid UTF-8", path) from None
     try:
         st = os.stat(path)
     except FileNotFoundError:

@@ -63,6 +63,10 @@ def _walked_file(p: Path, root_real: str) -> str | None:
     never opened, and never named, when it leads outside); only regular files are read.
     """
     try:
+        str(p).encode("utf-8")
+    except UnicodeEncodeError:
+        return "the file name is not valid UTF-8"
+    try:
         st = os.lstat(p)
         if stat.S_ISLNK(st.st_mode):
             real = os.path.realpath(p)
@@ -115,12 +119,16 @@ def discover(paths: Iterable[str], config: LintConfig) -> tuple[list[Path], list
     for raw in paths:
         p = Path(raw)
         try:
+            raw.encode("utf-8")
             st = os.stat(p)
         except FileNotFoundError:
             if os.path.islink(p):
                 add(p)  # a dangling link named on the command line: the loader says so
             else:
                 missing.append(raw)
+            continue
+        except UnicodeEncodeError:
+            refused.append(_refused(p, "the file name is not valid UTF-8"))
             continue
         except (OSError, ValueError) as exc:  # a NUL, a name too long, a link loop, permission
             refused.append(_refused(p, os_problem(exc)))
