@@ -1,4 +1,4 @@
-"""Every diagnostic code the parser and the checker emit, with a name and a summary.
+"""Every diagnostic code ctdsl emits, with a name and a summary.
 
 Codes are stable: a code keeps its meaning for good, and a retired code is not
 reused. The hundreds say which phase found the problem:
@@ -10,6 +10,8 @@ reused. The hundreds say which phase found the problem:
 - CT4xx  topology and where each scheme's work runs
 - CT5xx  imports
 - CT6xx  limits that keep a hostile file from making the machine work hard
+- CT7xx  solving: what a spec that checks clean still asks the solver in vain
+  (raised by the back ends after checking, as `ctdsl.failure.Failure`)
 
 docs/diagnostics.md lists them with an example each; `tools/gen_diagnostics_doc.py`
 writes it, and a test keeps it, this table and the source in step.
@@ -98,6 +100,11 @@ _TABLE = [
     Code("CT606", "too-many-workers", "more workers or dcs than are modelled"),
     Code("CT607", "too-many-sweep-points", "a param sweep with more points than the limit"),
     Code("CT608", "simulation-too-large", "a simulation block with more steps or seeds than the limit"),
+    Code("CT620", "inheritance-too-deep", "a block whose chain of bases is longer than the limit"),
+    Code("CT621", "too-many-statements", "more params, blocks, WANs and break-evens than the limit, imports included"),
+    # solving
+    Code("CT701", "too-many-regimes", "a break-even whose times split into more max/min regimes than the solver enumerates"),
+    Code("CT702", "breakeven-not-evaluable", "a break-even whose times cannot be computed at an end of the param's range"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _TABLE}
@@ -111,6 +118,7 @@ PHASES = {
     "4": "Topology and placement",
     "5": "Imports",
     "6": "Limits",
+    "7": "Solving",
 }
 
 

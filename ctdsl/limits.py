@@ -3,11 +3,14 @@
 MAX_FILE_BYTES = 256 * 1024  # one spec file (Lark reads about 60k tokens a second: 256 KiB is a few seconds at worst)
 MAX_NESTING = 4  # block -> stage -> ... levels
 MAX_EXPR_DEPTH = 200  # nesting of one expression (a long sum is a deep tree)
+MAX_LIST_DEPTH = 4  # lists inside lists (a field takes a flat list)
 MAX_EXPR_NODES = 50_000  # expression nodes in one file
 MAX_EXPANDED_NODES = 200_000  # nodes of one checked expression once references are expanded
 MAX_EXPONENT = 64  # |e| in x ^ e
 MAX_DECIMAL_EXPONENT = 300  # |e| in 1e300, and the magnitude of any literal
 MAX_DIGITS = 64  # digits of one number literal
+MAX_INHERITANCE_DEPTH = 64  # a : b : c ... (each block's base chain)
+MAX_STATEMENTS = 4096  # params, blocks, WANs and break-evens, over the spec and its imports
 MAX_IMPORT_DEPTH = 16  # a imports b imports c ...
 MAX_IMPORTS = 256  # files read for one spec
 MAX_WORKERS_PER_DC = 1024  # workers in one dc

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS: list[tuple[str, ...]] = [
     ("ctdsl.limits", "ctdsl.codes"),
     ("ctdsl.diagnostics",),
-    ("ctdsl.units",),
+    ("ctdsl.units", "ctdsl.failure"),
     ("ctdsl.language",),
     ("ctdsl.syntax",),
     ("ctdsl.model",),

@@ -21,6 +21,7 @@ class Completeness:
     def __init__(self, spec: Draft, ns: Namespace, sink: DiagnosticSink, blocks: BlockChecker):
         self.spec, self.ns, self.sink, self.blocks = spec, ns, sink, blocks
         self._load_reported: set[str] = set()
+        self._wan_reported: set[str] = set()
 
     def _missing(self, kind: str, name: str, keys, use: Span, user: str) -> bool:
         """Report the required fields of definition `name` that are not set."""
@@ -88,6 +89,13 @@ class Completeness:
                                 st.span or plug.span,
                                 help=f"add {key} = {f.example}",
                             )
+
+    def wan_link(self, name: str, use: Span, user: str) -> None:
+        """A WAN's link needs what a dc's link needs: its bandwidth and latency, and a transfer size with a load."""
+        if name not in self._wan_reported:  # once per link, however many WANs use it
+            self._wan_reported.add(name)
+            self._missing("link", name, ["bandwidth", "latency"], use, user)
+        self.load(name, use, user)
 
     def load(self, name: str, use: Span, user: str) -> None:
         """A link with a background load needs the size of one background transfer (queueing)."""

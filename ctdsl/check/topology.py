@@ -126,7 +126,8 @@ class _TopologyCheck:
                     continue
                 seen[(a, b)] = stmt.span
                 self.spec.wans.append(M.WanLink(a, b, stmt.link.text, stmt.span))
-            self.complete.load(stmt.link.text, stmt.link.span, f"the WAN {stmt.a.text} {'<->' if stmt.both else '->'} {stmt.b.text}")
+            user = f"the WAN {stmt.a.text} {'<->' if stmt.both else '->'} {stmt.b.text}"
+            self.complete.wan_link(stmt.link.text, stmt.link.span, user)
 
     def _expect(self, name, kind: str) -> bool:
         d = self.ns.defs.get(name.text)

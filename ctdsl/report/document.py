@@ -33,7 +33,7 @@ from pathlib import Path
 from ctdsl import __version__
 from ctdsl import units as U
 from ctdsl.report.html import table_html
-from ctdsl.report.latex import _unit_tex, readable, tex
+from ctdsl.report.latex import _qtex, _unit_tex, readable, tex
 from ctdsl.report.plots import math_png, png_bytes, sweep_figure, topology_figure
 from ctdsl.report.tables import all_tables, params_line
 
@@ -199,16 +199,21 @@ def _break_evens(sol) -> Section:
         if not b.roots:
             sub.blocks.append(Para(b.describe() + "."))
         for root in b.roots:
-            e, label = readable(root.expr, sol.symbols, b.dim, root.value)
             info = sol.symbols.info[b.over]
-            latex = f"{info.latex}^{{*}} = {tex(e, sol.symbols)}{_unit_tex(label)}"
-            sub.blocks.append(Math(latex, math_png(latex)))
             words = "; ".join(root.regime)
+            if root.numeric:  # no exact form: the value, found by a scan and Brent's method
+                latex = f"{info.latex}^{{*}} \\approx {_qtex(U.format_quantity(root.value, b.dim))}"
+                how = ". A numeric root (bracketed by a sign change and refined by Brent's method): sympy gives no exact form."
+            else:
+                e, label = readable(root.expr, sol.symbols, b.dim, root.value)
+                latex = f"{info.latex}^{{*}} = {tex(e, sol.symbols)}{_unit_tex(label)}"
+                how = ". The form is exact in the other params; numbers are rounded to four figures and symbols are in their declared units."
+            sub.blocks.append(Math(latex, math_png(latex)))
             sub.blocks.append(
                 Para(
                     f"{b.over}* = {U.format_quantity(root.value, b.dim)}: {root.below} is faster below, {root.above} above"
                     + (f" ({words})" if words else "")
-                    + ". The form is exact in the other params; numbers are rounded to four figures and symbols are in their declared units."
+                    + how
                 )
             )
         be.blocks.append(sub)

@@ -194,6 +194,7 @@ def _breakeven(b) -> dict:
                     "faster_below": root.below,
                     "faster_above": root.above,
                     "regime": root.regime,
+                    "numeric": root.numeric,
                 }
                 for root in r.roots
             ],

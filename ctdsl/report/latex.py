@@ -198,6 +198,12 @@ def breakeven_align(b, symbols) -> str:
         return f"\\text{{{_esc(b.x)} vs {_esc(b.y)} over ${info.latex}$: never in range ({_esc(r.reason or '')})}}"
     lines = []
     for root in r.roots:
+        if root.numeric:  # no exact form: the value, and say so
+            lines.append(
+                f"{info.latex}^{{*}} &\\approx {_qtex(U.format_quantity(root.value, b.dim))}"
+                f" && \\text{{numeric root; {_esc(root.below)} faster below, {_esc(root.above)} above}}"
+            )
+            continue
         e, label = readable(root.expr, symbols, b.dim, root.value)
         unit = _unit_tex(label)
         lines.append(

@@ -232,7 +232,7 @@ def breakeven_table(sol) -> Table | None:
             continue
         for root in r.roots:
             t.rows.append(
-                [name, b.over, U.format_quantity(root.value, b.dim), root.below, root.above, "; ".join(root.regime) or "-"]
+                [name, b.over, U.format_quantity(root.value, b.dim) + (" (numeric)" if root.numeric else ""), root.below, root.above, "; ".join(root.regime) or "-"]
             )
     return t
 

@@ -115,10 +115,20 @@ class TreeBuilder:
         return ast.Baseline(self.name(x), self.span(t))
 
     # values and expressions
-    def value(self, item, depth: int) -> ast.Value:
+    def value(self, item, depth: int, lists: int = 0) -> ast.Value:
         if isinstance(item, Tree) and item.data == "list":
+            if lists >= limits.MAX_LIST_DEPTH:
+                if not self.depth_reported:
+                    self.depth_reported = True
+                    self.sink.error(
+                        "CT602",
+                        f"lists nest deeper than {limits.MAX_LIST_DEPTH} levels",
+                        self.span(item),
+                        help="a field takes a flat list, e.g. ops = [dct, add]",
+                    )
+                return ast.ListValue((), self.span(item))
             return ast.ListValue(
-                tuple(self.value(v, depth + 1) for v in item.children if v is not None), self.span(item)
+                tuple(self.value(v, depth + 1, lists + 1) for v in item.children if v is not None), self.span(item)
             )
         if isinstance(item, Tree) and item.data == "string":
             return ast.StringValue(str(item.children[0])[1:-1], self.span(item))
