@@ -31,7 +31,7 @@ class Code:
 
 _TABLE = [
     # reading and syntax
-    Code("CT001", "unreadable-file", "the spec file cannot be read: missing, a directory, or not UTF-8 text"),
+    Code("CT001", "unreadable-file", "the spec file cannot be read: missing, not a regular file (a directory, FIFO or device), a bad path, a link out of the linted directory, or not UTF-8 text"),
     Code("CT002", "unexpected-token", "a word, number or symbol where the grammar does not allow it"),
     Code("CT003", "unexpected-character", "a character that is not part of the language"),
     Code("CT004", "unexpected-end-of-file", "the file ends in the middle of a statement, e.g. a '{' never closed"),
@@ -86,11 +86,11 @@ _TABLE = [
     Code("CT414", "duplicate-wan", "the same direction of a WAN link declared twice"),
     Code("CT415", "self-breakeven", "a break-even of a scheme against itself"),
     # imports
-    Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read or is not a .ct file"),
+    Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),
     Code("CT502", "import-outside", "an import that leaves the importing file's directory, or one from a library file"),
     Code("CT503", "import-cycle", "files that import each other"),
     Code("CT504", "unknown-library-module", "an `import std.NAME` of a library module that does not exist"),
-    Code("CT505", "too-many-imports", "imports nested too deep, or too many files read for one spec"),
+    Code("CT505", "too-many-imports", "imports nested too deep, or too many import statements, files or bytes for one spec"),
     # limits
     Code("CT601", "file-too-large", "a spec file (or a --set value) larger than the limit"),
     Code("CT602", "nesting-too-deep", "blocks or an expression nested deeper than the limit"),
