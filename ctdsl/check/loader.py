@@ -63,8 +63,8 @@ def display_path(path: Path) -> str:
 # Import statements followed in one load: each costs a path resolution (and a
 # missing one a diagnostic). Both belong in ctdsl/limits.py, which lists them in
 # docs/language.md; until they move there these are the values.
-MAX_LOAD_BYTES = getattr(limits, "MAX_LOAD_BYTES", 256 * 1024)
-MAX_IMPORT_STATEMENTS = getattr(limits, "MAX_IMPORT_STATEMENTS", 1024)
+MAX_LOAD_BYTES = limits.MAX_LOAD_BYTES
+MAX_IMPORT_STATEMENTS = limits.MAX_IMPORT_STATEMENTS
 _NEAR_NAME_HINTS = 20  # missing imports per load that get a "did you mean" (each lists a folder)
 
 
