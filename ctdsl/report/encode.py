@@ -5,7 +5,8 @@ name) reach HTML, Markdown, LaTeX, the terminal, CSV and matplotlib. Each sink
 has one encoder here, and each renderer calls it at the point where spec text
 enters its output, so that the text is shown, never obeyed:
 
-- `html_text`: `& < > " '` as entities, for text and attribute values alike;
+- `html_text`: `& < > " '` as entities, for text and attribute values alike
+  (control characters shown, as for the terminal);
   `safe_href` keeps a link only when its scheme is http, https or mailto (or it
   has none), never `javascript:` or `data:`.
 - `md_text`: Markdown whose characters that open live markup (`\\ [ ] < > &`,
@@ -39,8 +40,8 @@ from ctdsl.language.texname import safe_display
 
 
 def html_text(text: str) -> str:
-    """Text or an attribute value for HTML: `& < > " '` as entities."""
-    return _html_escape(text, quote=True)
+    """Text or an attribute value for HTML: `& < > " '` as entities, control characters shown."""
+    return _html_escape(printable(text), quote=True)
 
 
 _SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.-]*):")

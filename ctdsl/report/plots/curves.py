@@ -111,7 +111,8 @@ def _other_params(sol, skip: str | None) -> str:
 
 def _decades(axis) -> float:
     lo, hi = axis.get_view_interval()
-    return math.log10(hi / lo) if lo > 0 and hi > 0 else 99
+    with np.errstate(over="ignore"):  # limits near the float range (a step of 1e300 s) overflow the ratio
+        return math.log10(hi / lo) if lo > 0 and hi > 0 else 99
 
 
 def curves_panel(ax, notes, sol, view: CurveView | None) -> None:
