@@ -9,10 +9,11 @@ enters its output, so that the text is shown, never obeyed:
   (control characters shown, as for the terminal);
   `safe_href` keeps a link only when its scheme is http, https or mailto (or it
   has none), never `javascript:` or `data:`.
-- `md_text`: Markdown whose characters that open live markup (`\\ [ ] < > &`,
-  and `|` in a table cell) are escaped, so that `<script>`, `<img onerror=...>`
-  and `[x](javascript:...)` are inert; backticks, `_` and `*` are left (a code
-  span and emphasis run nothing, and the examples' comments use code spans).
+- `md_text`: Markdown with what opens live markup escaped (`\\`, `<`, `&`, `](`,
+  `][`, a leading `[`, and `|` in a table cell), so that `<script>`,
+  `<img onerror=...>` and `[x](javascript:...)` are inert; backticks, `_`, `*`
+  and other brackets are left (a code span and emphasis run nothing, and the
+  examples' comments use code spans and brackets).
 - `tex_text`: LaTeX text with every special character escaped (`\\ { } $ & # ^ _
   % ~ < > |`; `^` as `\\textasciicircum{}`, so no `^^` escape survives; a control
   character as `\\textbackslash{}x1b`); `tex_display` prints a display name as math only when
@@ -58,13 +59,20 @@ def safe_href(url: str) -> str:
 
 # ---- Markdown -------------------------------------------------------------------------------
 
-_MD = {"\\": "\\\\", "[": "\\[", "]": "\\]", "<": "&lt;", ">": "&gt;", "&": "&amp;"}
-_MD_RE = re.compile(r"[\\\[\]<>&]")
+_MD = {"\\": "\\\\", "<": "&lt;", "&": "&amp;", "](": "\\](", "][": "\\]["}
+_MD_RE = re.compile(r"[\\<&]|\]\(|\]\[")
 
 
 def md_text(text: str) -> str:
-    """Spec text for Markdown: never live markup (no tags, links, images or entities)."""
-    return _MD_RE.sub(lambda m: _MD[m.group()], printable(text)).replace("\n", " ")
+    """Spec text for Markdown: never live markup (no tags, autolinks, links, images or entities).
+
+    A tag or an autolink needs `<`, an entity `&`, a link or an image `](` or `][`
+    (or a definition `[x]: url` at the start of a block, hence a leading `[` is
+    escaped too); other text stays as it is, so that `E[max]` and `a -> b` read
+    (and are written) as before.
+    """
+    out = _MD_RE.sub(lambda m: _MD[m.group()], printable(text)).replace("\n", " ")
+    return "\\" + out if out.startswith("[") else out
 
 
 def md_cell(text: str) -> str:
