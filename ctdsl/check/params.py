@@ -8,8 +8,6 @@ range, when everything about it is known.
 
 from __future__ import annotations
 
-import re
-
 from ctdsl import limits
 from ctdsl import units as U
 from ctdsl.check.exprs import ExprTyper, Typed
@@ -17,6 +15,7 @@ from ctdsl.check.loader import Loaded
 from ctdsl.check.names import Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
 from ctdsl.language.enums import Spacing
+from ctdsl.language.texname import safe_display
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.syntax import ast
@@ -94,13 +93,13 @@ class ParamChecker:
         )
 
     def _display(self, node: ast.Param) -> None:
-        if node.display is None or _safe_display(node.display):
+        if node.display is None or safe_display(node.display):
             return
         end = node.span  # the display string ends the statement
         at = Span(end.file, end.end_line, max(1, end.end_col - len(node.display) - 2), end.end_line, end.end_col)
         self.sink.error(
             "CT310",
-            f"display name of '{node.name.text}' may use letters, digits, _ ^ {{ }} and \\-commands for Greek letters and \\mathrm",
+            f"display name of '{node.name.text}' may use letters, digits, _ ^ {{ }} (balanced, no ^^) and \\-commands for Greek letters and \\mathrm",
             at,
             help=r'e.g. "b_{\mathrm{WAN}}"',
         )
@@ -194,16 +193,3 @@ class ParamChecker:
                 Span(where, 1, 1, 1, len(text) + 1),
                 help=did_you_mean(name, self.ns.names_of("param")) or f"params are: {', '.join(self.ns.names_of('param')) or 'none'}",
             )
-
-
-_SAFE_DISPLAY_COMMANDS = {
-    "alpha", "beta", "gamma", "delta", "epsilon", "eta", "theta", "kappa", "lambda", "mu", "nu",
-    "rho", "sigma", "tau", "phi", "chi", "psi", "omega", "Delta", "Sigma", "Omega", "Phi", "Gamma",
-    "mathrm", "text", "mathit", "mathbf", "ell",
-}
-
-
-def _safe_display(text: str) -> bool:
-    if not re.fullmatch(r"[A-Za-z0-9_^{}\\ ,.'-]*", text) or len(text) > 64:
-        return False
-    return all(cmd in _SAFE_DISPLAY_COMMANDS for cmd in re.findall(r"\\([A-Za-z]+)", text))

@@ -24,6 +24,7 @@ from typer.core import TyperGroup
 
 from ctdsl import __version__
 from ctdsl.diagnostics import Sources, render_text, summary_line
+from ctdsl.diagnostics.terminal import printable
 from ctdsl.failure import Failure
 
 
@@ -57,7 +58,7 @@ def handle_exception(exc: Exception) -> int:
     if _Session.debug:
         traceback.print_exception(exc, file=sys.stderr)
     message = " ".join(str(exc).split())
-    typer.echo(f"internal error: {type(exc).__name__}: {message}; please report", err=True)
+    typer.echo(f"internal error: {type(exc).__name__}: {printable(message)}; please report", err=True)
     return Exit.INTERNAL
 
 
@@ -199,7 +200,7 @@ def emit(text: str, output: str | None) -> None:
 
 
 def fail_usage(message: str) -> "typer.Exit":
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {printable(message)}", err=True)  # it may quote a spec or a path: no raw control characters
     return typer.Exit(Exit.USAGE)
 
 

@@ -14,7 +14,14 @@ from typing import List, Optional
 import typer
 
 from ctdsl import limits
-from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, stdout_console
+from ctdsl.cli.app import (
+    Exit,
+    app,
+    fail_usage,
+    load_or_exit,
+    parse_sets,
+    stdout_console,
+)
 from ctdsl.diagnostics import did_you_mean
 from ctdsl.report import simulation_data, simulation_tables
 
@@ -59,7 +66,8 @@ def simulate(
             hint = did_you_mean(name, spec.schemes)
             raise fail_usage(f"no scheme '{name}' in {file}" + (f"; {hint}" if hint else ""))
 
-    from ctdsl.simulate.runner import settings, simulate as run_all
+    from ctdsl.simulate.runner import settings
+    from ctdsl.simulate.runner import simulate as run_all
 
     cfg = settings(spec, steps, seeds, warmup, seed)
     bar = _progress_bar(progress)
@@ -120,7 +128,13 @@ class _progress_bar:
         if not self.enabled:
             return None
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
         self._progress = Progress(
             TextColumn("{task.description}"),

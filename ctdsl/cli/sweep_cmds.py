@@ -28,8 +28,24 @@ from typing import List, Optional
 
 import typer
 
-from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print_diagnostics, startup_work
-from ctdsl.diagnostics import Diagnostic, Label, Sources, Span, did_you_mean, sort_diagnostics, summary_line
+from ctdsl.cli.app import (
+    Exit,
+    app,
+    fail_usage,
+    load_or_exit,
+    parse_sets,
+    print_diagnostics,
+    startup_work,
+)
+from ctdsl.diagnostics import (
+    Diagnostic,
+    Label,
+    Sources,
+    Span,
+    did_you_mean,
+    sort_diagnostics,
+    summary_line,
+)
 
 PLOT_FORMATS = ("png", "svg", "pdf")
 MAX_POINTS = 10**10  # in the whole grid
@@ -232,7 +248,13 @@ def _with_progress(chunks, total: int, label: str):
             yield ch
             done += len(ch)
             if bar is None and console.is_terminal and done < total and time.perf_counter() - start > 1.0:
-                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    Progress,
+                    TextColumn,
+                    TimeRemainingColumn,
+                )
 
                 bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console, transient=True)
                 bar.start()

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import Path
 
 from ctdsl import __version__
 from ctdsl import units as U
+from ctdsl.report.encode import html_text as escape
+from ctdsl.report.encode import md_cell, md_text
 from ctdsl.report.html import table_html
-from ctdsl.report.latex import _qtex, _unit_tex, readable, tex
+from ctdsl.report.latex import _qtex, _unit_tex, readable, symbol_tex, tex
 from ctdsl.report.plots import math_png, png_bytes, sweep_figure, topology_figure
 from ctdsl.report.tables import all_tables, params_line
 
@@ -185,6 +186,8 @@ def _plots(sol, curves) -> Section:
             "what binds a step changes; the step time at the values above, by component; the pluggable module's stages."
         )
     )
+    if not sol.schemes:
+        pl.blocks.append(Para("No schemes to plot: the spec declares no scheme."))
     pl.blocks.append(Image(png_bytes(sweep_figure(sol, curves), dpi=110), "time to target against bandwidth; step components; module stages"))
     return pl
 
@@ -202,11 +205,11 @@ def _break_evens(sol) -> Section:
             info = sol.symbols.info[b.over]
             words = "; ".join(root.regime)
             if root.numeric:  # no exact form: the value, found by a scan and Brent's method
-                latex = f"{info.latex}^{{*}} \\approx {_qtex(U.format_quantity(root.value, b.dim))}"
+                latex = f"{symbol_tex(info)}^{{*}} \\approx {_qtex(U.format_quantity(root.value, b.dim))}"
                 how = ". A numeric root (bracketed by a sign change and refined by Brent's method): sympy gives no exact form."
             else:
                 e, label = readable(root.expr, sol.symbols, b.dim, root.value)
-                latex = f"{info.latex}^{{*}} = {tex(e, sol.symbols)}{_unit_tex(label)}"
+                latex = f"{symbol_tex(info)}^{{*}} = {tex(e, sol.symbols)}{_unit_tex(label)}"
                 how = ". The form is exact in the other params; numbers are rounded to four figures and symbols are in their declared units."
             sub.blocks.append(Math(latex, math_png(latex)))
             sub.blocks.append(
@@ -284,30 +287,30 @@ def to_html(title: str, sections: list[Section]) -> str:
 # ---- Markdown -------------------------------------------------------------------------
 
 def _md_cell(c: str) -> str:
-    return c.replace("|", "\\|").replace("\n", " ")
+    return md_cell(c)
 
 
 def _md_block(b) -> str:
     if isinstance(b, Para):
-        return b.text
+        return md_text(b.text)
     if isinstance(b, Bullets):
-        return "\n".join(f"- {i}" for i in b.items)
+        return "\n".join(f"- {md_text(i)}" for i in b.items)
     if isinstance(b, Code):
         return f"```{b.lang}\n{b.text}\n```"
     if isinstance(b, Image):
-        return f"![{b.alt}]({_data_uri(b.png)})"
+        return f"![{md_text(b.alt)}]({_data_uri(b.png)})"
     if isinstance(b, Math):
         out = f"![the exact form, typeset]({_data_uri(b.png)})\n\n" if b.png is not None else "(matplotlib cannot typeset this form; its LaTeX source:)\n\n"
         return out + f"```latex\n{b.latex}\n```"
     if isinstance(b, Grid):
-        lines = [f"**{b.title}**", ""] if b.title else []
+        lines = [f"**{md_text(b.title)}**", ""] if b.title else []
         lines.append("| " + " | ".join(_md_cell(h) for h in b.header) + " |")
         lines.append("|" + "|".join("---" for _ in b.header) + "|")
         for i, row in enumerate(b.rows):
             cells = [f"**{_md_cell(c)}**" if (i, j) in b.marked and c else _md_cell(c) for j, c in enumerate(row)]
             lines.append("| " + " | ".join(cells) + " |")
         for n in b.notes:
-            lines += ["", f"_{n}_"]
+            lines += ["", f"_{md_text(n)}_"]
         return "\n".join(lines)
     if isinstance(b, Section):
         return _md_section(b)
@@ -315,13 +318,13 @@ def _md_block(b) -> str:
 
 
 def _md_section(s: Section) -> str:
-    return "#" * s.level + " " + s.title + "\n\n" + "\n\n".join(_md_block(b) for b in s.blocks)
+    return "#" * s.level + " " + md_text(s.title) + "\n\n" + "\n\n".join(_md_block(b) for b in s.blocks)
 
 
 def to_markdown(title: str, sections: list[Section]) -> str:
     body = "\n\n".join(_md_section(s) for s in sections)
     return (
-        f"# {title}\n\n{body}\n\n---\n\n"
+        f"# {md_text(title)}\n\n{body}\n\n---\n\n"
         f"_Made by ctdsl {__version__}: ctdsl report. Images are embedded as data URIs; equations rendered by matplotlib mathtext, LaTeX source under each._\n"
     )
 

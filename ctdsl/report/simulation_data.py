@@ -12,6 +12,8 @@ import csv
 import math
 from io import StringIO
 
+from ctdsl.report.encode import csv_cell
+
 SCHEMA = "ctdsl.simulate/1"
 VALIDATE_SCHEMA = "ctdsl.simulate.validate/1"
 
@@ -112,7 +114,7 @@ def render_csv(res) -> str:
         row = []
         for _, get in CSV_COLUMNS:
             v = get(name, s)
-            row.append("" if v is None else (repr(float(v)) if isinstance(v, float) else v))
+            row.append("" if v is None else (repr(float(v)) if isinstance(v, float) else csv_cell(v)))
         w.writerow(row)
     return buf.getvalue()
 
@@ -157,7 +159,7 @@ def validation_csv(v) -> str:
             mean = c.sim.mean
             lo, hi = c.sim.interval if c.sim.n >= 2 else (None, None)
         cells = [c.kind, c.what, c.closed, c.status, mean, lo, hi, c.t, c.critical, "" if c.passed is None else str(c.passed).lower()]
-        w.writerow(["" if x is None else (repr(float(x)) if isinstance(x, float) else x) for x in cells])
+        w.writerow(["" if x is None else (repr(float(x)) if isinstance(x, float) else csv_cell(x)) for x in cells])
     return buf.getvalue()
 
 

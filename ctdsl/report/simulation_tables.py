@@ -11,6 +11,7 @@ import math
 
 from ctdsl import units as U
 from ctdsl.language.tolerances import REL
+from ctdsl.report.encode import rich_text
 from ctdsl.report.tables import Table
 
 T = U.TIME
@@ -208,12 +209,12 @@ def render_rich(res, console) -> None:
 
 
 def _render(console, head: str, ts: list[Table]) -> None:
-    from rich.markup import escape
     from rich.table import Table as RichTable
 
+    escape = rich_text  # markup escaped, control characters shown
     console.print(escape(head))
     for t in ts:
-        rt = RichTable(title=t.title, title_justify="left", title_style="bold", header_style="bold")
+        rt = RichTable(title=escape(t.title), title_justify="left", title_style="bold", header_style="bold")
         for h in t.header:
             rt.add_column(escape(h), overflow="fold")
         for i, row in enumerate(t.rows):

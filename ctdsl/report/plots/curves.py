@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from ctdsl import units as U
+from ctdsl.report.encode import mpl_text
 from ctdsl.report.plots.placement import Placer
 from ctdsl.report.plots.style import MARKERS, STYLES, colour, plain
 from ctdsl.report.plots.typeset import typesets
@@ -110,7 +111,8 @@ def _other_params(sol, skip: str | None) -> str:
 
 def _decades(axis) -> float:
     lo, hi = axis.get_view_interval()
-    return math.log10(hi / lo) if lo > 0 and hi > 0 else 99
+    with np.errstate(over="ignore"):  # limits near the float range (a step of 1e300 s) overflow the ratio
+        return math.log10(hi / lo) if lo > 0 and hi > 0 else 99
 
 
 def curves_panel(ax, notes, sol, view: CurveView | None) -> None:
@@ -144,7 +146,7 @@ def _draw_curves(ax, sol, view: CurveView, xv) -> None:
             markersize=5.5,
             markerfacecolor="white",
             linewidth=1.8,
-            label=f"{s}: {r.label}" if r.label != s else s,
+            label=mpl_text(f"{s}: {r.label}" if r.label != s else s),
         )
 
 
@@ -256,7 +258,7 @@ def _legend_and_notes(ax, notes, view: CurveView, renderer) -> None:
     y = (lb.y0 - nb.y0) / nb.height - 0.18 / h_in
     for kind, text, dot in view.notes:
         head = kind == "head"
-        notes.text(0.0 if head else 0.02, y, text, transform=notes.transAxes, fontsize=10.5 if head else 10,
+        notes.text(0.0 if head else 0.02, y, mpl_text(text), transform=notes.transAxes, fontsize=10.5 if head else 10,
                    fontweight="bold" if head else "normal", va="top", ha="left")  # fmt: skip
         if dot is not None:
             notes.plot([0.007], [y - 0.45 * LINE / h_in], marker="D", markersize=5.5, color=dot, markeredgecolor="black",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from pathlib import PurePath
 
+from ctdsl.report.encode import mpl_text
 from ctdsl.report.plots.canvas import mpl, new_figure
 from ctdsl.report.plots.curves import LINE, CurveView, curves_panel
 from ctdsl.report.plots.steps import components_panel, module_panel
@@ -19,8 +20,26 @@ from ctdsl.report.plots.style import RC
 WIDTH = 11.0  # inches
 
 
+NO_SCHEMES = "No schemes to plot: the spec declares no scheme."
+
+
+def placeholder_figure(title: str, text: str):
+    """A small figure that says why there is nothing to draw (a stated placeholder, not a crash)."""
+    with mpl().rc_context(RC):
+        fig = new_figure(WIDTH, 1.6)
+        fig.suptitle(mpl_text(title), fontsize=14, fontweight="bold", y=0.85)
+        fig.text(0.05, 0.35, mpl_text(text), fontsize=11, ha="left", va="center")
+    return fig
+
+
+def _title(sol) -> str:
+    return f"{PurePath(sol.spec.root).name}: which sync scheme reaches the target first"
+
+
 def sweep_figure(sol, curves):
     """The three-panel figure: time to target against bandwidth, step components, module stages."""
+    if not sol.schemes:
+        return placeholder_figure(_title(sol), NO_SCHEMES)
     matplotlib = mpl()
     with matplotlib.rc_context(RC):
         view = CurveView(sol, curves) if curves is not None else None
@@ -55,8 +74,7 @@ def sweep_figure(sol, curves):
         else:
             bars = box(bars_left, bottom, WIDTH - 0.3 - bars_left - 0.2, panels)
             stages = None
-        title = f"{PurePath(sol.spec.root).name}: which sync scheme reaches the target first"
-        fig.suptitle(title, fontsize=14, fontweight="bold", y=1 - 0.3 / height)
+        fig.suptitle(mpl_text(_title(sol)), fontsize=14, fontweight="bold", y=1 - 0.3 / height)
         curves_panel(ax, notes, sol, view)
         components_panel(bars, sol)
         if stages is not None:

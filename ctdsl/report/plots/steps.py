@@ -25,6 +25,18 @@ def _group_of(r, name: str) -> str:
     return "other"
 
 
+NOT_FINITE = "not finite"
+
+
+def _finite(x: float) -> float:
+    """A length to draw: the value where it is a finite number, else 0 (and the label says "not finite")."""
+    return x if np.isfinite(x) else 0.0
+
+
+def _shown(value: float, unit) -> str:
+    return U.format_quantity(value, unit) if np.isfinite(value) else NOT_FINITE
+
+
 def components_panel(ax, sol) -> None:
     """Stacked bars of each scheme's step, by component group; the group that binds outlined."""
     from matplotlib.patches import Patch
@@ -36,9 +48,9 @@ def components_panel(ax, sol) -> None:
     binding_group = []
     for k, r in enumerate(schemes):
         for name, q in r.components.items():
-            values[_group_of(r, name)][k] += q.value
+            values[_group_of(r, name)][k] += _finite(q.value)
         binding_group.append(_group_of(r, r.binding))
-    totals = [r.step_time.value for r in schemes]
+    totals = [_finite(r.step_time.value) for r in schemes]
     scale, unit = U.best_unit(totals, U.TIME)
     y = np.arange(len(schemes))[::-1]
     left = np.zeros(len(schemes))
@@ -54,9 +66,10 @@ def components_panel(ax, sol) -> None:
                 ax.barh(y[k], v[k], left=left[k], fill=False, edgecolor="black", linewidth=2.0, height=0.68)
         left += v
     xmax = float(max(left.max(), max(totals) / scale)) if len(left) else 1.0
+    xmax = xmax if np.isfinite(xmax) else 1.0
     for k, r in enumerate(schemes):
         tail = " (overlapped)" if r.overlap else ""
-        ax.text(left[k] + xmax * 0.015, y[k], f"{U.format_quantity(r.step_time.value, U.TIME)}{tail}", va="center", ha="left", fontsize=9.5)
+        ax.text(left[k] + xmax * 0.015, y[k], f"{_shown(r.step_time.value, U.TIME)}{tail}", va="center", ha="left", fontsize=9.5)
     ax.set_xlim(0, xmax * 1.3)
     ax.set_yticks(y)
     ax.set_yticklabels(names)
@@ -77,12 +90,13 @@ def module_panel(ax, sol) -> None:
         ax.axis("off")
         ax.text(0.5, 0.5, "No scheme runs its transform\nin a pluggable module", ha="center", va="center", fontsize=10, transform=ax.transAxes)
         return
-    labels, times, rates, bottleneck = [], [], [], []
+    labels, times, rates, bottleneck, raw = [], [], [], [], []
     for r in rows:
         m = r.module
         for st in m.stages:
             labels.append(st.name if len(rows) == 1 else f"{r.name}: {st.name}")
-            times.append(st.time.value)
+            times.append(_finite(st.time.value))
+            raw.append(st.time.value)
             rates.append(st.rate.value)
             bottleneck.append(st.name == m.binding)
     scale, unit = U.best_unit(times, U.TIME)
@@ -92,8 +106,9 @@ def module_panel(ax, sol) -> None:
         b = bottleneck[k]
         ax.barh(y[k], v[k], color="#D55E00" if b else "#bbbbbb", hatch="xx" if b else "", edgecolor="black" if b else "white", linewidth=1.2 if b else 0.5, height=0.62)
     vmax = float(v.max()) if v.size else 1.0
+    vmax = vmax if np.isfinite(vmax) else 1.0
     for k in range(len(labels)):
-        text = f"{U.format_quantity(rates[k], U.RATE)}, {U.format_quantity(times[k], U.TIME)}"
+        text = f"{_shown(rates[k], U.RATE)}, {_shown(raw[k], U.TIME)}"
         if bottleneck[k]:
             text = "bottleneck\n" + text
         ax.text(v[k] + vmax * 0.03, y[k], text, va="center", ha="left", fontsize=9.5, fontweight="bold" if bottleneck[k] else "normal")

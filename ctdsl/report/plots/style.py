@@ -48,6 +48,8 @@ def plain(v: float, _pos=None) -> str:
     """A tick label: plain digits from 1e-3 to 1e6, else mantissa and exponent (2e9, 1e-5)."""
     if v == 0:
         return "0"
+    if not math.isfinite(v):
+        return ""
     if 1e-3 <= abs(v) < 1e6:
         return f"{v:g}"
     exp = int(math.floor(math.log10(abs(v))))
