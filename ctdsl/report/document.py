@@ -26,10 +26,12 @@ named as it was given), images rendered deterministically.
 from __future__ import annotations
 
 import base64
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ctdsl import __version__
+from ctdsl import __version__, limits
 from ctdsl import units as U
 from ctdsl.report.encode import html_text as escape
 from ctdsl.report.encode import md_cell, md_text
@@ -88,9 +90,13 @@ class Section:
 
 def _opening_comment(path: str) -> list[str]:
     """The spec's opening comment, as paragraphs (text only; nothing in it is run)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError:
+    try:  # the spec was read and checked already; read it again only if it is still a small regular file
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limits.MAX_FILE_BYTES:
+            return []
+        with open(path, "rb") as fh:
+            text = fh.read(limits.MAX_FILE_BYTES + 1).decode("utf-8")
+    except (OSError, ValueError):
         return []
     lines = []
     for line in text.splitlines():
