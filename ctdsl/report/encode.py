@@ -31,6 +31,7 @@ enters its output, so that the text is shown, never obeyed:
 
 from __future__ import annotations
 
+import math
 import re
 from html import escape as _html_escape
 
@@ -165,3 +166,11 @@ __all__ = [
     "tex_display",
     "tex_text",
 ]
+
+
+def json_number(x):
+    """A number for JSON: a float, or null where it is missing or not finite (JSON has no inf or nan)."""
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None

@@ -13,16 +13,10 @@ import math
 from io import StringIO
 
 from ctdsl.report.encode import csv_cell
+from ctdsl.report.encode import json_number as _num
 
 SCHEMA = "ctdsl.simulate/1"
 VALIDATE_SCHEMA = "ctdsl.simulate.validate/1"
-
-
-def _num(x):
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 def _est(e) -> dict | None:
