@@ -12,7 +12,7 @@ import math
 from ctdsl import units as U
 from ctdsl.language.tolerances import REL
 from ctdsl.report.encode import rich_text
-from ctdsl.report.tables import Table
+from ctdsl.report.tables import Table, print_rich_tables
 
 T = U.TIME
 
@@ -209,20 +209,8 @@ def render_rich(res, console) -> None:
 
 
 def _render(console, head: str, ts: list[Table]) -> None:
-    from rich.table import Table as RichTable
-
-    escape = rich_text  # markup escaped, control characters shown
-    console.print(escape(head))
-    for t in ts:
-        rt = RichTable(title=escape(t.title), title_justify="left", title_style="bold", header_style="bold")
-        for h in t.header:
-            rt.add_column(escape(h), overflow="fold")
-        for i, row in enumerate(t.rows):
-            rt.add_row(*[f"[bold yellow]{escape(c)}[/]" if (i, j) in t.marked else escape(c) for j, c in enumerate(row)])
-        console.print(rt)
-        for n in t.notes:
-            console.print(f"  [dim]{escape(n)}[/dim]")
-    console.print()
+    console.print(rich_text(head))  # markup escaped, control characters shown
+    print_rich_tables(console, ts)
 
 
 # ---- --validate ----------------------------------------------------------------------------------

@@ -257,12 +257,20 @@ def render_rich(sol, console) -> None:
 
     esc = rich_text
     console.print(f"[bold]{esc(sol.spec.root)}[/bold]: {len(sol.schemes)} schemes, params at their defaults: " + esc(params_line(sol)))
-    for t in all_tables(sol):
+    print_rich_tables(console, all_tables(sol), mark=" *")
+
+
+def print_rich_tables(console, tables, mark: str = "") -> None:
+    """Tables through rich, marked cells in bold yellow (followed by `mark`), notes dimmed under each."""
+    from rich.table import Table as RichTable
+
+    esc = rich_text
+    for t in tables:
         rt = RichTable(title=esc(t.title), title_justify="left", title_style="bold", header_style="bold")
         for h in t.header:
             rt.add_column(esc(h), overflow="fold")
         for i, row in enumerate(t.rows):
-            rt.add_row(*[f"[bold yellow]{esc(c)} *[/]" if (i, j) in t.marked else esc(c) for j, c in enumerate(row)])
+            rt.add_row(*[f"[bold yellow]{esc(c)}{mark}[/]" if (i, j) in t.marked else esc(c) for j, c in enumerate(row)])
         console.print(rt)
         for n in t.notes:
             console.print(f"  [dim]{esc(n)}[/dim]")
