@@ -24,12 +24,16 @@ by one. The same rule is applied here (`_ceil`), so sweep and solve agree.
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
 
 from ctdsl.language.tolerances import CEIL_SLACK
+
+_FLOAT_INT = int(sys.float_info.max)  # the largest integer a float holds
 
 # quantities per scheme, in the order they are reported
 STEP = "step"
@@ -50,7 +54,25 @@ def _ceil_numpy(x):
 
 def _tolerant(expr: sp.Expr) -> sp.Expr:
     ceilings = {c: _ceil_tol(c.args[0]) for c in expr.atoms(sp.ceiling)}
-    return expr.xreplace(ceilings) if ceilings else expr
+    return _floats(expr.xreplace(ceilings) if ceilings else expr)
+
+
+def _floats(expr: sp.Expr) -> sp.Expr:
+    """Exact numbers beyond the float range as the float numpy would make of them (+/-inf, 0).
+
+    lambdify prints an exact integer or p/q as Python arithmetic, which raises
+    OverflowError inside the generated function when it does not fit a float; a
+    sympy Float of the same value prints as a literal that Python reads as inf.
+    """
+    big = {}
+    for r in expr.atoms(sp.Rational):
+        if max(abs(r.p), abs(r.q)) > _FLOAT_INT:
+            try:
+                f = r.p / r.q
+            except OverflowError:
+                f = math.inf if (r.p > 0) == (r.q > 0) else -math.inf
+            big[r] = sp.Float(f) if math.isfinite(f) else (sp.oo if f > 0 else -sp.oo)
+    return expr.xreplace(big) if big else expr
 
 
 @dataclass

@@ -224,9 +224,11 @@ class _SchemeRun:
                     x = rng.standard_exponential(shape)
                 elif d.kind == "uniform":
                     x = rng.random(shape)
-                else:
-                    x = np.exp(d.sigma * rng.standard_normal(shape))
-                worst = m * d.base + d.jitter * float(x.sum(axis=0).max())
+                else:  # a huge sigma overflows a draw: inf, kept as such (no warning, no exception)
+                    with np.errstate(over="ignore", invalid="ignore"):
+                        x = np.exp(d.sigma * rng.standard_normal(shape))
+                with np.errstate(over="ignore", invalid="ignore"):
+                    worst = m * d.base + d.jitter * float(x.sum(axis=0).max())
             else:
                 worst = m * d.base
             slowest = max(slowest, worst)
