@@ -14,5 +14,6 @@ MAX_WORKERS_PER_DC = 1024  # workers in one dc
 MAX_WORKERS = 4096  # workers in all dcs together
 MAX_DCS = 64  # data centres
 MAX_SWEEP_POINTS = 100_000  # points of one param's sweep
+MAX_GRID_POINTS = 1_000_000  # points of the default grid: the product of every declared sweep (checked by sweep)
 MAX_SIM_STEPS = 100_000  # steps (or warm-up steps) of one simulated run
 MAX_SIM_SEEDS = 1_000  # simulated runs per scheme
