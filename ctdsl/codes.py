@@ -99,7 +99,7 @@ _TABLE = [
     Code("CT605", "number-out-of-range", "a number literal with too many digits or too large a magnitude"),
     Code("CT606", "too-many-workers", "more workers or dcs than are modelled"),
     Code("CT607", "too-many-sweep-points", "a param sweep with more points than the limit"),
-    Code("CT608", "simulation-too-large", "a simulation block with more steps or seeds than the limit"),
+    Code("CT608", "simulation-too-large", "a simulation with more steps, seeds or background transfers per run than the limit"),
     # solving
     Code("CT701", "too-many-regimes", "a break-even whose times split into more max/min regimes than the solver enumerates"),
     Code("CT702", "breakeven-not-evaluable", "a break-even whose times cannot be computed at an end of the param's range"),

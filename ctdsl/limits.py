@@ -17,3 +17,4 @@ MAX_SWEEP_POINTS = 100_000  # points of one param's sweep
 MAX_GRID_POINTS = 1_000_000  # points of the default grid: the product of every declared sweep (checked by sweep)
 MAX_SIM_STEPS = 100_000  # steps (or warm-up steps) of one simulated run
 MAX_SIM_SEEDS = 1_000  # simulated runs per scheme
+MAX_SIM_EVENTS = 2_000_000  # background transfers in one simulated run, estimated before it runs

@@ -16,6 +16,7 @@ from ctdsl.language import schema as S
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
 from ctdsl.simulate import engine
+from ctdsl.simulate.budget import check_budget
 from ctdsl.simulate.plan import Edge, SchemePlan, build_plans, loaded_edges
 from ctdsl.simulate.stats import Estimate, estimate
 
@@ -106,6 +107,8 @@ def simulate(
     plans: dict[str, SchemePlan] | None = None,
 ) -> SimResult:
     plans = plans if plans is not None else build_plans(spec, names)
+    if load:
+        check_budget(spec, plans, cfg.steps, cfg.warmup)  # CT608 before anything runs
     keys = spawn_keys(spec)
     total = len(plans) * cfg.seeds
     done = 0
