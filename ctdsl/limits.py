@@ -18,3 +18,4 @@ MAX_GRID_POINTS = 1_000_000  # points of the default grid: the product of every 
 MAX_SIM_STEPS = 100_000  # steps (or warm-up steps) of one simulated run
 MAX_SIM_SEEDS = 1_000  # simulated runs per scheme
 MAX_SIM_EVENTS = 2_000_000  # background transfers in one simulated run, estimated before it runs
+MAX_SIM_WALL_SECONDS = 600  # wall time of one simulate command's runs; past it, the seeds done so far are shown

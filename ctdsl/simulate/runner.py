@@ -9,9 +9,11 @@ K per-seed means become an `Estimate` with a t interval (stats.py).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ctdsl import limits
 from ctdsl.language import schema as S
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
@@ -85,6 +87,7 @@ class SimResult:
     spec: Spec
     settings: Settings
     schemes: dict[str, SchemeSim]
+    stopped: str | None = None  # why the runs stopped before every seed of every scheme ran
 
     @property
     def events(self) -> int:
@@ -113,6 +116,7 @@ def simulate(
     total = len(plans) * cfg.seeds
     done = 0
     out: dict[str, SchemeSim] = {}
+    start = time.monotonic()
     for name, plan in plans.items():
         runs = []
         for k in range(cfg.seeds):
@@ -120,6 +124,14 @@ def simulate(
             done += 1
             if progress is not None:
                 progress(done, total, name)
+            if done < total and time.monotonic() - start > limits.MAX_SIM_WALL_SECONDS:
+                out[name] = summarise(plan, runs)
+                left = [n for n in plans if n not in out]
+                why = (
+                    f"stopped after {limits.MAX_SIM_WALL_SECONDS:g} s (the wall budget): {done} of {total} runs done; "
+                    f"scheme '{name}' has {len(runs)} of {cfg.seeds} seeds" + (f", not simulated: {', '.join(left)}" if left else "")
+                )
+                return SimResult(spec, cfg, out, why)
         out[name] = summarise(plan, runs)
     return SimResult(spec, cfg, out)
 
