@@ -37,8 +37,33 @@ def arrivals(plan: SchemePlan, steps: int, warmup: int) -> dict[str, float]:
     return out
 
 
+def check_rounds(spec, plans: dict[str, SchemePlan]) -> None:
+    """Raise Failure (CT608) at each scheme whose sync period makes one round longer than MAX_SIM_STEPS steps.
+
+    A round (the steps between two syncs) is simulated whole, however few steps
+    are measured: `period = 1e9` would draw 10^9 steps of every worker.
+    """
+    diags = []
+    for name, plan in plans.items():
+        if not plan.period <= limits.MAX_SIM_STEPS:  # nan too
+            entity = spec.schemes[name]
+            diags.append(
+                Diagnostic(
+                    "CT608",
+                    f"scheme '{name}' syncs every {plan.period:g} steps: a simulated round is that many steps; "
+                    f"a simulation runs at most {limits.MAX_SIM_STEPS:,} steps",
+                    entity.spans.get("period", entity.span),
+                    label="steps between syncs",
+                    help="simulate a smaller period (ctdsl solve takes this one)",
+                )
+            )
+    if diags:
+        raise Failure(diags)
+
+
 def check_budget(spec, plans: dict[str, SchemePlan], steps: int, warmup: int) -> None:
     """Raise Failure (CT608) at each link whose background would pass MAX_SIM_EVENTS in one run."""
+    check_rounds(spec, plans)
     worst: dict[str, tuple[float, str]] = {}
     for name, plan in plans.items():
         for link, n in arrivals(plan, steps, warmup).items():
@@ -66,4 +91,4 @@ def check_budget(spec, plans: dict[str, SchemePlan], steps: int, warmup: int) ->
         raise Failure(diags)
 
 
-__all__ = ["arrivals", "check_budget"]
+__all__ = ["arrivals", "check_budget", "check_rounds"]

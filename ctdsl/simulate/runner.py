@@ -110,8 +110,7 @@ def simulate(
     plans: dict[str, SchemePlan] | None = None,
 ) -> SimResult:
     plans = plans if plans is not None else build_plans(spec, names)
-    if load:
-        check_budget(spec, plans, cfg.steps, cfg.warmup)  # CT608 before anything runs
+    check_budget(spec, plans, cfg.steps, cfg.warmup if load else 0)  # CT608 before anything runs
     keys = spawn_keys(spec)
     total = len(plans) * cfg.seeds
     done = 0

@@ -37,6 +37,7 @@ from ctdsl.language.enums import JitterKind, LinkKind
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
 from ctdsl.simulate import engine
+from ctdsl.simulate.budget import check_rounds
 from ctdsl.simulate.plan import QueuePlan, build_plans, free_spec
 from ctdsl.simulate.runner import Progress, Settings
 from ctdsl.simulate.stats import Estimate, agrees, estimate
@@ -95,6 +96,7 @@ def validate(spec: Spec, cfg: Settings, progress: Progress | None = None) -> Val
     # ---- 1: no load, no jitter ------------------------------------------------------------
     free = free_spec(spec)
     plans = build_plans(free)
+    check_rounds(spec, plans)  # CT608: a round of more steps than are simulated
     md1_cases = _md1_cases(spec)
     strag_cases = _straggler_cases(spec, plans)
     total = len(plans) + len(md1_cases) * cfg.seeds + len(strag_cases) * cfg.seeds
