@@ -20,7 +20,15 @@ The extra over b (the "stragglers" component) is, for N alike workers:
   form: numerically integrated, E[max] = integral_0^inf (1 - F(y)^N) dy with
   mpmath's quadrature (tanh-sinh, about 15 significant digits).
 - H > 1, exponential: Y is Gamma(H, 1) (Erlang for whole H); E[max of N] / H is
-  numerically integrated the same way, with the regularised incomplete gamma.
+  numerically integrated the same way, with the regularised incomplete gamma;
+  above H = 1000, with the Wilson-Hilferty law ((Y/H)^(1/3) normal: an
+  approximation), where the incomplete gamma is slow or does not converge.
+- H > 10^4, any kind: Y is taken as normal with the sum's mean and variance (an
+  approximation; E[max] is also kept within mean <= E[max] <= N mean). Where a
+  law's integral does not converge (mpmath's NoConvergence), the same normal law
+  stands in and the formula says so.
+- A lognormal's E[max] is integrated in z = log(Y), where the heavy tail is; a
+  mean beyond the float range makes the term inf, shown as such.
 - H > 1, uniform: Y has the Irwin-Hall law, whose CDF is a piecewise polynomial;
   numerically integrated at the working precision its cancellation needs, for
   H <= 200; above that, a normal law with the same mean and variance
@@ -52,7 +60,8 @@ EXACT = "exact"
 INTEGRATED = "numerically integrated"
 APPROXIMATION = "approximation"
 _IRWIN_HALL_MAX = 200  # above this H, the uniform sum is taken as normal
-_CLT_H = 1e5  # above this H, every sum is taken as normal (its law's own integral is slow or fails)
+_WH_H = 1000  # above this H, Gamma(H, 1) is taken by Wilson-Hilferty (the incomplete gamma is slow or fails)
+_CLT_H = 1e4  # above this H, every sum is taken as normal (its law's own integral is slow or fails)
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,9 @@ def sum_law(kind: str, H: float, sigma: float | None = None):
         mean, var = _moments(kind, sigma)
         m, sd = H * mean, mp.sqrt(H * var)
         return (lambda y: mp.ncdf((y - m) / sd)), _f(m), _f(sd), APPROXIMATION
+    if kind == "exponential" and H > _WH_H:  # Wilson-Hilferty: (Y / H)^(1/3) is close to normal
+        a, b = 1 - 1 / (9 * H), math.sqrt(1 / (9 * H))
+        return (lambda y: mp.ncdf((mp.cbrt(y / H) - a) / b) if y > 0 else mp.mpf(0)), H, math.sqrt(H), APPROXIMATION
     if kind == "exponential":
         return (lambda y: mp.gammainc(H, 0, y, regularized=True) if y > 0 else mp.mpf(0)), H, math.sqrt(H), (
             EXACT if H == 1 else INTEGRATED
