@@ -143,6 +143,14 @@ class LinkQueue:
         return wait
 
 
+def _total(xs: list[float]) -> float:
+    """fsum, or the plain sum (inf, nan) where fsum raises on values beyond the float range."""
+    try:
+        return math.fsum(xs)
+    except (OverflowError, ValueError):
+        return sum(xs, 0.0)
+
+
 def _draw_sums(rng, d, m: int):
     """Each worker's sum of m unit draws, drawn DRAW_ROWS steps at a time (memory: DRAW_ROWS x workers).
 
@@ -224,7 +232,7 @@ class _SchemeRun:
         self.dcs = [d for d in plan.dcs if d.workers > 0]
         self.noisy = [d for d in self.dcs if jitter and d.jitter > 0 and d.kind is not None]
         self.compute = max(d.base for d in self.dcs) if self.dcs else 0.0
-        self.free_sync = math.fsum(ph.time for ph in plan.phases)
+        self.free_sync = _total([ph.time for ph in plan.phases])
         # measured over the rounds after the warm-up
         self.t0 = 0.0
         self.t1 = 0.0
