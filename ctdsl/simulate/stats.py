@@ -84,7 +84,7 @@ def estimate(values: list[float], level: float = 0.95) -> Estimate:
     if n == 0:
         return Estimate(math.nan, math.nan, 0, level)
     mean = _sum(values) / n
-    sd = math.sqrt(_sum([(v - mean) ** 2 for v in values]) / (n - 1)) if n > 1 else 0.0
+    sd = math.sqrt(_sum([(v - mean) * (v - mean) for v in values]) / (n - 1)) if n > 1 else 0.0  # x * x: inf, where x ** 2 raises
     return Estimate(mean, sd, n, level)
 
 
