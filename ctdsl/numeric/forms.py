@@ -57,6 +57,14 @@ def _tolerant(expr: sp.Expr) -> sp.Expr:
     return _floats(expr.xreplace(ceilings) if ceilings else expr)
 
 
+def _float(x) -> float:
+    """float(x) of an exact number: +/-inf beyond the float range."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
 def _floats(expr: sp.Expr) -> sp.Expr:
     """Exact numbers beyond the float range as the float numpy would make of them (+/-inf, 0).
 
@@ -117,7 +125,8 @@ class CompiledForms:
             if has_steps and r.steps_expr.is_Number:
                 keys.append((name, "energy_per_step"))
                 exprs.append(r.energy_per_step.expr)
-                self.scaled += [((name, TIME), (name, STEP), float(r.steps_expr)), ((name, ENERGY), (name, "energy_per_step"), float(r.steps_expr))]
+                steps = _float(r.steps_expr)
+                self.scaled += [((name, TIME), (name, STEP), steps), ((name, ENERGY), (name, "energy_per_step"), steps)]
             elif has_steps:
                 keys += [(name, TIME), (name, ENERGY)]
                 exprs += [r.time_to_target.expr, r.energy_to_target.expr]
