@@ -18,7 +18,7 @@ from ctdsl.language import schema as S
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
 from ctdsl.simulate import engine
-from ctdsl.simulate.budget import check_budget
+from ctdsl.simulate.budget import check_budget, check_rounds
 from ctdsl.simulate.plan import Edge, SchemePlan, build_plans, loaded_edges
 from ctdsl.simulate.stats import Estimate, estimate
 
@@ -110,7 +110,10 @@ def simulate(
     plans: dict[str, SchemePlan] | None = None,
 ) -> SimResult:
     plans = plans if plans is not None else build_plans(spec, names)
-    check_budget(spec, plans, cfg.steps, cfg.warmup if load else 0)  # CT608 before anything runs
+    if load:  # CT608 before anything runs
+        check_budget(spec, plans, cfg.steps, cfg.warmup)
+    else:
+        check_rounds(spec, plans)
     keys = spawn_keys(spec)
     total = len(plans) * cfg.seeds
     done = 0
