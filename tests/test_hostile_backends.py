@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -64,7 +65,7 @@ def ctdsl(*args) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
-        env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"},
+        env={**os.environ, "NO_COLOR": "1", "MPLBACKEND": "Agg"},
     )
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
     return r
