@@ -99,7 +99,7 @@ _TABLE = [
     Code("CT605", "number-out-of-range", "a number literal with too many digits or too large a magnitude"),
     Code("CT606", "too-many-workers", "more workers or dcs than are modelled"),
     Code("CT607", "too-many-sweep-points", "a param sweep with more points than the limit"),
-    Code("CT608", "simulation-too-large", "a simulation block with more steps or seeds than the limit"),
+    Code("CT608", "simulation-too-large", "a simulation with more steps, seeds or background transfers per run than the limit"),
     Code("CT620", "inheritance-too-deep", "a block whose chain of bases is longer than the limit"),
     Code("CT621", "too-many-statements", "more params, blocks, WANs and break-evens than the limit, imports included"),
     # solving

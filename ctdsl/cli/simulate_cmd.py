@@ -14,15 +14,8 @@ from typing import List, Optional
 import typer
 
 from ctdsl import limits
-from ctdsl.cli.app import (
-    Exit,
-    app,
-    fail_usage,
-    load_or_exit,
-    parse_sets,
-    stdout_console,
-)
-from ctdsl.diagnostics import did_you_mean
+from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print_diagnostics, stdout_console
+from ctdsl.diagnostics import Diagnostic, Severity, did_you_mean
 from ctdsl.report import simulation_data, simulation_tables
 
 
@@ -88,6 +81,11 @@ def simulate(
         typer.echo("interrupted", err=True)
         raise typer.Exit(130)
     _print(result, format, validate)
+    if getattr(result, "stopped", None):  # the wall budget: the seeds done so far were shown
+        where = spec.simulation.span if spec.simulation is not None else None
+        diag = Diagnostic("CT608", f"the simulation {result.stopped}", where, severity=Severity.WARNING, help="simulate fewer --steps or --seeds")
+        print_diagnostics([diag], study.sources, err=True)
+        raise typer.Exit(Exit.FINDINGS)
     if validate and not result.ok:
         raise typer.Exit(Exit.FINDINGS)
 

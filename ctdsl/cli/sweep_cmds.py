@@ -95,10 +95,11 @@ def parse_sweep(raw: str) -> SweepArg:
 
 def resolve_axes(study, sweeps: list[SweepArg], sets: dict[str, str]):
     """Axes in base units, or exit 1 with every diagnostic."""
-    from ctdsl.numeric.grid import Axis
+    from ctdsl.numeric.grid import Axis, check_default_grid
 
     spec = study.spec
     if not sweeps:
+        check_default_grid(spec)  # CT607 before any axis is built
         return [Axis.from_param(p) for p in spec.params.values() if p.lo is not None and p.count]
     own = _check_names(spec, sweeps, sets)
     total = 1

@@ -41,6 +41,7 @@ from ctdsl.language.tolerances import REL
 from ctdsl.simulate.plan import Edge, PhasePlan, QueuePlan, SchemePlan
 
 _BATCH = 4096  # random draws taken from numpy at a time
+DRAW_ROWS = 4096  # steps of jitter drawn at a time for one barrier (bounds memory)
 
 
 @dataclass
@@ -142,6 +143,35 @@ class LinkQueue:
         return wait
 
 
+def _total(xs: list[float]) -> float:
+    """fsum, or the plain sum (inf, nan) where fsum raises on values beyond the float range."""
+    try:
+        return math.fsum(xs)
+    except (OverflowError, ValueError):
+        return sum(xs, 0.0)
+
+
+def _draw_sums(rng, d, m: int):
+    """Each worker's sum of m unit draws, drawn DRAW_ROWS steps at a time (memory: DRAW_ROWS x workers).
+
+    A block of rows continues the same stream, so the draws are those of one (m, workers) array.
+    A lognormal draw that overflows is inf, kept as such (no warning, no exception).
+    """
+    total = None
+    with np.errstate(over="ignore", invalid="ignore"):
+        for first in range(0, m, DRAW_ROWS):
+            shape = (min(DRAW_ROWS, m - first), d.workers)
+            if d.kind == "exponential":
+                x = rng.standard_exponential(shape)
+            elif d.kind == "uniform":
+                x = rng.random(shape)
+            else:
+                x = np.exp(d.sigma * rng.standard_normal(shape))
+            part = x.sum(axis=0)
+            total = part if total is None else total + part
+    return total
+
+
 def round_lengths(period: float, warmup: int, steps: int) -> tuple[list[int], int]:
     """Steps in each round (a sync ends each), and how many rounds are warm-up.
 
@@ -202,7 +232,7 @@ class _SchemeRun:
         self.dcs = [d for d in plan.dcs if d.workers > 0]
         self.noisy = [d for d in self.dcs if jitter and d.jitter > 0 and d.kind is not None]
         self.compute = max(d.base for d in self.dcs) if self.dcs else 0.0
-        self.free_sync = math.fsum(ph.time for ph in plan.phases)
+        self.free_sync = _total([ph.time for ph in plan.phases])
         # measured over the rounds after the warm-up
         self.t0 = 0.0
         self.t1 = 0.0
@@ -219,14 +249,7 @@ class _SchemeRun:
         slowest = 0.0
         for d in self.dcs:
             if d in self.noisy:
-                shape = (m, d.workers)
-                if d.kind == "exponential":
-                    x = rng.standard_exponential(shape)
-                elif d.kind == "uniform":
-                    x = rng.random(shape)
-                else:
-                    x = np.exp(d.sigma * rng.standard_normal(shape))
-                worst = m * d.base + d.jitter * float(x.sum(axis=0).max())
+                worst = m * d.base + d.jitter * float(_draw_sums(rng, d, m).max())
             else:
                 worst = m * d.base
             slowest = max(slowest, worst)
@@ -320,10 +343,10 @@ class _SchemeRun:
                 )
             )
         return RunResult(
-            step=window / n,
+            step=window / n if n else math.nan,
             steps=n,
-            stragglers=self.stragglers / n,
-            queueing=None if self.plan.overlap else self.queueing / n,
+            stragglers=self.stragglers / n if n else math.nan,
+            queueing=None if self.plan.overlap else (self.queueing / n if n else math.nan),
             links=stats,
             events=events,
             background=sum(lq.starts for lq in self.links.values()),

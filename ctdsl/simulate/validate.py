@@ -37,6 +37,7 @@ from ctdsl.language.enums import JitterKind, LinkKind
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
 from ctdsl.simulate import engine
+from ctdsl.simulate.budget import check_rounds
 from ctdsl.simulate.plan import QueuePlan, build_plans, free_spec
 from ctdsl.simulate.runner import Progress, Settings
 from ctdsl.simulate.stats import Estimate, agrees, estimate
@@ -51,7 +52,8 @@ MD1_ARRIVALS = 20_000  # measured per seed
 MD1_WARMUP = 2_000
 PROBE_SERVICE = 0.1  # s, when no link gives a transfer size
 PROBE_JITTER = 0.1  # of the slowest dc's compute, when no dc sets jitter
-STRAGGLER_ROUNDS = 2_000  # syncs per seed (H steps each)
+STRAGGLER_ROUNDS = 2_000  # syncs per seed (H steps each), fewer where H x workers is large:
+STRAGGLER_DRAWS = 20_000_000  # jitter draws per seed at most (rounds x H x workers), but one round at least
 
 
 @dataclass
@@ -95,6 +97,7 @@ def validate(spec: Spec, cfg: Settings, progress: Progress | None = None) -> Val
     # ---- 1: no load, no jitter ------------------------------------------------------------
     free = free_spec(spec)
     plans = build_plans(free)
+    check_rounds(spec, plans)  # CT608: a round of more steps than are simulated
     md1_cases = _md1_cases(spec)
     strag_cases = _straggler_cases(spec, plans)
     total = len(plans) + len(md1_cases) * cfg.seeds + len(strag_cases) * cfg.seeds
@@ -131,7 +134,9 @@ def validate(spec: Spec, cfg: Settings, progress: Progress | None = None) -> Val
     for plan, label, probe in strag_cases:
         values = []
         for k in range(cfg.seeds):
-            r = engine.run(plan, cfg.seed, k, STRAGGLER_ROUNDS * max(1, int(round(plan.period))), 0, load=False, jitter=True)
+            H = max(1, int(round(plan.period)))
+            rounds = max(1, min(STRAGGLER_ROUNDS, STRAGGLER_DRAWS // (H * max(1, plan.workers))))
+            r = engine.run(plan, cfg.seed, k, rounds * H, 0, load=False, jitter=True)
             values.append(r.stragglers)
             events += r.events
             tick(f"stragglers {plan.name}")

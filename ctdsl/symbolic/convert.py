@@ -70,8 +70,58 @@ class Env(dict):
         self.memo: dict[sp.Basic, float] = {}
 
 
+def _to_float(x) -> float:
+    """float(x) for an exact or sympy number; +/-inf where its magnitude is beyond a float."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+def _sum(xs: list[float]) -> float:
+    """An exact sum of floats (fsum); inf + -inf is nan and an overflowing sum is +/-inf, never an exception."""
+    if all(math.isfinite(x) for x in xs):
+        try:
+            return math.fsum(xs)
+        except OverflowError:  # the partial sums leave the float range
+            pass
+    return sum(xs, 0.0) if not any(math.isnan(x) for x in xs) else math.nan
+
+
+def _pow(base: float, exp: float) -> float:
+    if base == 0 and exp < 0:
+        return math.inf
+    try:
+        return base**exp
+    except OverflowError:  # |base ^ exp| beyond a float: the sign of an odd whole power of a negative base
+        odd = base < 0 and float(exp).is_integer() and int(exp) % 2 == 1
+        return -math.inf if odd else math.inf
+
+
+def _extreme(xs: list[float], pick) -> float:
+    """max or min, nan if any argument is nan (the builtins answer by the arguments' order)."""
+    return math.nan if any(math.isnan(x) for x in xs) else pick(xs)
+
+
+def _round(x: float, up: bool) -> float:
+    if not math.isfinite(x):
+        return x
+    return float(math.ceil(x - CEIL_SLACK * max(1.0, abs(x)))) if up else float(math.floor(x))
+
+
+def _log(x: float) -> float:
+    if x > 0:
+        return math.log(x)
+    return -math.inf if x == 0 else math.nan
+
+
 def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
-    """Evaluate a sympy expression to a float, fast (no subs, no evalf)."""
+    """Evaluate a sympy expression to a float, fast (no subs, no evalf).
+
+    Never raises for a value beyond the float range: a magnitude too large is
+    +/-inf, inf - inf and 0 x inf are nan, the log of 0 is -inf, of a negative
+    number nan, the same on every run. A complex value raises NumericError.
+    """
     memo: dict[sp.Basic, float] = env.memo if isinstance(env, Env) else {}
 
     def ev(e: sp.Basic) -> float:
@@ -83,41 +133,32 @@ def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
                 r = e.p / e.q
             except OverflowError:
                 r = math.inf if (e.p > 0) == (e.q > 0) else -math.inf
+        elif e is sp.zoo or e is sp.oo:
+            r = math.inf
+        elif e is sp.nan:
+            r = math.nan
         elif e.is_Number:
-            r = float(e)
+            r = _to_float(e)
         elif e.is_Symbol:
             if e not in env:
                 raise NumericError(f"no value for {e}")
-            r = float(env[e])
+            r = _to_float(env[e])
         elif e.is_Add:
-            r = math.fsum(ev(a) for a in e.args)
+            r = _sum([ev(a) for a in e.args])
         elif e.is_Mul:
             r = 1.0
             for a in e.args:
                 r *= ev(a)
         elif e.is_Pow:
-            base, exp = ev(e.args[0]), ev(e.args[1])
-            if base == 0 and exp < 0:
-                r = math.inf
-            else:
-                r = base**exp
-        elif isinstance(e, sp.Max):
-            r = max(ev(a) for a in e.args)
-        elif isinstance(e, sp.Min):
-            r = min(ev(a) for a in e.args)
-        elif isinstance(e, sp.ceiling):
-            x = ev(e.args[0])
-            r = float(math.ceil(x - CEIL_SLACK * max(1.0, abs(x))))
-        elif isinstance(e, sp.floor):
-            r = float(math.floor(ev(e.args[0])))
+            r = _pow(ev(e.args[0]), ev(e.args[1]))
+        elif isinstance(e, (sp.Max, sp.Min)):
+            r = _extreme([ev(a) for a in e.args], max if isinstance(e, sp.Max) else min)
+        elif isinstance(e, (sp.ceiling, sp.floor)):
+            r = _round(ev(e.args[0]), isinstance(e, sp.ceiling))
         elif isinstance(e, sp.log):
-            r = math.log(ev(e.args[0]))
-        elif e is sp.zoo or e is sp.oo:
-            r = math.inf
-        elif e is sp.nan:
-            r = math.nan
+            r = _log(ev(e.args[0]))
         else:
-            r = float(e.evalf(subs=env))
+            r = _to_float(e.evalf(subs=env))
         if isinstance(r, complex):
             raise NumericError(f"complex value of {e}")
         memo[e] = r
@@ -126,5 +167,5 @@ def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
     if isinstance(expr, DimExpr):
         expr = expr.e
     if not isinstance(expr, sp.Basic):
-        return float(expr)
+        return _to_float(expr)
     return ev(expr)
