@@ -106,7 +106,6 @@ def test_huge_lognormal_sigma_is_inf_on_solve_sweep_and_simulate(tmp_path):
     assert "adamw" in r.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="report/plots/steps.py sets the axis limit from an inf step time (report layer)")
 def test_huge_lognormal_sigma_report(tmp_path):
     path = spec(tmp_path, "sigma", dc=HUGE_SIGMA)
     r = ctdsl("report", path, "-o", tmp_path / "r.md")
@@ -218,7 +217,6 @@ def test_parameter_count_beyond_a_float_sweeps_as_not_finite(tmp_path):
     assert s["step"]["seconds"] is None
 
 
-@pytest.mark.xfail(strict=True, reason="report/plots/steps.py sets the axis limit from an inf step time (report layer)")
 def test_parameter_count_beyond_a_float_report(tmp_path):
     r = ctdsl("report", spec(tmp_path, "shape", text=SHAPE), "-o", tmp_path / "r.md")
     assert r.returncode == 0
