@@ -26,6 +26,7 @@ from ctdsl import __version__
 from ctdsl.diagnostics import Sources, render_text, summary_line
 from ctdsl.diagnostics.terminal import printable
 from ctdsl.failure import Failure
+from ctdsl.files import atomic_open
 
 
 class Exit(IntEnum):
@@ -193,7 +194,7 @@ def emit(text: str, output: str | None) -> None:
         typer.echo(text, nl=False)
         return
     try:
-        with open(output, "w", encoding="utf-8") as fh:
+        with atomic_open(output, "w", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as exc:
         raise fail_usage(f"cannot write {output}: {exc.strerror or exc}")

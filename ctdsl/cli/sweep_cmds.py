@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
@@ -46,6 +47,7 @@ from ctdsl.diagnostics import (
     sort_diagnostics,
     summary_line,
 )
+from ctdsl.files import atomic_open
 
 PLOT_FORMATS = ("png", "svg", "pdf")
 MAX_POINTS = 10**10  # in the whole grid
@@ -226,11 +228,15 @@ def _plot_format(path: str) -> str:
     return ext
 
 
+@contextmanager
 def _open_out(path: str | None):
+    """stdout, or the file `path` written whole or not at all (a failed sweep leaves the old file)."""
     if path is None or path == "-":
-        return sys.stdout, False
+        yield sys.stdout
+        return
     try:
-        return open(path, "w", encoding="utf-8", newline=""), True
+        with atomic_open(path, "w", encoding="utf-8", newline="") as fh:
+            yield fh
     except OSError as exc:
         raise fail_usage(f"cannot write {path}: {exc.strerror}")
 
@@ -312,16 +318,12 @@ def sweep(
 
         keep_freed_memory()
 
-        fh, close = _open_out(output)
-        try:
+        with _open_out(output) as fh:
             cols = columns(forms, components)
             writer = CsvWriter(fh, cols) if format is SweepFormat.csv else JsonWriter(fh, cols, forms, grid, grid.size)
             for ch in _with_progress(iter_chunks(forms, grid, chunk), grid.size, "sweep"):
                 writer.write(ch)
             writer.close()
-        finally:
-            if close:
-                fh.close()
     if plot:
         from ctdsl.numeric.crossings import sweep_curves, x_param
         from ctdsl.report.plots import save, sweep_figure
@@ -376,7 +378,7 @@ def report(
 
     text = render_document(sol, study.graph(), sweep_curves(sol, forms), fmt)
     try:
-        with open(output, "w", encoding="utf-8", newline="\n") as fh:
+        with atomic_open(output, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
     except OSError as exc:
         raise fail_usage(f"cannot write {output}: {exc.strerror}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 
+from ctdsl.files import atomic_open
 from ctdsl.report.plots.style import RC
 
 
@@ -44,8 +45,8 @@ def save(fig, path: str, fmt: str | None = None) -> None:
         meta = {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None}
     else:
         raise ValueError(f"cannot write a figure as {fmt!r}")
-    with matplotlib.rc_context(RC):
-        fig.savefig(path, format=fmt, metadata=meta, dpi=150 if fmt == "png" else 72)
+    with matplotlib.rc_context(RC), atomic_open(path, "wb") as fh:  # whole or not at all
+        fig.savefig(fh, format=fmt, metadata=meta, dpi=150 if fmt == "png" else 72)
 
 
 def png_bytes(fig, dpi: int = 150) -> bytes:
