@@ -16,7 +16,6 @@ import typer
 from ctdsl import limits
 from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print_diagnostics, stdout_console
 from ctdsl.diagnostics import Diagnostic, Severity, did_you_mean
-from ctdsl.report import simulation_data, simulation_tables
 
 
 class SimFormat(str, Enum):
@@ -91,6 +90,8 @@ def simulate(
 
 
 def _print(result, format: SimFormat, validate: bool) -> None:
+    from ctdsl.report import simulation_data, simulation_tables  # deferred: every command imports this module
+
     if format is SimFormat.json:
         data = simulation_data.validation_json(result) if validate else simulation_data.result_json(result)
         typer.echo(json.dumps(data, indent=2, sort_keys=True))

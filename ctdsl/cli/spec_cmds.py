@@ -10,7 +10,7 @@ from typing import List
 import typer
 
 from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, use_color
-from ctdsl.diagnostics import Format, Report, render
+from ctdsl.diagnostics import Format, Report
 from ctdsl.diagnostics.terminal import printable
 
 
@@ -61,6 +61,8 @@ def check(
     """
     report = check_files(files)
     color = format is Format.text and use_color(sys.stdout)
+    from ctdsl.diagnostics.report import render  # the formats load when a report is rendered
+
     emit(render(report, format, color=color), None)
     if format is Format.text:
         for d in report.unreadable:

@@ -15,7 +15,6 @@ the rules they pass. Every format is deterministic: the report's order is kept
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from typing import Iterable
 
 from ctdsl.diagnostics.core import Diagnostic, Report, Severity, summary_line
@@ -27,15 +26,7 @@ from ctdsl.diagnostics.text import render_concise, render_text
 JSON_VERSION = 1
 
 
-class Format(StrEnum):
-    text = "text"
-    concise = "concise"
-    json = "json"
-    sarif = "sarif"
-    github = "github"
-
-
-FORMATS = tuple(f.value for f in Format)
+from ctdsl.diagnostics.formats import FORMATS, Format  # noqa: E402,F401  (re-exported)
 
 
 def render_text_report(report: Report, color: bool = False) -> str:
