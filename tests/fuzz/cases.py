@@ -5,6 +5,8 @@ A regression file is a spec whose first lines may say, in comments:
     # fuzz: ValueError @ ctdsl/report/plots.py:sweep_figure     (the crash it was found with)
     # commands: report-md                                        (the commands to run; default: all)
     # xfail: issue 18 class 7: ValueError in report/plots.py:sweep_figure
+    # limit: 4                                                   (seconds per command; default 20)
+    # sets: wan_bw=2^1030 GB/s                                   (--set overrides for solve --format json)
 
 A file with an `xfail:` line still fails: its test is marked xfail(strict=True),
 so the suite stays green now and turns red the day the crash is fixed, when the
@@ -20,7 +22,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CRASHES = HERE / "crashes"
 HOSTILE = HERE / "hostile"
-_HEADER = re.compile(r"^#\s*(fuzz|commands|xfail|class|expect)\s*:\s*(.*?)\s*$")
+_HEADER = re.compile(r"^#\s*(fuzz|commands|xfail|class|limit|sets)\s*:\s*(.*?)\s*$")
+LIMIT = 20.0  # seconds per command: only a bound on the suite (a known hang says a shorter `limit:`)
 
 
 @dataclass
@@ -37,6 +40,15 @@ class Case:
     @property
     def xfail(self) -> str | None:
         return self.meta.get("xfail") or None
+
+    @property
+    def limit(self) -> float:
+        return float(self.meta.get("limit") or LIMIT)
+
+    @property
+    def sets(self) -> tuple[str, ...]:
+        raw = self.meta.get("sets", "").strip()
+        return tuple(s.strip() for s in raw.split(";") if s.strip())
 
     @property
     def id(self) -> str:
