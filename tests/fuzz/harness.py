@@ -226,6 +226,11 @@ class Harness:
         if r.exception is not None and not isinstance(r.exception, SystemExit):
             sig, where, trace = _from_exception(r.exception)
             return Outcome(name, "crash", r.exit_code, seconds, sig, where, _one_line(r.exception), trace)
+        if r.exit_code in CLEAN_CODES and "Interrupted" in err and "Exception ignored in" in err:
+            # the alarm fired inside a callback that cannot raise (a gc callback): Python printed it as
+            # unraisable and went on; the command did overrun the limit, and the traceback is ours, not ctdsl's
+            return Outcome(name, "hang", r.exit_code, seconds, f"Timeout @ {name} (unraisable)", "",
+                           f"over {self.limit:g} s", err[-2000:])
         if r.exit_code not in CLEAN_CODES or _TRACEBACK in out or _TRACEBACK in err:
             sig, where = _from_text(err + "\n" + out)
             message = next((ln for ln in err.splitlines() if "internal error" in ln), err.strip()[-300:])
