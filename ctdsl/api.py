@@ -20,8 +20,7 @@ from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Severity, Sources, ren
 from ctdsl.model.entities import Spec
 
 if TYPE_CHECKING:  # pragma: no cover
-    import networkx as nx
-
+    from ctdsl.model.topology import Topology
     from ctdsl.simulate.runner import SimResult
     from ctdsl.results.solution import Solution
 
@@ -76,10 +75,9 @@ class Study:
         self.sources = result.sources
         self.diagnostics = result.diagnostics
 
-    def graph(self) -> "nx.DiGraph":
-        from ctdsl.model.graph import build_graph
-
-        return build_graph(self.spec)
+    def graph(self) -> "Topology":
+        """The topology the checker built (its networkx graph is `.graph`)."""
+        return self.spec.topology
 
     def solve(self, overrides: dict[str, str] | None = None) -> "Solution":
         """Symbolic costs of every scheme; `overrides` maps param names to values with units."""

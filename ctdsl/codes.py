@@ -1,4 +1,4 @@
-"""Every diagnostic code the parser and the checker emit, with a name and a summary.
+"""Every diagnostic code ctdsl emits, with a name and a summary.
 
 Codes are stable: a code keeps its meaning for good, and a retired code is not
 reused. The hundreds say which phase found the problem:
@@ -10,6 +10,8 @@ reused. The hundreds say which phase found the problem:
 - CT4xx  topology and where each scheme's work runs
 - CT5xx  imports
 - CT6xx  limits that keep a hostile file from making the machine work hard
+- CT7xx  solving: what a spec that checks clean still asks the solver in vain
+  (raised by the back ends after checking, as `ctdsl.failure.Failure`)
 
 docs/diagnostics.md lists them with an example each; `tools/gen_diagnostics_doc.py`
 writes it, and a test keeps it, this table and the source in step.
@@ -29,7 +31,7 @@ class Code:
 
 _TABLE = [
     # reading and syntax
-    Code("CT001", "unreadable-file", "the spec file cannot be read: missing, a directory, or not UTF-8 text"),
+    Code("CT001", "unreadable-file", "the spec file cannot be read: missing, not a regular file (a directory, FIFO or device), a bad path, a link out of the linted directory, or not UTF-8 text"),
     Code("CT002", "unexpected-token", "a word, number or symbol where the grammar does not allow it"),
     Code("CT003", "unexpected-character", "a character that is not part of the language"),
     Code("CT004", "unexpected-end-of-file", "the file ends in the middle of a statement, e.g. a '{' never closed"),
@@ -84,11 +86,11 @@ _TABLE = [
     Code("CT414", "duplicate-wan", "the same direction of a WAN link declared twice"),
     Code("CT415", "self-breakeven", "a break-even of a scheme against itself"),
     # imports
-    Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read or is not a .ct file"),
+    Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),
     Code("CT502", "import-outside", "an import that leaves the importing file's directory, or one from a library file"),
     Code("CT503", "import-cycle", "files that import each other"),
     Code("CT504", "unknown-library-module", "an `import std.NAME` of a library module that does not exist"),
-    Code("CT505", "too-many-imports", "imports nested too deep, or too many files read for one spec"),
+    Code("CT505", "too-many-imports", "imports nested too deep, or too many import statements, files or bytes for one spec"),
     # limits
     Code("CT601", "file-too-large", "a spec file (or a --set value) larger than the limit"),
     Code("CT602", "nesting-too-deep", "blocks or an expression nested deeper than the limit"),
@@ -97,7 +99,12 @@ _TABLE = [
     Code("CT605", "number-out-of-range", "a number literal with too many digits or too large a magnitude"),
     Code("CT606", "too-many-workers", "more workers or dcs than are modelled"),
     Code("CT607", "too-many-sweep-points", "a param sweep with more points than the limit"),
-    Code("CT608", "simulation-too-large", "a simulation block with more steps or seeds than the limit"),
+    Code("CT608", "simulation-too-large", "a simulation with more steps, seeds or background transfers per run than the limit"),
+    Code("CT620", "inheritance-too-deep", "a block whose chain of bases is longer than the limit"),
+    Code("CT621", "too-many-statements", "more params, blocks, WANs and break-evens than the limit, imports included"),
+    # solving
+    Code("CT701", "too-many-regimes", "a break-even whose times split into more max/min regimes than the solver enumerates"),
+    Code("CT702", "breakeven-not-evaluable", "a break-even whose times cannot be computed at an end of the param's range"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _TABLE}
@@ -111,6 +118,7 @@ PHASES = {
     "4": "Topology and placement",
     "5": "Imports",
     "6": "Limits",
+    "7": "Solving",
 }
 
 

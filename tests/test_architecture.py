@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # low to high; a package may import only packages of lower layers (and itself)
 LAYERS: list[tuple[str, ...]] = [
-    ("ctdsl.limits", "ctdsl.codes"),
+    ("ctdsl.limits", "ctdsl.codes", "ctdsl.files"),
     ("ctdsl.diagnostics",),
-    ("ctdsl.units",),
+    ("ctdsl.units", "ctdsl.failure"),
     ("ctdsl.language",),
     ("ctdsl.syntax",),
     ("ctdsl.model",),

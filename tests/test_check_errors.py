@@ -26,7 +26,7 @@ CHUNKS = [c for f in sorted(ERRORS.glob("*.ct")) for c in read_chunks(f)]
 
 # Codes that no chunk can show: they need a file that cannot be read, or a
 # generated input too large to keep in a chunk (tests/test_check_limits.py).
-NOT_IN_CHUNKS = {"CT001", "CT601"}
+NOT_IN_CHUNKS = {"CT001", "CT601", "CT621"}
 
 
 @pytest.mark.parametrize("chunk", CHUNKS, ids=lambda c: c.id)
@@ -57,7 +57,8 @@ def test_only_registered_codes_are_expected():
 
 def test_chunks_cover_every_code():
     covered = {e.code for c in CHUNKS for e in c.expectations}
-    missing = sorted(set(CODES) - covered - NOT_IN_CHUNKS)
+    solving = {c for c in CODES if c.startswith("CT7")}  # after a clean check: tests/test_solve_errors.py
+    missing = sorted(set(CODES) - covered - NOT_IN_CHUNKS - solving)
     assert not missing, f"codes no chunk produces: {missing}"
 
 

@@ -99,3 +99,23 @@ def test_a_dimensionally_wrong_cost_formula_fails(monkeypatch):
     monkeypatch.setattr(TR, "_on_gpu", wrong)
     with pytest.raises(DimensionError):
         ctdsl.load(ROOT / "specs/llama70b_wan.ct").solve()
+
+
+def test_the_model_formulas_are_dimension_checked_too(monkeypatch):
+    """The payload formulas run in the dimensioned algebra: bytes per value plus a
+    parameter count is refused."""
+    from ctdsl.model import payload as PL
+
+    def wrong(model, A=PL.Exprs):
+        return A.get(model, "bytes_per_value") + A.get(model, "params")
+
+    monkeypatch.setattr(PL, "dense_bytes", wrong)
+    with pytest.raises(DimensionError):
+        ctdsl.load(ROOT / "specs/llama70b_wan.ct").solve()
+
+
+def test_the_kv_cache_per_token_is_bytes_by_its_formula():
+    sol = ctdsl.load(ROOT / "examples/fig_kv_handoff.ct").solve()
+    m = next(iter(sol.models.values()))
+    assert m.kv_per_token.dim == U.DATA and m.kv_handoff.dim == U.DATA
+    assert m.flops_per_step is None or m.flops_per_step.dim == U.OPS

@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from ctdsl.api import check
-from ctdsl.model.graph import build_graph
 from ctdsl.model.graph import to_json as graph_to_json
 from ctdsl.model.serialize import spec_to_json
 from ctdsl.syntax.ast import to_json as ast_to_json
@@ -52,7 +51,7 @@ def _stages(rel: str) -> dict[str, object]:
     return {
         "ast": ast_to_json(root_ast),
         "model": spec_to_json(spec),
-        "graph": graph_to_json(build_graph(spec), spec.defaults()),
+        "graph": graph_to_json(spec.topology, spec.defaults()),
     }
 
 
@@ -131,7 +130,7 @@ def test_llama70b_model_values_in_base_units():
     assert model["links"]["wan"]["bandwidth"] == {"expr": "wan_bw", "value": 12.5e9}
     assert model["links"]["wan"]["latency"]["value"] == 20e-6  # eth100g: 20 us
     # 15 pJ/bit is 120 pJ per byte
-    assert model["links"]["wan"]["energy_per_bit"]["value"] == pytest.approx(120e-12)
+    assert model["links"]["wan"]["energy_per_byte"]["value"] == pytest.approx(120e-12)
     assert model["schemes"]["topk"]["fraction"] == {"expr": "1 / 16", "value": 0.0625}
     assert model["schemes"]["band_switch"]["at"] == {"kind": "switch", "name": "tor"}
     assert model["baseline"] == "adamw"
@@ -155,7 +154,7 @@ def test_three_dc_wan_is_asymmetric():
 
 def test_quantise_bits_in_bytes():
     schemes = _golden("10_payloads", "model")["schemes"]
-    assert schemes["two_bit"]["bits"]["value"] == 0.25  # 2 b = 1/4 byte
+    assert schemes["two_bit"]["value_bytes"]["value"] == 0.25  # bits = 2 b: 1/4 byte per value
     assert schemes["topk_int64"]["index"]["value"] == 8
 
 
@@ -212,7 +211,7 @@ def test_json_view_of_a_small_spec_by_hand():
     link = data["links"]["l"]
     assert link["bandwidth"] == {"expr": "2 * bw", "value": 4e9}
     assert link["latency"] == {"expr": "1e-05", "value": 1e-05}
-    assert link["energy_per_bit"] == {"expr": "0", "value": 0.0}  # the schema's default
+    assert link["energy_per_byte"] == {"expr": "0", "value": 0.0}  # the schema's default
     assert link["distance"] is None and link["where"] == "small.ct:2:6" and link["from_std"] is False
     assert data["dcs"] == {} and data["schemes"] == {} and data["wans"] == [] and data["baseline"] is None
     assert data["files"] == ["small.ct"] and data["version"] == 1

@@ -8,6 +8,7 @@ regime fails the test.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
@@ -16,7 +17,7 @@ import pytest
 import sympy as sp
 from scipy.optimize import brentq
 
-from solvekit import solve_file, solve_text
+from solvekit import ROOT, solve_file, solve_text
 
 HEAD = """
 param b = 5 GB/s in 1 GB/s .. 100 GB/s log 20
@@ -174,3 +175,128 @@ def test_flagship_breakevens_agree_with_a_numeric_root_finder():
     assert 80e9 < root.value < 100e9
     assert (root.below, root.above) == ("band_switch", "adamw")
     assert math.isfinite(root.value)
+
+
+# ---- where sympy gives up: bracketed numeric roots ---------------------------------------
+#
+# With the WAN latency a function of b that sympy cannot solve for (log2, ceil), or
+# that makes the numerator's degree 5, each regime's equation has no exact roots:
+# the scan and Brent's method find them, marked numeric. numeric_check (brentq on
+# the lambdified difference, a 4001-point scan) is the independent check.
+
+NUMERIC_LATENCIES = {
+    "log2": "log2(b / (1 GB/s)) * 10 ms",
+    "ceil": "ceil(b / (7 GB/s)) * 10 ms",
+    "degree5": "(b / (10 GB/s))^4 * 10 ms",
+}
+DENSE_100 = "payload = dense; collective = hier_allreduce; steps = 100"
+TWO_BIT_400 = "payload = quantise; bits = 2 b; collective = hier_allreduce; steps = 400"
+
+
+def with_latency(lat: str) -> str:
+    return HEAD.replace("latency = 10 us", f"latency = {lat}")
+
+
+@pytest.mark.parametrize("kind", sorted(NUMERIC_LATENCIES))
+def test_numeric_root_where_sympy_cannot_solve(tmp_path, kind):
+    sol = solve_text(tmp_path, with_latency(NUMERIC_LATENCIES[kind]).format(x=DENSE_100, y=TWO_BIT_400))
+    (be,) = sol.breakevens
+    (root,) = be.roots
+    assert root.numeric
+    assert (root.below, root.above) == ("y", "x")
+    numeric_check(sol, be)  # the value against brentq, to 1e-9
+    # the root is bracketed: the difference changes sign across it
+    sx = sol.schemes["x"].time_to_target.expr
+    sy = sol.schemes["y"].time_to_target.expr
+    b = sol.symbols["b"]
+    others = {s: v for s, v in sol.symbols.defaults().items() if s != b}
+    f = sp.lambdify((b,), (sx - sy).xreplace(others), modules="numpy")
+    assert f(root.value * (1 - 1e-6)) > 0 > f(root.value * (1 + 1e-6))
+
+
+def test_ceil_root_is_where_the_step_jumps(tmp_path):
+    # the WAN latency steps from 10 ms to 20 ms where b passes 7 GB/s; y crosses the WAN 4x as
+    # often as x, so there y's time jumps past x's: the difference changes sign by a jump
+    sol = solve_text(tmp_path, with_latency(NUMERIC_LATENCIES["ceil"]).format(x=DENSE_100, y=TWO_BIT_400))
+    (root,) = sol.breakevens[0].roots
+    assert root.value == pytest.approx(7e9, rel=1e-9)
+
+
+# seeds whose pairs tie once or twice in the range (most random pairs never do), and two that never tie
+NUMERIC_SEEDS = (0, 1, 6, 8, 10, 36, 42, 44, 45, 52)
+
+
+@pytest.mark.parametrize("kind", sorted(NUMERIC_LATENCIES))
+@pytest.mark.parametrize("seed", NUMERIC_SEEDS)
+def test_random_pairs_with_numeric_roots_agree_with_brentq(tmp_path, kind, seed):
+    rnd = random.Random(seed)
+
+    def scheme():
+        p = rnd.choice(PAYLOADS)
+        c = rnd.choice(COLLECTIVES[p])
+        return f"{p}; collective = {c}; period = {rnd.choice([1, 1, 4])}; steps = {rnd.randint(80, 400)}"
+
+    sol = solve_text(tmp_path, with_latency(NUMERIC_LATENCIES[kind]).format(x=scheme(), y=scheme()))
+    (be,) = sol.breakevens
+    numeric_check(sol, be)
+
+
+def test_numeric_root_in_json_and_latex(tmp_path):
+    from typer.testing import CliRunner
+
+    from ctdsl.cli import app
+
+    path = tmp_path / "spec.ct"
+    path.write_text(with_latency(NUMERIC_LATENCIES["log2"]).format(x=DENSE_100, y=TWO_BIT_400), encoding="utf-8")
+    r = CliRunner().invoke(app, ["solve", str(path), "--format", "json"])
+    (root,) = json.loads(r.stdout)["breakevens"][0]["roots"]
+    assert root["numeric"] is True
+    assert float(root["expression"]) == root["value"]  # no exact form: the value itself, every digit
+    tex = CliRunner().invoke(app, ["export", "latex", str(path)]).stdout
+    assert "b^{*} &\\approx 4.681\\,\\mathrm{GB/s}" in tex and "numeric root" in tex
+    exact = json.loads(CliRunner().invoke(app, ["solve", str(ROOT / "specs" / "llama70b_wan.ct"), "-f", "json"]).stdout)
+    assert [r["numeric"] for b in exact["breakevens"] for r in b["roots"]] == [False, False]
+
+
+# ---- every answer checked: a root sympy missed, a root that is not one -------------------
+
+
+def _hand(tmp_path):
+    # the hand-derived pair of test_hand_derived_root_and_sides: one root, b* below
+    alpha_x = 0.06 + 2 * (0.1 + 2e-6) + 2 * 12e-6
+    alpha_y = 0.06 + 2 * (0.0125 + 2e-6) + 2 * 12e-6
+    expected = (100 * 2e9 - 400 * 2.5e8) / (400 * alpha_y - 100 * alpha_x)
+    return HEAD.format(x=DENSE_100, y=TWO_BIT_400), expected
+
+
+def test_a_root_the_exact_solver_misses_is_found_by_the_scan(tmp_path, monkeypatch):
+    # the exact solver claims, wrongly, that no regime has a root: "never" must not be believed
+    import ctdsl.symbolic.breakeven as B
+
+    monkeypatch.setattr(B, "exact_roots", lambda diff, b, back, env: ([], 1, True))
+    text, expected = _hand(tmp_path)
+    (be,) = solve_text(tmp_path, text).breakevens
+    (root,) = be.roots
+    assert root.numeric and root.value == pytest.approx(expected, rel=1e-12)
+    assert (root.below, root.above) == ("y", "x")
+    assert root.regime == ["wan a.s -> c.s binds"]
+
+
+def test_a_wrong_exact_root_is_dropped(tmp_path, monkeypatch):
+    # the exact solver returns twice the true root (inside the range): no sign change there,
+    # so it is dropped, and the scan finds the true one
+    import ctdsl.symbolic.breakeven as B
+
+    text, expected = _hand(tmp_path)
+    monkeypatch.setattr(B, "exact_roots", lambda diff, b, back, env: ([sp.Float(2 * expected)], 1, True))
+    (be,) = solve_text(tmp_path, text).breakevens
+    (root,) = be.roots
+    assert root.numeric and root.value == pytest.approx(expected, rel=1e-12)
+
+
+def test_exact_roots_are_kept_exact(tmp_path):
+    text, expected = _hand(tmp_path)
+    (be,) = solve_text(tmp_path, text).breakevens
+    (root,) = be.roots
+    assert not root.numeric and root.expr == sp.Rational(250000000000000, 20021)
+    assert root.value == pytest.approx(expected, rel=1e-12)

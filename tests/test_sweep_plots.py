@@ -11,6 +11,9 @@ from typer.testing import CliRunner
 
 import ctdsl
 from ctdsl.cli import app
+from ctdsl.numeric import CompiledForms
+from ctdsl.numeric.crossings import sweep_curves
+from ctdsl.report.plots import save, sweep_figure
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAGSHIP = str(ROOT / "specs" / "llama70b_wan.ct")
@@ -71,12 +74,13 @@ def test_plot_and_data_together(tmp_path):
     assert r.stdout.startswith("wan_bw_B_per_s,") and len(r.stdout.splitlines()) == 3
 
 
-def test_figure_panels_and_labels():
-    from ctdsl.numeric import CompiledForms
-    from ctdsl.report.plots import sweep_figure
+def figure_of(path):
+    sol = ctdsl.load(path).solve()
+    return sol, sweep_figure(sol, sweep_curves(sol, CompiledForms(sol)))
 
-    sol = ctdsl.load(FLAGSHIP).solve()
-    fig = sweep_figure(sol, CompiledForms(sol))
+
+def test_figure_panels_and_labels():
+    sol, fig = figure_of(FLAGSHIP)
     fig.canvas.draw()
     texts = [t.get_text() for ax in fig.axes for t in ax.texts] + [t.get_text() for ax in fig.axes for t in ax.get_children() if hasattr(t, "get_text")]
     joined = "\n".join(texts)
@@ -95,11 +99,7 @@ def test_figure_panels_and_labels():
 
 
 def test_labels_in_the_curve_panel_do_not_overlap():
-    from ctdsl.numeric import CompiledForms
-    from ctdsl.report.plots import sweep_figure
-
-    sol = ctdsl.load(FLAGSHIP).solve()
-    fig = sweep_figure(sol, CompiledForms(sol))
+    _, fig = figure_of(FLAGSHIP)
     fig.canvas.draw()
     r = fig.canvas.get_renderer()
     curve = fig.axes[0]
@@ -113,10 +113,6 @@ def test_labels_in_the_curve_panel_do_not_overlap():
 
 
 def test_a_spec_without_a_module_or_ranges_still_plots(tmp_path):
-    from ctdsl.numeric import CompiledForms
-    from ctdsl.report.plots import save, sweep_figure
-
-    sol = ctdsl.load(ROOT / "examples" / "fig_ring_8.ct").solve()
-    fig = sweep_figure(sol, CompiledForms(sol))
+    _, fig = figure_of(ROOT / "examples" / "fig_ring_8.ct")
     save(fig, str(tmp_path / "x.png"))
     assert (tmp_path / "x.png").read_bytes().startswith(b"\x89PNG")

@@ -18,6 +18,7 @@ import pytest
 
 import ctdsl
 from ctdsl.numeric import Axis, CompiledForms, Grid, evaluate, iter_chunks
+from ctdsl.numeric.crossings import sweep_curves
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAGSHIP = ROOT / "specs" / "llama70b_wan.ct"
@@ -141,26 +142,22 @@ def test_regime_change_of_adamw_by_hand(flagship):
     move it by less than one part in 10^5).
     """
     sol, forms = flagship
-    from ctdsl.report.plots import _curve_data
-
     P = 70_552_387_584
     t_c = 6 * P * 16384 / (989e12 * 0.4)
     assert t_c == pytest.approx(17.532, abs=1e-3)
     b_star = 2 * P / t_c
-    c = _curve_data(sol, forms, None)
-    (adamw,) = [ch for ch in c.changes if ch[2] == "adamw"]
-    assert adamw[0] == pytest.approx(b_star, rel=1e-4)
-    assert adamw[3] == "all-reduce of each shard across dcs" and adamw[4] == "compute"
+    c = sweep_curves(sol, forms)
+    (adamw,) = [ch for ch in c.changes if ch.scheme == "adamw"]
+    assert adamw.x == pytest.approx(b_star, rel=1e-4)
+    assert adamw.before == "all-reduce of each shard across dcs" and adamw.after == "compute"
 
 
 def test_plotted_break_evens_are_the_solver_roots(flagship):
     sol, forms = flagship
-    from ctdsl.report.plots import _curve_data
-
-    c = _curve_data(sol, forms, None)
+    c = sweep_curves(sol, forms)
     roots = sorted(r.value for b in sol.breakevens for r in b.roots)
-    assert sorted(x for x, _, _, _ in c.breaks) == roots
+    assert sorted(p.x for p in c.breaks) == roots
     # at each break-even the two schemes' times to target agree
-    for x, y, b, root in c.breaks:
-        at = evaluate(forms, {"wan_bw": np.array([x])})
-        assert at.values[(b.y, "time_to_target")][0] == pytest.approx(y, rel=1e-9)
+    for p in c.breaks:
+        at = evaluate(forms, {"wan_bw": np.array([p.x])})
+        assert at.values[(p.breakeven.y, "time_to_target")][0] == pytest.approx(p.y, rel=1e-9)

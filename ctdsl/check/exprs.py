@@ -15,7 +15,7 @@ from typing import Callable, Optional
 
 from ctdsl import limits
 from ctdsl import units as U
-from ctdsl.diagnostics import DiagnosticSink, Label
+from ctdsl.diagnostics import DiagnosticSink, Label, did_you_mean
 from ctdsl.model import expr as E
 from ctdsl.syntax import ast
 
@@ -125,8 +125,6 @@ class ExprTyper:
     def _Call(self, c: ast.Call) -> Typed | None:
         fn = c.func.text
         if fn not in E.FUNCTIONS:
-            from ctdsl.diagnostics import did_you_mean
-
             self.sink.error(
                 "CT107",
                 f"unknown function '{fn}'",

@@ -15,6 +15,7 @@ from typing import Iterable
 from ctdsl import limits
 from ctdsl import units as U
 from ctdsl.language import schema as S
+from ctdsl.language.tolerances import REL
 from ctdsl.check.exprs import ExprTyper, Typed
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
@@ -281,7 +282,7 @@ def check_bound(
                 help=_bound_help(bound, owner, spec),
             )
             return False
-        if bound == "count" and abs(value - round(value)) > 1e-9 * max(1.0, abs(value)):
+        if bound == "count" and abs(value - round(value)) > REL * max(1.0, abs(value)):
             sink.error(
                 "CT305",
                 f"{owner} must be a whole number, but it is {value:g}{when}",

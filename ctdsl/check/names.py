@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
+from ctdsl import limits
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
 from ctdsl.syntax import ast
 
@@ -63,10 +64,22 @@ class Namespace:
         self.baselines: list[ast.Baseline] = []
         self._merged: dict[str, MergedBlock | None] = {}
         self._merging: list[str] = []
+        self._too_deep = False
+        self._depth: dict[str, int] = {}  # bases below each merged block
 
     def collect(self, files: list[ast.SpecFile], std: set[str], root: str) -> None:
+        count = 0
         for spec in files:
             for stmt in spec.statements:
+                count += 1
+                if count > limits.MAX_STATEMENTS:
+                    self.sink.error(
+                        "CT621",
+                        f"the spec and its imports hold more than {limits.MAX_STATEMENTS} statements",
+                        stmt.span,
+                        help="split the study into several specs",
+                    )
+                    return
                 if isinstance(stmt, ast.Param):
                     self._define(Definition(stmt.name.text, "param", stmt, spec.path, spec.path in std, spec.path == root))
                 elif isinstance(stmt, ast.Block):
@@ -138,37 +151,71 @@ class Namespace:
             )
             return None
         result = MergedBlock(d)
-        if block.base is not None:
-            base_def = self.defs.get(block.base.text)
-            if base_def is None:
-                self.sink.error(
-                    "CT101",
-                    f"unknown base '{block.base.text}'",
-                    block.base.span,
-                    label="not defined",
-                    help=did_you_mean(block.base.text, self.names_of(d.kind))
-                    or (f"is a library import missing? e.g. import std.{_std_module_for(d.kind)}" if _std_module_for(d.kind) else None),
-                )
-            elif base_def.kind != d.kind:
-                self.sink.error(
-                    "CT102",
-                    f"{d.kind} '{name}' cannot extend {base_def.kind} '{base_def.name}'",
-                    block.base.span,
-                    label=f"a {base_def.kind}",
-                    secondary=(Label(base_def.span, f"{base_def.kind} defined here"),),
-                    help=f"a block extends another block of the same kind ({d.kind})",
-                )
-            else:
-                self._merging.append(name)
-                base = self.merged(base_def.name)
-                self._merging.pop()
-                if base is None and name in self._merged:
-                    return self._merged[name]
-                if base is not None:
-                    result.fields = dict(base.fields)
-                    result.stages = {
-                        k: MergedStage(v.name, v.span, dict(v.fields)) for k, v in base.stages.items()
-                    }
+        if block.base is not None and self._merge_base(d, block, result):
+            return self._merged[name]
+        self._merge_own(name, block, result)
+        self._merged[name] = result
+        return result
+
+    def _merge_base(self, d: Definition, block: ast.Block, result: MergedBlock) -> bool:
+        """Start `result` from the fields and stages of the block's base (reported if it has none).
+
+        True when merging the base settled this block already (a cycle through it).
+        """
+        name = d.name
+        base_def = self.defs.get(block.base.text)
+        if base_def is None:
+            self.sink.error(
+                "CT101",
+                f"unknown base '{block.base.text}'",
+                block.base.span,
+                label="not defined",
+                help=did_you_mean(block.base.text, self.names_of(d.kind))
+                or (f"is a library import missing? e.g. import std.{_std_module_for(d.kind)}" if _std_module_for(d.kind) else None),
+            )
+        elif base_def.kind != d.kind:
+            self.sink.error(
+                "CT102",
+                f"{d.kind} '{name}' cannot extend {base_def.kind} '{base_def.name}'",
+                block.base.span,
+                label=f"a {base_def.kind}",
+                secondary=(Label(base_def.span, f"{base_def.kind} defined here"),),
+                help=f"a block extends another block of the same kind ({d.kind})",
+            )
+        elif len(self._merging) >= limits.MAX_INHERITANCE_DEPTH:
+            return self._too_deep_at(name, block)
+        else:
+            self._merging.append(name)
+            base = self.merged(base_def.name)
+            self._merging.pop()
+            if base is None and name in self._merged:
+                return True
+            if base is not None:
+                depth = self._depth.get(base_def.name, 0) + 1
+                if depth > limits.MAX_INHERITANCE_DEPTH:
+                    return self._too_deep_at(name, block)
+                self._depth[name] = depth
+                result.fields = dict(base.fields)
+                result.stages = {
+                    k: MergedStage(v.name, v.span, dict(v.fields)) for k, v in base.stages.items()
+                }
+        return False
+
+    def _too_deep_at(self, name: str, block: ast.Block) -> bool:
+        """A chain of bases past the limit (CT620), reported once: every block further down is past it too."""
+        if not self._too_deep:
+            self._too_deep = True
+            self.sink.error(
+                "CT620",
+                f"'{name}' inherits through more than {limits.MAX_INHERITANCE_DEPTH} bases",
+                block.base.span,
+                help="extend a block that has the fields already, not a long chain of copies",
+            )
+        self._merged[name] = None
+        return True
+
+    def _merge_own(self, name: str, block: ast.Block, result: MergedBlock) -> None:
+        """The block's own fields and stages, over its base's; each may be written once."""
         own_fields: dict[str, ast.Field] = {}
         own_stages: dict[str, ast.Stage] = {}
         for item in block.items:
@@ -203,8 +250,6 @@ class Namespace:
                     seen[sub.key.text] = sub
                     stage.fields[sub.key.text] = sub
                 result.stages[item.name.text] = stage
-        self._merged[name] = result
-        return result
 
     def _duplicate_field(self, item: ast.Field, prev: ast.Field, where: str) -> None:
         self.sink.error(

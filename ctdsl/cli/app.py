@@ -1,23 +1,82 @@
-"""The Typer app, exit codes and the helpers every command shares."""
+"""The Typer app, exit codes and the helpers every command shares.
+
+No command ends in a Python traceback. The root command (`_GuardedGroup`)
+runs every command inside one handler: a `Failure` (a problem a back end found
+after checking: a break-even it cannot solve) prints its diagnostics like the
+checker's and exits 1; any other exception prints one line, `internal error:
+TYPE: MESSAGE; please report`, and exits 3, with the traceback only under the
+global `--debug` option. Usage errors exit 2 where they are found (`fail_usage`).
+"""
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
+import traceback
 from contextlib import contextmanager
 from enum import IntEnum
 from typing import Iterable, Optional
 
 import typer
+from typer.core import TyperGroup
 
 from ctdsl import __version__
+from ctdsl.diagnostics import Sources, render_text, summary_line
+from ctdsl.diagnostics.terminal import printable
+from ctdsl.failure import Failure
+from ctdsl.files import atomic_open
 
 
 class Exit(IntEnum):
     OK = 0
     FINDINGS = 1
     USAGE = 2
+    INTERNAL = 3
+
+
+class _Session:
+    """What the running command has loaded, for reporting a Failure; reset by the root callback."""
+
+    debug = False
+    sources = None  # the Sources of the spec load_or_exit checked
+
+
+def _cli_signals() -> tuple[type[BaseException], ...]:
+    """The exceptions typer and click use to end a command on purpose (exit codes, usage errors)."""
+    click_base = [c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"]
+    return (typer.Exit, typer.Abort, *click_base)
+
+
+def handle_exception(exc: Exception) -> int:
+    """Report an exception a command raised, once, on stderr; return the exit code."""
+    if isinstance(exc, Failure):
+        diags = list(exc.diagnostics)
+        print_diagnostics(diags, _Session.sources or Sources(), err=True)
+        typer.echo(summary_line(diags), err=True)
+        return Exit.FINDINGS
+    if _Session.debug:
+        traceback.print_exception(exc, file=sys.stderr)
+    message = " ".join(str(exc).split())
+    typer.echo(f"internal error: {type(exc).__name__}: {printable(message)}; please report", err=True)
+    return Exit.INTERNAL
+
+
+class _GuardedGroup(TyperGroup):
+    """The root command: an exception from any command becomes diagnostics or one line, never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except _cli_signals():
+            raise
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:  # stdout closed early (`| head`): typer exits quietly
+                raise
+            raise typer.Exit(handle_exception(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - the one place every failure is reported
+            raise typer.Exit(handle_exception(exc)) from None
 
 
 EPILOG = """\b
@@ -34,6 +93,7 @@ Examples:
 """
 
 app = typer.Typer(
+    cls=_GuardedGroup,
     name="ctdsl",
     help="Model gradient sync across slow links: check, graph and solve .ct hardware specs.",
     epilog=EPILOG,
@@ -55,8 +115,11 @@ def _root(
     version: Optional[bool] = typer.Option(
         None, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    debug: bool = typer.Option(False, "--debug", help="On an internal error (exit 3), also print the Python traceback."),
 ) -> None:
     """Model gradient sync across slow links: check, graph and solve .ct hardware specs."""
+    _Session.debug = debug
+    _Session.sources = None
     _resume_gc()
 
 
@@ -98,13 +161,26 @@ def use_color(stream) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+TABLE_WIDTH = 160  # columns of the tables when stdout is not a terminal
+_TABLE_HEIGHT = 25  # rich asks for a height too; set, it stops rich from reading the terminal
+
+
 def stdout_console():
-    """A rich console for tables on stdout: colour on a terminal, plain and 160 wide otherwise."""
+    """A rich console for tables on stdout.
+
+    On a terminal: the terminal's width, and colour unless NO_COLOR. Anywhere
+    else (a pipe, a file, a test): TABLE_WIDTH columns whatever COLUMNS or TERM
+    say, and lines of text are never wrapped (soft wrap), so the output is the
+    same at any terminal width and from any path the spec is named by.
+    """
     from rich.console import Console
 
+    tty = hasattr(sys.stdout, "isatty") and sys.stdout.isatty()
     color = use_color(sys.stdout)
     return Console(
-        width=None if color else 160,
+        width=None if tty else TABLE_WIDTH,
+        height=None if tty else _TABLE_HEIGHT,
+        soft_wrap=not tty,
         no_color=not color,
         color_system="auto" if color else None,
         force_terminal=color,
@@ -118,20 +194,18 @@ def emit(text: str, output: str | None) -> None:
         typer.echo(text, nl=False)
         return
     try:
-        with open(output, "w", encoding="utf-8") as fh:
+        with atomic_open(output, "w", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as exc:
         raise fail_usage(f"cannot write {output}: {exc.strerror or exc}")
 
 
 def fail_usage(message: str) -> "typer.Exit":
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {printable(message)}", err=True)  # it may quote a spec or a path: no raw control characters
     return typer.Exit(Exit.USAGE)
 
 
 def print_diagnostics(diags: Iterable, sources, err: bool = False) -> None:
-    from ctdsl.diagnostics import render_text
-
     stream = sys.stderr if err else sys.stdout
     color = use_color(stream)
     for d in diags:
@@ -143,7 +217,6 @@ def load_or_exit(path: str, overrides: dict[str, str] | None = None):
     """Check a spec for a command that needs a clean one; diagnostics go to stderr."""
     from ctdsl.api import Study, check
     from ctdsl.check.loader import Unreadable
-    from ctdsl.diagnostics import summary_line
 
     try:
         result = check(path, overrides=overrides)
@@ -153,6 +226,7 @@ def load_or_exit(path: str, overrides: dict[str, str] | None = None):
         print_diagnostics(result.diagnostics, result.sources, err=True)
         typer.echo(summary_line(result.diagnostics), err=True)
         raise typer.Exit(Exit.FINDINGS)
+    _Session.sources = result.sources
     return Study(result, overrides)
 
 
@@ -174,3 +248,5 @@ def main() -> None:
         app()
     except KeyboardInterrupt:  # pragma: no cover
         sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - outside any command (option callbacks): still one line
+        sys.exit(handle_exception(exc))

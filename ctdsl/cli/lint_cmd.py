@@ -13,6 +13,7 @@ import typer
 
 from ctdsl.cli.app import Exit, app, emit, fail_usage, use_color
 from ctdsl.diagnostics import Format
+from ctdsl.diagnostics.terminal import printable
 
 
 class FailOn(str, Enum):
@@ -75,7 +76,12 @@ def lint(
     """
     if explain is not None:
         _explain(explain)
-    from ctdsl.lint.config import ConfigError, resolve_config, split_codes, validate_codes
+    from ctdsl.lint.config import (
+        ConfigError,
+        resolve_config,
+        split_codes,
+        validate_codes,
+    )
     from ctdsl.lint.formats import render
     from ctdsl.lint.runner import UsageError, lint_paths
 
@@ -94,7 +100,7 @@ def lint(
     text = render(report, format.value, color=color)
     emit(text, output)
     for d in report.unreadable:
-        typer.echo(f"error: {d.message}", err=True)
+        typer.echo(f"error: {printable(d.message)}", err=True)
     if report.unreadable:
         raise typer.Exit(Exit.USAGE)
     raise typer.Exit(Exit.FINDINGS if report.fails(config.fail_on) else Exit.OK)

@@ -14,7 +14,9 @@ from typing import List, Optional
 import typer
 
 from ctdsl import limits
-from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, stdout_console
+from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print_diagnostics, stdout_console
+from ctdsl.diagnostics import Diagnostic, Severity, did_you_mean
+from ctdsl.report import simulation_data, simulation_tables
 
 
 class SimFormat(str, Enum):
@@ -54,12 +56,11 @@ def simulate(
         raise typer.Exit(Exit.OK)
     for name in scheme or []:
         if name not in spec.schemes:
-            from ctdsl.diagnostics import did_you_mean
-
             hint = did_you_mean(name, spec.schemes)
             raise fail_usage(f"no scheme '{name}' in {file}" + (f"; {hint}" if hint else ""))
 
-    from ctdsl.simulate.runner import settings, simulate as run_all
+    from ctdsl.simulate.runner import settings
+    from ctdsl.simulate.runner import simulate as run_all
 
     cfg = settings(spec, steps, seeds, warmup, seed)
     bar = _progress_bar(progress)
@@ -80,25 +81,28 @@ def simulate(
         typer.echo("interrupted", err=True)
         raise typer.Exit(130)
     _print(result, format, validate)
+    if getattr(result, "stopped", None):  # the wall budget: the seeds done so far were shown
+        where = spec.simulation.span if spec.simulation is not None else None
+        diag = Diagnostic("CT608", f"the simulation {result.stopped}", where, severity=Severity.WARNING, help="simulate fewer --steps or --seeds")
+        print_diagnostics([diag], study.sources, err=True)
+        raise typer.Exit(Exit.FINDINGS)
     if validate and not result.ok:
         raise typer.Exit(Exit.FINDINGS)
 
 
 def _print(result, format: SimFormat, validate: bool) -> None:
-    from ctdsl.report import simulation as R
-
     if format is SimFormat.json:
-        data = R.validation_json(result) if validate else R.result_json(result)
+        data = simulation_data.validation_json(result) if validate else simulation_data.result_json(result)
         typer.echo(json.dumps(data, indent=2, sort_keys=True))
         return
     if format is SimFormat.csv:
-        typer.echo(R.validation_csv(result) if validate else R.render_csv(result), nl=False)
+        typer.echo(simulation_data.validation_csv(result) if validate else simulation_data.render_csv(result), nl=False)
         return
     console = stdout_console()
     if validate:
-        R.render_validation(result, console)
+        simulation_tables.render_validation(result, console)
     else:
-        R.render_rich(result, console)
+        simulation_tables.render_rich(result, console)
 
 
 def _estimate_events(plans, cfg) -> float:
@@ -122,7 +126,13 @@ class _progress_bar:
         if not self.enabled:
             return None
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
         self._progress = Progress(
             TextColumn("{task.description}"),

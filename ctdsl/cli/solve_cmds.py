@@ -8,7 +8,16 @@ from typing import List, Optional
 
 import typer
 
-from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, parse_sets, stdout_console, startup_work
+from ctdsl.cli.app import (
+    Exit,
+    app,
+    emit,
+    fail_usage,
+    load_or_exit,
+    parse_sets,
+    startup_work,
+    stdout_console,
+)
 
 
 class SolveFormat(str, Enum):

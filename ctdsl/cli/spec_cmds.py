@@ -11,6 +11,7 @@ import typer
 
 from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, use_color
 from ctdsl.diagnostics import Format, Report, render
+from ctdsl.diagnostics.terminal import printable
 
 
 class GraphFormat(str, Enum):
@@ -63,7 +64,7 @@ def check(
     emit(render(report, format, color=color), None)
     if format is Format.text:
         for d in report.unreadable:
-            typer.echo(f"error: {d.message}", err=True)
+            typer.echo(f"error: {printable(d.message)}", err=True)
     if report.unreadable:
         raise typer.Exit(Exit.USAGE)
     raise typer.Exit(Exit.FINDINGS if report.diagnostics else Exit.OK)
@@ -81,10 +82,10 @@ def graph(
       ctdsl graph specs/llama70b_wan.ct
       ctdsl graph specs/llama70b_wan.ct --format dot | dot -Tsvg > topology.svg
     """
-    from ctdsl.model.graph import build_graph, to_dot, to_json
+    from ctdsl.model.graph import to_dot, to_json
 
     study = load_or_exit(file)
-    g = build_graph(study.spec)
+    g = study.spec.topology
     defaults = study.spec.defaults()
     if format is GraphFormat.dot:
         typer.echo(to_dot(g, defaults), nl=False)

@@ -1,8 +1,11 @@
 """`ctdsl sweep` and `ctdsl report`.
 
 Both solve the spec symbolically, compile the forms once (`ctdsl.numeric`) and
-evaluate them over param values. numpy and matplotlib are imported inside the
-commands, so `ctdsl check` and `ctdsl lint` never load them.
+evaluate them over param values; the figure's curves, break-evens and regime
+changes are computed by `ctdsl.numeric.crossings` and handed to
+`ctdsl.report.plots` as data. numpy and matplotlib are imported inside the
+commands (ctdsl.numeric and the report's figure and sweep modules load them), so
+`ctdsl check` and `ctdsl lint` never load them.
 
 A `--sweep` value is `name=lo:hi:n[:log|lin]`, each end a number with a unit
 (`wan_bw=0.1 GB/s:1000 GB/s:41:log`), or a bare `name` for the range, spacing
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
@@ -25,7 +29,25 @@ from typing import List, Optional
 
 import typer
 
-from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print_diagnostics, startup_work
+from ctdsl.cli.app import (
+    Exit,
+    app,
+    fail_usage,
+    load_or_exit,
+    parse_sets,
+    print_diagnostics,
+    startup_work,
+)
+from ctdsl.diagnostics import (
+    Diagnostic,
+    Label,
+    Sources,
+    Span,
+    did_you_mean,
+    sort_diagnostics,
+    summary_line,
+)
+from ctdsl.files import atomic_open
 
 PLOT_FORMATS = ("png", "svg", "pdf")
 MAX_POINTS = 10**10  # in the whole grid
@@ -75,13 +97,49 @@ def parse_sweep(raw: str) -> SweepArg:
 
 def resolve_axes(study, sweeps: list[SweepArg], sets: dict[str, str]):
     """Axes in base units, or exit 1 with every diagnostic."""
-    from ctdsl.api import check
-    from ctdsl.diagnostics import Diagnostic, Sources, Span, did_you_mean
-    from ctdsl.numeric.grid import Axis
+    from ctdsl.numeric.grid import Axis, check_default_grid
 
     spec = study.spec
     if not sweeps:
+        check_default_grid(spec)  # CT607 before any axis is built
         return [Axis.from_param(p) for p in spec.params.values() if p.lo is not None and p.count]
+    own = _check_names(spec, sweeps, sets)
+    total = 1
+    for s in sweeps:
+        p = spec.params[s.name]
+        total *= s.count if s.lo is not None else (p.count or 11)
+    if total > MAX_POINTS:
+        raise fail_usage(f"the grid has {total:,} points; at most {MAX_POINTS:,} are allowed")
+    ends = _checked_ends(study, [s for s in sweeps if s.lo is not None], sets)
+    axes = []
+    problems: list[Diagnostic] = []
+    for s in sweeps:
+        p = spec.params[s.name]
+        if s.lo is None:
+            axes.append(Axis.from_param(p))
+            continue
+        lo, hi = ends["low"][s.name], ends["high"][s.name]
+        whole = _whole(s)
+        if s.count > 1 and not lo < hi:
+            problems.append(Diagnostic("CT307", f"--sweep {s.name}: the range must go from low to high", whole, help="write lo:hi:n with lo below hi"))
+        elif s.spacing == "log" and lo <= 0:
+            problems.append(
+                Diagnostic("CT307", f"--sweep {s.name}: a log sweep needs a positive low end", whole, help="use lin, or a low end above zero")
+            )
+        else:
+            axes.append(Axis(s.name, lo, hi, s.count, s.spacing))
+    if problems:
+        _fail(problems, own)
+    return axes
+
+
+def _whole(s: SweepArg) -> Span:
+    """The whole --sweep value, as a span of its own source."""
+    return Span(f"--sweep {s.name}", 1, 1, 1, len(s.raw) + 1)
+
+
+def _check_names(spec, sweeps: list[SweepArg], sets: dict[str, str]) -> Sources:
+    """Each --sweep names a param once, not also given by --set, that has a range; the sources of the values."""
     seen: set[str] = set()
     for s in sweeps:
         if s.name in seen:
@@ -92,9 +150,8 @@ def resolve_axes(study, sweeps: list[SweepArg], sets: dict[str, str]):
     own = Sources()
     problems: list[Diagnostic] = []
     for s in sweeps:
-        where = f"--sweep {s.name}"
-        own.add(where, s.raw)
-        whole = Span(where, 1, 1, 1, len(s.raw) + 1)
+        own.add(f"--sweep {s.name}", s.raw)
+        whole = _whole(s)
         p = spec.params.get(s.name)
         if p is None:
             hint = did_you_mean(s.name, spec.params) or f"params are: {', '.join(spec.params) or 'none'}"
@@ -110,13 +167,13 @@ def resolve_axes(study, sweeps: list[SweepArg], sets: dict[str, str]):
             )
     if problems:
         _fail(problems, own)
-    total = 1
-    for s in sweeps:
-        p = spec.params[s.name]
-        total *= s.count if s.lo is not None else (p.count or 11)
-    if total > MAX_POINTS:
-        raise fail_usage(f"the grid has {total:,} points; at most {MAX_POINTS:,} are allowed")
-    explicit = [s for s in sweeps if s.lo is not None]
+    return own
+
+
+def _checked_ends(study, explicit: list[SweepArg], sets: dict[str, str]) -> dict[str, dict[str, float]]:
+    """Each end of the explicit sweeps, read as --set reads a value (the spec checked with it); exit 1 if one is wrong."""
+    from ctdsl.api import check
+
     ends: dict[str, dict[str, float]] = {"low": {}, "high": {}}
     for end in ("low", "high"):
         if not explicit:
@@ -134,32 +191,11 @@ def resolve_axes(study, sweeps: list[SweepArg], sets: dict[str, str]):
             _fail(diags, result.sources)
         for s in explicit:
             ends[end][s.name] = float(result.spec.params[s.name].default)
-    axes = []
-    for s in sweeps:
-        p = spec.params[s.name]
-        if s.lo is None:
-            axes.append(Axis.from_param(p))
-            continue
-        lo, hi = ends["low"][s.name], ends["high"][s.name]
-        where = f"--sweep {s.name}"
-        whole = Span(where, 1, 1, 1, len(s.raw) + 1)
-        if s.count > 1 and not lo < hi:
-            problems.append(Diagnostic("CT307", f"--sweep {s.name}: the range must go from low to high", whole, help="write lo:hi:n with lo below hi"))
-        elif s.spacing == "log" and lo <= 0:
-            problems.append(
-                Diagnostic("CT307", f"--sweep {s.name}: a log sweep needs a positive low end", whole, help="use lin, or a low end above zero")
-            )
-        else:
-            axes.append(Axis(s.name, lo, hi, s.count, s.spacing))
-    if problems:
-        _fail(problems, own)
-    return axes
+    return ends
 
 
 def _relabel(d, explicit, end: str, given: str):
     """A diagnostic from checking one end of the sweeps, said in --sweep's terms."""
-    from ctdsl.diagnostics import Label
-
     names = {f"--set {s.name}": f"--sweep {s.name} ({end} end)" for s in explicit}
 
     def fix(span):
@@ -179,8 +215,6 @@ def _relabel(d, explicit, end: str, given: str):
 
 
 def _fail(diags, sources) -> None:
-    from ctdsl.diagnostics import sort_diagnostics, summary_line
-
     diags = sort_diagnostics(list(diags))
     print_diagnostics(diags, sources, err=True)
     typer.echo(summary_line(diags), err=True)
@@ -194,11 +228,15 @@ def _plot_format(path: str) -> str:
     return ext
 
 
+@contextmanager
 def _open_out(path: str | None):
+    """stdout, or the file `path` written whole or not at all (a failed sweep leaves the old file)."""
     if path is None or path == "-":
-        return sys.stdout, False
+        yield sys.stdout
+        return
     try:
-        return open(path, "w", encoding="utf-8", newline=""), True
+        with atomic_open(path, "w", encoding="utf-8", newline="") as fh:
+            yield fh
     except OSError as exc:
         raise fail_usage(f"cannot write {path}: {exc.strerror}")
 
@@ -217,7 +255,13 @@ def _with_progress(chunks, total: int, label: str):
             yield ch
             done += len(ch)
             if bar is None and console.is_terminal and done < total and time.perf_counter() - start > 1.0:
-                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    Progress,
+                    TextColumn,
+                    TimeRemainingColumn,
+                )
 
                 bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console, transient=True)
                 bar.start()
@@ -274,30 +318,21 @@ def sweep(
 
         keep_freed_memory()
 
-        fh, close = _open_out(output)
-        try:
+        with _open_out(output) as fh:
             cols = columns(forms, components)
             writer = CsvWriter(fh, cols) if format is SweepFormat.csv else JsonWriter(fh, cols, forms, grid, grid.size)
             for ch in _with_progress(iter_chunks(forms, grid, chunk), grid.size, "sweep"):
                 writer.write(ch)
             writer.close()
-        finally:
-            if close:
-                fh.close()
     if plot:
+        from ctdsl.numeric.crossings import sweep_curves, x_param
         from ctdsl.report.plots import save, sweep_figure
 
-        x_axis = next((a for a in axes if a.name == _x_name(sol)), None)
-        fig = sweep_figure(sol, forms, x_axis)
+        p = x_param(sol.spec)
+        x_axis = next((a for a in axes if p is not None and a.name == p.name), None)
+        fig = sweep_figure(sol, sweep_curves(sol, forms, x_axis))
         _save_or_exit(save, fig, plot, plot_format)
         typer.echo(f"wrote {plot}", err=True)
-
-
-def _x_name(sol) -> str | None:
-    from ctdsl.report.plots import x_param
-
-    p = x_param(sol.spec)
-    return p.name if p is not None else None
 
 
 def _save_or_exit(save, fig, path: str, fmt: str) -> None:
@@ -338,11 +373,12 @@ def report(
         from ctdsl.numeric import CompiledForms
 
         forms = CompiledForms(sol)
+    from ctdsl.numeric.crossings import sweep_curves
     from ctdsl.report.document import render_document
 
-    text = render_document(study, sol, forms, fmt)
+    text = render_document(sol, study.graph(), sweep_curves(sol, forms), fmt)
     try:
-        with open(output, "w", encoding="utf-8", newline="\n") as fh:
+        with atomic_open(output, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
     except OSError as exc:
         raise fail_usage(f"cannot write {output}: {exc.strerror}")

@@ -22,7 +22,8 @@ LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "n
 
 
 def _uri(path: str) -> str:
-    return quote(path.replace("\\", "/"), safe="/-._~")
+    # a name that is not UTF-8 reaches here as surrogate escapes: percent-encode its bytes
+    return quote(path.replace("\\", "/").encode("utf-8", "surrogateescape"), safe="/-._~")
 
 
 def rule_descriptor(r: RuleInfo) -> dict:

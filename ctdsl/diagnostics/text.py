@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ctdsl.diagnostics.core import Diagnostic, Sources, Span
+from ctdsl.diagnostics.terminal import printable
 
 
 def _underline(src: str, span: Span, mark: str, text: str, pad: str) -> str:
@@ -21,7 +22,7 @@ def _underline(src: str, span: Span, mark: str, text: str, pad: str) -> str:
     stop = end_col if end_col > start else start + 1
     stop = min(stop, max(len(src) + 1, start + 1))
     under = " " * (start - 1) + mark * (stop - start)
-    return f"{pad} | {under}" + (f" {text}" if text else "")
+    return f"{pad} | {under}" + (f" {printable(text)}" if text else "")
 
 
 _MAX_EXCERPT = 160  # characters of one source line shown in an excerpt
@@ -56,11 +57,12 @@ def render_text(diag: Diagnostic, sources: Sources, color: bool = False) -> str:
     """
     sev = diag.severity.value
     head_code = diag.code if sev == "error" else f"{diag.code} [{sev}]"
-    where = f"{diag.span.file}:{diag.span.line}:{diag.span.col}: " if diag.span else ""
-    head = f"{where}{head_code} {diag.message}"
+    where = printable(f"{diag.span.file}:{diag.span.line}:{diag.span.col}: ") if diag.span else ""
+    message = printable(diag.message)  # spec text in a message or an excerpt never reaches the terminal raw
+    head = f"{where}{head_code} {message}"
     if color:
         tint = {"error": "31", "warning": "33", "info": "36"}[sev]
-        head = f"\x1b[1m{where}\x1b[{tint}m{head_code}\x1b[0m\x1b[1m {diag.message}\x1b[0m"
+        head = f"\x1b[1m{where}\x1b[{tint}m{head_code}\x1b[0m\x1b[1m {message}\x1b[0m"
     labels: list[tuple[Span, str, str]] = []
     if diag.span:
         labels.append((diag.span, "^", diag.label))
@@ -78,12 +80,12 @@ def render_text(diag: Diagnostic, sources: Sources, color: bool = False) -> str:
     files = list(dict.fromkeys(f for f, _ in groups))
     rank = {f: (f != primary_file, i) for i, f in enumerate(files)}
     for (file, line), items in sorted(groups.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1])):
-        src = (sources.line(file, line) or "").replace("\t", " ")
+        src = printable((sources.line(file, line) or "").replace("\t", " "))
         primary = next((span for span, mark, _ in items if mark == "^"), None)
         src, shift = _window(src, [span for span, _, _ in items], primary)
         if file != primary_file:
             first = items[0][0]
-            body.append(f"{pad} ::: {file}:{first.line}:{first.col}")
+            body.append(printable(f"{pad} ::: {file}:{first.line}:{first.col}"))
         body.append(f"{str(line).rjust(gutter)} | {src}")
         for span, mark, text in sorted(items, key=lambda item: item[0].col):
             body.append(_underline(src, _shifted(span, shift), mark, text, pad))
@@ -92,16 +94,16 @@ def render_text(diag: Diagnostic, sources: Sources, color: bool = False) -> str:
         out += body
         out.append(f"{pad} |")
     for note in diag.notes:
-        out.append(f"{pad} = note: {note}")
+        out.append(f"{pad} = note: {printable(note)}")
     if diag.help:
-        out.append(f"{pad} = help: {diag.help}")
+        out.append(f"{pad} = help: {printable(diag.help)}")
     return "\n".join(out)
 
 
 def render_concise(diag: Diagnostic) -> str:
     s = diag.span
     where = f"{s.file}:{s.line}:{s.col}: " if s else ""
-    return f"{where}{diag.code} {diag.message}"
+    return printable(f"{where}{diag.code} {diag.message}")
 
 
 __all__ = ["render_text", "render_concise"]

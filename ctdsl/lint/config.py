@@ -20,6 +20,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ctdsl.check.reading import Unreadable, read_source
 from ctdsl.diagnostics import Severity
 from ctdsl.lint.catalogue import all_rules
 
@@ -90,14 +91,18 @@ def validate_codes(codes: list[str], where: str) -> list[str]:
 
 def find_pyproject(start: Path) -> Path | None:
     here = start.absolute()
-    if not here.is_dir():
+    try:
+        is_dir = here.is_dir()
+    except (OSError, ValueError):  # a name too long, a NUL: the runner reports the path itself
+        is_dir = False
+    if not is_dir:
         here = here.parent
     for folder in [here, *here.parents]:
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             try:
-                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
+                data = tomllib.loads(read_source(candidate))  # a regular file of at most 256 KiB
+            except (tomllib.TOMLDecodeError, Unreadable):
                 data = None
             if data is None or isinstance(data.get("tool", {}).get("ctdsl", {}).get("lint"), dict):
                 return candidate  # a broken file is reported by load_config
@@ -107,10 +112,10 @@ def find_pyproject(start: Path) -> Path | None:
 def load_config(path: Path) -> LintConfig:
     shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else str(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_source(path))  # a regular file of at most 256 KiB
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{shown}: not valid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except Unreadable as exc:
         raise ConfigError(f"{shown}: cannot read: {exc}") from None
     table = data.get("tool", {}).get("ctdsl", {}).get("lint", {})
     where = f"{shown}: [tool.ctdsl.lint]"

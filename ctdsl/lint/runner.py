@@ -12,12 +12,13 @@ Nothing here imports sympy or numpy: lint must stay fast.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from ctdsl.check.checker import Checker
-from ctdsl.check.loader import Unreadable, display_path, load
+from ctdsl.check.loader import Unreadable, display_path, file_kind, load, os_problem, shown
 from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Report, Severity, Sources, Span, did_you_mean, sort_diagnostics
 from ctdsl.lint.catalogue import INTERNAL_ERROR, RULES, UNUSED_SUPPRESSION, all_rules
 from ctdsl.lint.config import LintConfig
@@ -45,10 +46,68 @@ class LintReport(Report):
 # ---- finding files ----------------------------------------------------------------------
 
 
-def discover(paths: Iterable[str], config: LintConfig) -> tuple[list[Path], list[str]]:
-    """The spec files to lint, sorted within each directory, and the paths that do not exist."""
+def _refused(path: Path, why: str) -> tuple[str, Diagnostic]:
+    where = shown(shown_path(path))
+    return where, Diagnostic(
+        "CT001",
+        f"{where} not read: {why}",
+        None,
+        help="lint reads only regular files inside the directories it is given; name a file outside them to lint it",
+    )
+
+
+def _walked_file(p: Path, root_real: str) -> str | None:
+    """Why a *.ct found under a linted directory is not read, or None to lint it.
+
+    A symbolic link is resolved and must stay inside the directory (its target is
+    never opened, and never named, when it leads outside); only regular files are read.
+    """
+    try:
+        str(p).encode("utf-8")
+    except UnicodeEncodeError:
+        return "the file name is not valid UTF-8"
+    try:
+        st = os.lstat(p)
+        if stat.S_ISLNK(st.st_mode):
+            real = os.path.realpath(p)
+            if os.path.commonpath([real, root_real]) != root_real:
+                return "a symbolic link that leads outside the linted directory"
+            st = os.stat(p)
+    except (OSError, ValueError) as exc:
+        return os_problem(exc)
+    kind = file_kind(st.st_mode)
+    return f"it is {kind}, not a spec file" if kind is not None else None
+
+
+def _walk(top: Path, config: LintConfig, add, refused: list[tuple[str, Diagnostic]]) -> None:
+    # os.walk does not enter symbolic links to directories (followlinks=False): no
+    # cycles, and no way out of `top` through a linked directory.
+    root_real = os.path.realpath(top)
+
+    def unreadable_dir(exc: OSError) -> None:
+        refused.append(_refused(Path(exc.filename or top), os_problem(exc)))
+
+    for folder, dirs, files in os.walk(top, onerror=unreadable_dir):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not config.excluded(Path(folder) / d))
+        for name in sorted(files):
+            if not name.endswith(".ct"):
+                continue
+            p = Path(folder) / name
+            if config.excluded(p):
+                continue
+            why = _walked_file(p, root_real)
+            if why is None:
+                add(p)
+            else:
+                refused.append(_refused(p, why))
+
+
+def discover(paths: Iterable[str], config: LintConfig) -> tuple[list[Path], list[str], list[tuple[str, Diagnostic]]]:
+    """The spec files to lint (sorted within each directory), the paths that do not
+    exist, and CT001 for each file found under a directory that is not read."""
     out: list[Path] = []
     missing: list[str] = []
+    refused: list[tuple[str, Diagnostic]] = []
     seen: set[str] = set()
 
     def add(p: Path) -> None:
@@ -59,17 +118,26 @@ def discover(paths: Iterable[str], config: LintConfig) -> tuple[list[Path], list
 
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
-            for folder, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not config.excluded(Path(folder) / d))
-                for name in sorted(files):
-                    if name.endswith(".ct"):
-                        add(Path(folder) / name)
-        elif p.exists() or p.is_symlink():
-            add(p)
+        try:
+            raw.encode("utf-8")
+            st = os.stat(p)
+        except FileNotFoundError:
+            if os.path.islink(p):
+                add(p)  # a dangling link named on the command line: the loader says so
+            else:
+                missing.append(raw)
+            continue
+        except UnicodeEncodeError:
+            refused.append(_refused(p, "the file name is not valid UTF-8"))
+            continue
+        except (OSError, ValueError) as exc:  # a NUL, a name too long, a link loop, permission
+            refused.append(_refused(p, os_problem(exc)))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            _walk(p, config, add, refused)
         else:
-            missing.append(raw)
-    return out, missing
+            add(p)  # a file named on the command line is read (if it is a regular one) wherever it leads
+    return out, missing, refused
 
 
 def shown_path(p: Path) -> str:
@@ -218,10 +286,14 @@ def lint_paths(paths: Iterable[str], config: LintConfig, texts: dict[str, str] |
     Raises UsageError if a path does not exist. `texts` gives the text of a path
     instead of reading it (an editor buffer).
     """
-    files, missing = discover(paths, config)
+    files, missing, refused = discover(paths, config)
     if missing:
-        raise UsageError("; ".join(f"no such file or directory: {m}" for m in missing))
-    return lint_files([shown_path(p) for p in files], config, texts)
+        raise UsageError("; ".join(f"no such file or directory: {shown(m)}" for m in missing))
+    report = lint_files([shown_path(p) for p in files], config, texts)
+    for where, d in refused:
+        report.unreadable.append(d)
+        report.origin.setdefault(d, where)
+    return report
 
 
 def _one(args: tuple[str, tuple[str, ...], str | None]) -> _RootResult | Diagnostic:

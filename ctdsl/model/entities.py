@@ -1,124 +1,180 @@
 """The checked model: typed definitions whose quantities are checked expressions.
 
 Everything here has passed name resolution, unit checking and range checks. Each
-quantity is an `Expr` in base units (B, s, FLOP, J, m); `spans` keeps where each
-field was written, for later diagnostics (the linter's).
+quantity is an `Expr` in base units (B, s, FLOP, J, m); a field's name says what
+it holds in those units (`Link.energy_per_byte` is J/B, though a spec writes
+`energy_per_bit = 15 pJ/bit`). `spans` keeps where each field was written, by
+its name in the spec (`energy_per_bit`, `port.rate`), for later diagnostics (the
+linter's).
+
+Every entity is frozen (`dataclasses.FrozenInstanceError` on assignment) and
+holds only tuples and read-only mappings, so a checked `Spec` cannot change
+after the checker returns it. The checker builds each entity once, with every
+field given and every default filled; a pass that needs a variant (the
+simulator's spec without background load) builds a new one with
+`dataclasses.replace`. The closed sets are the enums of `ctdsl.language.enums`.
+
+A field is `None` only where its absence means something: an optional quantity
+not given (no memory roofline without `mem_bw`), or a field a definition lacks
+that the checker requires only where the definition is used (a dc's device must
+have a `peak`; a device no dc uses may leave it out).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.model.expr import Expr
+from ctdsl.language.enums import Collective, JitterKind, Operation, Payload, PlacementKind, Spacing
+from ctdsl.model.expr import Expr, emin
+from ctdsl.model.topology import Topology
 from ctdsl.units import Dim
 
 
-@dataclass
+def frozen_map(m: Mapping | None) -> Mapping | None:
+    """A read-only view of a copy of `m` (`m` itself if it is already one)."""
+    if m is None or isinstance(m, MappingProxyType):
+        return m
+    return MappingProxyType(dict(m))
+
+
+def _freeze(obj: object, **converters) -> None:
+    """Convert fields in place after __init__ (frozen: through object.__setattr__)."""
+    for name, convert in converters.items():
+        value = getattr(obj, name)
+        if value is not None:
+            object.__setattr__(obj, name, convert(value))
+
+
+def _ops(values) -> tuple[Operation, ...]:
+    return tuple(Operation(v) for v in values)
+
+
+@dataclass(frozen=True, slots=True)
 class Param:
     name: str
     dim: Dim
     default: float  # base units
-    unit: str | None  # as declared, for printing (`GB/s`)
+    unit: str | None  # as declared, for printing (`GB/s`); None: written without a unit
     unit_scale: float  # base units per declared unit
-    lo: float | None = None
-    hi: float | None = None
-    spacing: str | None = None  # lin | log
-    count: int | None = None
-    display: str | None = None
-    span: Span | None = None
+    lo: float | None  # the range, base units; None: no range
+    hi: float | None
+    spacing: Spacing | None  # None: a range without a sweep spacing, or no range
+    count: int | None  # sweep points; None: not given
+    display: str | None  # LaTeX display name; None: the name
+    span: Span
+
+    def __post_init__(self) -> None:
+        _freeze(self, spacing=Spacing)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Definition:
     name: str
     span: Span
     file: str
-    spans: dict[str, Span] = field(default_factory=dict, repr=False)
-    from_std: bool = False
+    spans: Mapping[str, Span]  # where each field was written, by its name in the spec
+    from_std: bool
+
+    def __post_init__(self) -> None:
+        _freeze(self, spans=frozen_map)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Model(Definition):
-    params: Expr = None  # parameter count P
-    bytes_per_value: Expr = None
-    tokens: Optional[Expr] = None
-    flops_per_token: Expr = None
-    shape: dict[str, Expr] | None = None
-    kv_tokens: Optional[Expr] = None
+    params: Expr | None  # parameter count P, given or from the shape; None: neither given
+    bytes_per_value: Expr | None  # B
+    tokens: Expr | None  # per step per worker
+    flops_per_token: Expr | None  # FLOP; 6P when not given; None when P is unknown
+    shape: Mapping[str, Expr] | None  # layers, width, ...; None: the model gives params instead
+    kv_tokens: Expr | None  # tokens whose KV cache is handed on; None: not given
+
+    def __post_init__(self) -> None:
+        _freeze(self, spans=frozen_map, shape=frozen_map)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Device(Definition):
-    peak: Expr = None
-    efficiency: Optional[Expr] = None
-    mem_bw: Optional[Expr] = None
-    memory: Optional[Expr] = None
-    static_power: Expr = None
-    power: Optional[Expr] = None
-    energy_per_flop: Expr = None
-    energy_per_byte: Expr = None
+    peak: Expr | None  # FLOP/s
+    efficiency: Expr | None  # fraction of peak
+    mem_bw: Expr | None  # B/s; None: no memory roofline for the transform
+    memory: Expr | None  # B
+    static_power: Expr  # W
+    power: Expr | None  # W
+    energy_per_flop: Expr  # J/FLOP
+    energy_per_byte: Expr  # J/B of memory traffic
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Link(Definition):
-    bandwidth: Expr = None
-    latency: Expr = None
-    energy_per_bit: Expr = None  # J per byte in base units; written as pJ/bit
-    distance: Optional[Expr] = None
-    load: Optional[Expr] = None  # background utilisation (queueing)
-    transfer: Optional[Expr] = None  # background transfer size
+    bandwidth: Expr | None  # B/s, one direction
+    latency: Expr | None  # s
+    energy_per_byte: Expr  # J/B; the spec writes it per bit (`energy_per_bit = 15 pJ/bit`)
+    distance: Expr | None  # m
+    load: Expr | None  # background utilisation (queueing); None: no background traffic
+    transfer: Expr | None  # B, one background transfer
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class PluggableStage:
     name: str  # port | optics | compute | fpga
-    rate: Optional[Expr] = None  # B/s (port, optics, fpga)
-    host: Optional[Expr] = None  # B/s (port)
-    budget: Optional[Expr] = None  # FLOP/s (compute)
-    performs: tuple[str, ...] = ()  # operations the stage does for free (optics)
-    span: Span | None = None
+    rate: Expr | None  # B/s (port, optics, fpga)
+    host: Expr | None  # B/s (port); None: the host port does not cap the line rate
+    budget: Expr | None  # FLOP/s (compute)
+    performs: tuple[Operation, ...]  # operations the stage does for free (optics)
+    span: Span
+
+    def __post_init__(self) -> None:
+        _freeze(self, performs=_ops)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Pluggable(Definition):
-    stages: dict[str, PluggableStage] = field(default_factory=dict)
-    latency: Expr = None
-    power: Expr = None
-    ops: tuple[str, ...] = ()
+    stages: Mapping[str, PluggableStage]
+    latency: Expr  # s
+    power: Expr  # W
+    ops: tuple[Operation, ...]
+
+    def __post_init__(self) -> None:
+        _freeze(self, spans=frozen_map, stages=frozen_map, ops=_ops)
 
     @property
     def line_rate(self) -> Expr:
-        from ctdsl.model.expr import emin
-
         port = self.stages["port"]
         return emin(port.rate, port.host) if port.host is not None else port.rate
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Switch(Definition):
-    sum: bool = False
-    loopback: bool = False
-    ops: tuple[str, ...] = ()
-    rate: Optional[Expr] = None
-    latency: Expr = None
-    power: Expr = None
+    sum: bool
+    loopback: bool
+    ops: tuple[Operation, ...]
+    rate: Expr | None  # B/s; None: the switch does not limit a transform's stream
+    latency: Expr  # s
+    power: Expr  # W
+
+    def __post_init__(self) -> None:
+        _freeze(self, spans=frozen_map, ops=_ops)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DataCentre(Definition):
-    workers: int = 0
-    device: str = ""
-    link: str = ""
-    switch: str = ""
-    pluggable: Optional[str] = None
-    jitter: Optional[Expr] = None  # scale of each worker's random extra compute time per step (s)
-    jitter_kind: Optional[str] = None  # exponential | uniform | lognormal, when jitter is set
-    jitter_sigma: Optional[Expr] = None  # lognormal: sigma of the log
+    workers: int
+    device: str
+    link: str
+    switch: str
+    pluggable: str | None  # None: no module in the workers' ports
+    jitter: Expr | None  # s, scale of each worker's random extra compute time per step; None: none
+    jitter_kind: JitterKind | None  # set exactly when jitter is
+    jitter_sigma: Expr | None  # lognormal: sigma of the log; None for the other kinds
+
+    def __post_init__(self) -> None:
+        _freeze(self, spans=frozen_map, jitter_kind=JitterKind)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class WanLink:
     a: str  # dc
     b: str  # dc
@@ -126,37 +182,43 @@ class WanLink:
     span: Span
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Placement:
     """Where a scheme's transform or sum runs."""
 
-    kind: str  # gpu | pluggable | switch
-    name: str | None  # the pluggable or switch definition
+    kind: PlacementKind
+    name: str | None  # the pluggable or switch definition; None on the GPU
+
+    def __post_init__(self) -> None:
+        _freeze(self, kind=PlacementKind)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Scheme(Definition):
-    payload: str = "dense"  # dense | quantise | topk | demo | band
-    fraction: Optional[Expr] = None
-    bits: Optional[Expr] = None  # per value, base units (bytes)
-    block: Optional[Expr] = None
-    scale: Optional[Expr] = None
-    index: Optional[Expr] = None
-    chunk: Optional[Expr] = None
-    k: Optional[Expr] = None
-    collective: str = "hier_allreduce"
-    at: Placement = field(default_factory=lambda: Placement("gpu", None))
-    sum_at: Optional[str] = None
-    loopback: bool = False
-    period: Expr = None
-    steps: Optional[Expr] = None
-    overlap: bool = False
-    cost: Expr = None
-    model: str = ""
-    label: str | None = None
+    payload: Payload
+    fraction: Expr | None  # topk, band
+    value_bytes: Expr | None  # B per quantised value (quantise; written `bits = 2 b`)
+    block: Expr | None  # values per scale block (quantise); None: no block scales
+    scale: Expr | None  # B per block scale (quantise)
+    index: Expr | None  # B per position (topk, demo); None: enough to address the chunk
+    chunk: Expr | None  # values per chunk (topk, demo); None: the whole tensor
+    k: Expr | None  # values kept per chunk (demo)
+    collective: Collective
+    at: Placement
+    sum_at: str | None  # the switch of an in-network sum; None: each dc's own
+    loopback: bool
+    period: Expr  # H, steps between syncs
+    steps: Expr | None  # steps to the target loss; None: no time to target
+    overlap: bool
+    cost: Expr  # FLOP/B of the transform
+    model: str
+    label: str | None  # display name; None: the name
+
+    def __post_init__(self) -> None:
+        _freeze(self, spans=frozen_map, payload=Payload, collective=Collective)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Breakeven:
     x: str
     y: str
@@ -164,31 +226,42 @@ class Breakeven:
     span: Span
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Simulation(Definition):
-    steps: Optional[Expr] = None  # measured per seed, after the warm-up
-    seeds: Optional[Expr] = None
-    warmup: Optional[Expr] = None  # steps run and discarded first
+    steps: Expr  # measured per seed, after the warm-up
+    seeds: Expr
+    warmup: Expr  # steps run and discarded first
 
 
-@dataclass
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Spec:
-    """A checked spec: every definition visible from the root file."""
+    """A checked spec: every definition visible from the root file, and its topology.
+
+    The tables are read-only mappings in definition order. `topology` is built by
+    the checker from dcs, links, pluggables, switches and wans; a variant made with
+    `dataclasses.replace` keeps it, which is right as long as the variant leaves
+    the links' bandwidths and latencies and the dcs' layout alone.
+    """
 
     root: str
-    params: dict[str, Param] = field(default_factory=dict)
-    models: dict[str, Model] = field(default_factory=dict)
-    devices: dict[str, Device] = field(default_factory=dict)
-    links: dict[str, Link] = field(default_factory=dict)
-    pluggables: dict[str, Pluggable] = field(default_factory=dict)
-    switches: dict[str, Switch] = field(default_factory=dict)
-    dcs: dict[str, DataCentre] = field(default_factory=dict)
-    wans: list[WanLink] = field(default_factory=list)
-    schemes: dict[str, Scheme] = field(default_factory=dict)
-    breakevens: list[Breakeven] = field(default_factory=list)
-    baseline: str | None = None
-    simulation: Simulation | None = None
-    files: list[str] = field(default_factory=list)
+    files: tuple[str, ...]
+    params: Mapping[str, Param]
+    models: Mapping[str, Model]
+    devices: Mapping[str, Device]
+    links: Mapping[str, Link]
+    pluggables: Mapping[str, Pluggable]
+    switches: Mapping[str, Switch]
+    dcs: Mapping[str, DataCentre]
+    wans: tuple[WanLink, ...]
+    schemes: Mapping[str, Scheme]
+    breakevens: tuple[Breakeven, ...]
+    baseline: str | None  # the scheme others are compared with; None: none named
+    simulation: Simulation | None  # None: no simulation block (the schema's defaults apply)
+    topology: Topology
+
+    def __post_init__(self) -> None:
+        maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes")
+        _freeze(self, files=tuple, wans=tuple, breakevens=tuple, **{k: frozen_map for k in maps})
 
     def defaults(self) -> dict[str, float]:
         return {p.name: p.default for p in self.params.values()}

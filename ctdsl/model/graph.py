@@ -1,4 +1,4 @@
-"""The topology as a networkx graph.
+"""Building the topology from a spec's definitions, and writing it out.
 
 Nodes are workers (`east.w0`), the pluggable module in a worker's port
 (`east.w0.qsfp`) and each data centre's switch (`east.tor`). Edges are directed,
@@ -12,95 +12,87 @@ one per direction, and carry their link's attributes as checked expressions:
 
 A transfer between two nodes follows the fewest hops; ties go to the route that
 was declared first, so routing is deterministic.
+
+The checker calls `build_graph` once per spec and the `Spec` carries the result
+(`spec.topology`, a `ctdsl.model.topology.Topology`); back ends read that.
 """
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import Mapping, Protocol, Sequence
 
+from ctdsl.language.enums import LinkKind
 from ctdsl.model import expr as E
-from ctdsl.model.entities import Spec
+from ctdsl.model.entities import DataCentre, Link, Pluggable, Switch, WanLink
+from ctdsl.model.topology import Edge, Node, NodeKind, Topology
+from ctdsl.units import RATE, format_quantity
+
+
+class Tables(Protocol):
+    """What the topology is built from: a `Spec`, or the checker's tables before it."""
+
+    @property
+    def dcs(self) -> Mapping[str, DataCentre]: ...
+    @property
+    def links(self) -> Mapping[str, Link]: ...
+    @property
+    def pluggables(self) -> Mapping[str, Pluggable]: ...
+    @property
+    def switches(self) -> Mapping[str, Switch]: ...
+    @property
+    def wans(self) -> Sequence[WanLink]: ...
 
 
 def worker_id(dc: str, i: int) -> str:
     return f"{dc}.w{i}"
 
 
-def switch_id(spec: Spec, dc: str) -> str:
+def switch_id(spec: Tables, dc: str) -> str:
     return f"{dc}.{spec.dcs[dc].switch}"
 
 
-def module_id(spec: Spec, dc: str, i: int) -> str | None:
+def module_id(spec: Tables, dc: str, i: int) -> str | None:
     plug = spec.dcs[dc].pluggable
     return f"{dc}.w{i}.{plug}" if plug else None
 
 
-def build_graph(spec: Spec) -> nx.DiGraph:
-    g = nx.DiGraph()
+def build_graph(spec: Tables) -> Topology:
+    nodes: list[Node] = []
+    edges: list[Edge] = []
+
+    def both_ways(a: str, b: str, kind: LinkKind, link: str, bandwidth, latency, energy) -> None:
+        edges.append(Edge(a, b, kind, link, bandwidth, latency, energy))
+        edges.append(Edge(b, a, kind, link, bandwidth, latency, energy))
+
     for dc_name, dc in spec.dcs.items():
         sw = switch_id(spec, dc_name)
         switch = spec.switches.get(dc.switch)
-        g.add_node(sw, kind="switch", dc=dc_name, definition=dc.switch)
+        nodes.append(Node(sw, NodeKind.SWITCH, dc_name, dc.switch, None, switch.sum if switch is not None else None))
         link = spec.links.get(dc.link)
         for i in range(dc.workers):
             w = worker_id(dc_name, i)
-            g.add_node(w, kind="worker", dc=dc_name, index=i, definition=dc.device)
+            nodes.append(Node(w, NodeKind.WORKER, dc_name, dc.device, i, None))
             up = w
             plug_name = dc.pluggable
             if plug_name:
                 plug = spec.pluggables.get(plug_name)
                 m = module_id(spec, dc_name, i)
-                g.add_node(m, kind="module", dc=dc_name, index=i, definition=plug_name)
+                nodes.append(Node(m, NodeKind.MODULE, dc_name, plug_name, i, None))
                 if plug is not None and "port" in plug.stages:
-                    attrs = dict(
-                        kind="port",
-                        link=plug_name,
-                        bandwidth=plug.line_rate,
-                        latency=plug.latency,
-                        energy_per_bit=E.num(0),
-                    )
-                    g.add_edge(w, m, **attrs)
-                    g.add_edge(m, w, **attrs)
+                    both_ways(w, m, LinkKind.PORT, plug_name, plug.line_rate, plug.latency, E.num(0))
                 up = m
             if link is not None:
-                attrs = dict(
-                    kind="intra",
-                    link=dc.link,
-                    bandwidth=link.bandwidth,
-                    latency=link.latency,
-                    energy_per_bit=link.energy_per_bit,
-                )
-                g.add_edge(up, sw, **attrs)
-                g.add_edge(sw, up, **attrs)
-        if switch is not None:
-            g.nodes[sw]["sum"] = switch.sum
+                both_ways(up, sw, LinkKind.INTRA, dc.link, link.bandwidth, link.latency, link.energy_per_byte)
     for wan in spec.wans:
         link = spec.links.get(wan.link)
         if link is None or wan.a not in spec.dcs or wan.b not in spec.dcs:
             continue
-        g.add_edge(
-            switch_id(spec, wan.a),
-            switch_id(spec, wan.b),
-            kind="wan",
-            link=wan.link,
-            bandwidth=link.bandwidth,
-            latency=link.latency,
-            energy_per_bit=link.energy_per_bit,
-        )
-    return g
+        a, b = switch_id(spec, wan.a), switch_id(spec, wan.b)
+        edges.append(Edge(a, b, LinkKind.WAN, wan.link, link.bandwidth, link.latency, link.energy_per_byte))
+    return Topology(nodes, edges)
 
 
-def workers(spec: Spec, dc: str | None = None) -> list[str]:
-    names = [dc] if dc else list(spec.dcs)
-    return [worker_id(d, i) for d in names for i in range(spec.dcs[d].workers)]
-
-
-def path(g: nx.DiGraph, src: str, dst: str) -> list[str]:
-    """The route of a transfer: fewest hops, deterministic."""
-    return nx.shortest_path(g, src, dst)
-
-
-def to_json(g: nx.DiGraph, defaults: dict[str, float]) -> dict:
+def to_json(topology: Topology, defaults: dict[str, float]) -> dict:
     """Node-link JSON with each expression as text and its value at the defaults."""
 
     def attrs(d: dict) -> dict:
@@ -119,37 +111,40 @@ def to_json(g: nx.DiGraph, defaults: dict[str, float]) -> dict:
 
     return {
         "directed": True,
-        "nodes": [{"id": n, **attrs(d)} for n, d in g.nodes(data=True)],
-        "edges": [{"source": a, "target": b, **attrs(d)} for a, b, d in g.edges(data=True)],
+        "nodes": [{"id": n.id, **attrs(n.attrs())} for n in topology.nodes()],
+        "edges": [{"source": e.source, "target": e.target, **attrs(e.attrs())} for e in topology.edges()],
     }
 
 
-def to_dot(g: nx.DiGraph, defaults: dict[str, float]) -> str:
-    from ctdsl.units import RATE, format_quantity
-
-    shapes = {"worker": "box", "module": "component", "switch": "diamond"}
+def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
+    shapes = {NodeKind.WORKER: "box", NodeKind.MODULE: "component", NodeKind.SWITCH: "diamond"}
     lines = ["digraph ctdsl {", "  rankdir=LR;"]
-    by_dc: dict[str, list[str]] = {}
-    for n, d in g.nodes(data=True):
-        by_dc.setdefault(d.get("dc", ""), []).append(n)
+    by_dc: dict[str, list[Node]] = {}
+    for n in topology.nodes():
+        by_dc.setdefault(n.dc, []).append(n)
     for dc, nodes in by_dc.items():
         lines.append(f'  subgraph "cluster_{dc}" {{')
         lines.append(f'    label="{dc}";')
         for n in nodes:
-            lines.append(f'    "{n}" [shape={shapes.get(g.nodes[n]["kind"], "ellipse")}];')
+            lines.append(f'    "{n.id}" [shape={shapes.get(n.kind, "ellipse")}];')
         lines.append("  }")
     done = set()
-    for a, b, d in g.edges(data=True):
+    for e in topology.edges():
+        a, b = e.source, e.target
         try:
-            bw = format_quantity(E.evaluate(d["bandwidth"], defaults), RATE)
+            bw = format_quantity(E.evaluate(e.bandwidth, defaults), RATE)
         except E.EvalError:
-            bw = E.render(d["bandwidth"])
-        if g.has_edge(b, a) and g.edges[b, a]["link"] == d["link"] and E.render(g.edges[b, a]["bandwidth"]) == E.render(d["bandwidth"]):
+            bw = E.render(e.bandwidth)
+        back = topology.edge(b, a) if topology.has_edge(b, a) else None
+        if back is not None and back.link == e.link and E.render(back.bandwidth) == E.render(e.bandwidth):
             if (b, a) in done:
                 continue
             done.add((a, b))
-            lines.append(f'  "{a}" -> "{b}" [dir=both, label="{d["link"]} {bw}"];')
+            lines.append(f'  "{a}" -> "{b}" [dir=both, label="{e.link} {bw}"];')
         else:
-            lines.append(f'  "{a}" -> "{b}" [label="{d["link"]} {bw}"];')
+            lines.append(f'  "{a}" -> "{b}" [label="{e.link} {bw}"];')
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+__all__ = ["build_graph", "to_json", "to_dot", "worker_id", "switch_id", "module_id", "Tables", "Topology", "Edge", "Node", "NodeKind"]

@@ -15,56 +15,81 @@ and, for a model given by its shape, the KV cache per token, 2 L g (d/h) v.
 
 from __future__ import annotations
 
+from ctdsl.language.enums import Payload
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Model, Scheme
 
 BYTE = E.num(1)  # one byte in base units
 
 
-def dense_bytes(model: Model) -> E.Expr:
-    return model.bytes_per_value * model.params
+class Exprs:
+    """The algebra the formulas below are written in, here over checked expressions:
+    a field as the entity holds it. The symbolic back end runs the same formulas in
+    its dimensioned algebra (`ctdsl.symbolic.dimensioned.FieldAlgebra`), where each
+    field carries its schema's dimension, so a dimensionally wrong formula fails there."""
+
+    byte = BYTE
+
+    @staticmethod
+    def get(entity, name: str) -> E.Expr:
+        return getattr(entity, name)
+
+    @staticmethod
+    def shape(model: Model, key: str) -> E.Expr:
+        return model.shape[key]
+
+    @staticmethod
+    def num(n: int) -> E.Expr:
+        return E.num(n)
+
+    ceil = staticmethod(E.ceil)
+    log2 = staticmethod(E.log2)
 
 
-def index_bytes(scheme: Scheme, model: Model) -> E.Expr:
+def dense_bytes(model: Model, A=Exprs):
+    return A.get(model, "bytes_per_value") * A.get(model, "params")
+
+
+def index_bytes(scheme: Scheme, model: Model, A=Exprs):
     """Bytes of one position: as given, or enough to address the chunk (or tensor)."""
     if scheme.index is not None:
-        return scheme.index
-    span = scheme.chunk if scheme.chunk is not None else model.params
-    return E.ceil(E.log2(span) / E.num(8)) * BYTE
+        return A.get(scheme, "index")
+    span = A.get(scheme, "chunk") if scheme.chunk is not None else A.get(model, "params")
+    return A.ceil(A.log2(span) / A.num(8)) * A.byte
 
 
-def payload_bytes(scheme: Scheme, model: Model) -> E.Expr:
-    P, v = model.params, model.bytes_per_value
+def payload_bytes(scheme: Scheme, model: Model, A=Exprs):
+    P, v = A.get(model, "params"), A.get(model, "bytes_per_value")
     kind = scheme.payload
-    if kind == "dense":
+    if kind is Payload.DENSE:
         return v * P
-    if kind == "quantise":
-        out = P * scheme.bits
+    if kind is Payload.QUANTISE:
+        out = P * A.get(scheme, "value_bytes")
         if scheme.block is not None and scheme.scale is not None:
-            out = out + E.ceil(P / scheme.block) * scheme.scale
+            out = out + A.ceil(P / A.get(scheme, "block")) * A.get(scheme, "scale")
         return out
-    if kind == "topk":
-        return P * scheme.fraction * (v + index_bytes(scheme, model))
-    if kind == "demo":
-        return E.ceil(P / scheme.chunk) * scheme.k * (v + index_bytes(scheme, model))
-    if kind == "band":
-        return P * scheme.fraction * v
+    if kind is Payload.TOPK:
+        return P * A.get(scheme, "fraction") * (v + index_bytes(scheme, model, A))
+    if kind is Payload.DEMO:
+        return A.ceil(P / A.get(scheme, "chunk")) * A.get(scheme, "k") * (v + index_bytes(scheme, model, A))
+    if kind is Payload.BAND:
+        return P * A.get(scheme, "fraction") * v
     raise ValueError(f"unknown payload {kind}")  # pragma: no cover
 
 
-def kv_bytes_per_token(model: Model) -> E.Expr | None:
+def kv_bytes_per_token(model: Model, A=Exprs):
     """KV cache of one token, handed from prefill to decode: 2 L g (d/h) v (domain.md section 2)."""
     if not model.shape or len(model.shape) < 6:
         return None
-    sh = model.shape
-    return E.num(2) * sh["layers"] * sh["kv_heads"] * (sh["width"] / sh["heads"]) * model.bytes_per_value
+    sh = lambda key: A.shape(model, key)  # noqa: E731
+    return A.num(2) * sh("layers") * sh("kv_heads") * (sh("width") / sh("heads")) * A.get(model, "bytes_per_value")
 
 
-def compute_flops(model: Model) -> E.Expr:
+def compute_flops(model: Model, A=Exprs):
     """FLOPs of one training step on one worker: flops_per_token x tokens (6P by default)."""
-    return model.flops_per_token * model.tokens
+    return A.get(model, "flops_per_token") * A.get(model, "tokens")
 
 
-def transform_flops(scheme: Scheme, model: Model) -> E.Expr:
+def transform_flops(scheme: Scheme, model: Model, A=Exprs):
     """FLOPs of the scheme's transform over the dense buffer (cost per input byte)."""
-    return scheme.cost * dense_bytes(model)
+    return A.get(scheme, "cost") * dense_bytes(model, A)

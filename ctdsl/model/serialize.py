@@ -10,6 +10,8 @@ no sympy, no numpy.
 from __future__ import annotations
 
 from dataclasses import fields, is_dataclass
+from enum import Enum
+from typing import Mapping
 
 from ctdsl.diagnostics import Span
 from ctdsl.model import entities as M
@@ -42,7 +44,9 @@ def _value(v: object, env: dict[str, float]) -> object:
         return {f.name: _value(getattr(v, f.name), env) for f in fields(v) if f.name not in ("name", "span")}
     if is_dataclass(v) and not isinstance(v, type):
         return {f.name: _value(getattr(v, f.name), env) for f in fields(v)}
-    if isinstance(v, dict):
+    if isinstance(v, Enum):
+        return v.value
+    if isinstance(v, Mapping):
         return {str(k): _value(v[k], env) for k in sorted(v)}
     if isinstance(v, (tuple, list)):
         return [_value(x, env) for x in v]
@@ -66,7 +70,7 @@ def _param(p: M.Param) -> dict:
         "unit_scale": p.unit_scale,
         "lo": p.lo,
         "hi": p.hi,
-        "spacing": p.spacing,
+        "spacing": p.spacing.value if p.spacing is not None else None,
         "count": p.count,
         "display": p.display,
     }

@@ -9,13 +9,14 @@ chunk, which costs as much time as the arithmetic. Raising the two thresholds
 keeps those pages in the process: memory stays bounded by the largest chunk's
 working set, and a sweep runs about twice as fast.
 
-`keep_freed_memory()` is called by `ctdsl sweep` and `ctdsl report`; a library
-user may call it too. It changes a process-wide setting, so it is never called
+`keep_freed_memory()` is called by `ctdsl sweep` before it writes the data; a
+library user may call it too. It changes a process-wide setting, so it is never called
 on import. On other C libraries it does nothing.
 """
 
 from __future__ import annotations
 
+import ctypes
 import sys
 
 M_TRIM_THRESHOLD = -1
@@ -27,8 +28,6 @@ def keep_freed_memory(trim: int = 256 << 20, mmap: int = 32 << 20) -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        import ctypes
-
         libc = ctypes.CDLL("libc.so.6")
         return bool(libc.mallopt(M_TRIM_THRESHOLD, trim)) and bool(libc.mallopt(M_MMAP_THRESHOLD, mmap))
     except (OSError, AttributeError):

@@ -24,12 +24,16 @@ by one. The same rule is applied here (`_ceil`), so sweep and solve agree.
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
 
 from ctdsl.language.tolerances import CEIL_SLACK
+
+_FLOAT_INT = int(sys.float_info.max)  # the largest integer a float holds
 
 # quantities per scheme, in the order they are reported
 STEP = "step"
@@ -50,7 +54,33 @@ def _ceil_numpy(x):
 
 def _tolerant(expr: sp.Expr) -> sp.Expr:
     ceilings = {c: _ceil_tol(c.args[0]) for c in expr.atoms(sp.ceiling)}
-    return expr.xreplace(ceilings) if ceilings else expr
+    return _floats(expr.xreplace(ceilings) if ceilings else expr)
+
+
+def _float(x) -> float:
+    """float(x) of an exact number: +/-inf beyond the float range."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+def _floats(expr: sp.Expr) -> sp.Expr:
+    """Exact numbers beyond the float range as the float numpy would make of them (+/-inf, 0).
+
+    lambdify prints an exact integer or p/q as Python arithmetic, which raises
+    OverflowError inside the generated function when it does not fit a float; a
+    sympy Float of the same value prints as a literal that Python reads as inf.
+    """
+    big = {}
+    for r in expr.atoms(sp.Rational):
+        if max(abs(r.p), abs(r.q)) > _FLOAT_INT:
+            try:
+                f = r.p / r.q
+            except OverflowError:
+                f = math.inf if (r.p > 0) == (r.q > 0) else -math.inf
+            big[r] = sp.Float(f) if math.isfinite(f) else (sp.oo if f > 0 else -sp.oo)
+    return expr.xreplace(big) if big else expr
 
 
 @dataclass
@@ -95,7 +125,8 @@ class CompiledForms:
             if has_steps and r.steps_expr.is_Number:
                 keys.append((name, "energy_per_step"))
                 exprs.append(r.energy_per_step.expr)
-                self.scaled += [((name, TIME), (name, STEP), float(r.steps_expr)), ((name, ENERGY), (name, "energy_per_step"), float(r.steps_expr))]
+                steps = _float(r.steps_expr)
+                self.scaled += [((name, TIME), (name, STEP), steps), ((name, ENERGY), (name, "energy_per_step"), steps)]
             elif has_steps:
                 keys += [(name, TIME), (name, ENERGY)]
                 exprs += [r.time_to_target.expr, r.energy_to_target.expr]

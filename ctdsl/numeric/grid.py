@@ -15,6 +15,10 @@ from math import prod
 
 import numpy as np
 
+from ctdsl import limits
+from ctdsl.diagnostics import Diagnostic, Label
+from ctdsl.failure import Failure
+
 
 @dataclass
 class Axis:
@@ -60,6 +64,7 @@ class Grid:
     @classmethod
     def from_spec(cls, spec) -> "Grid":
         """Every param with a sweep in the spec (a range, a spacing and a count)."""
+        check_default_grid(spec)
         return cls([Axis.from_param(p) for p in spec.params.values() if p.lo is not None and p.count])
 
     @property
@@ -91,3 +96,32 @@ class Grid:
             skip = start - first * stride
             out[a.name] = vals[skip : skip + stop - start]
         return out
+
+
+def check_default_grid(spec) -> None:
+    """Raise Failure (CT607) when the spec's declared sweeps make a grid over the limit.
+
+    The default grid of `ctdsl sweep` is the product of every param's declared
+    count (`lin N` / `log N`); each count is within MAX_SWEEP_POINTS, but their
+    product can still be 10^10 points, hours of work. Checked from the counts
+    alone, before any axis is built.
+    """
+    swept = [p for p in spec.params.values() if p.lo is not None and p.count]
+    total = prod(p.count for p in swept)
+    if total <= limits.MAX_GRID_POINTS:
+        return
+    swept = [p for p in swept if p.count > 1]
+    last = swept[-1]
+    counts = " x ".join(f"{p.count:,}" for p in swept)
+    raise Failure(
+        [
+            Diagnostic(
+                "CT607",
+                f"the params' sweeps make a grid of {counts} = {total:,} points; at most {limits.MAX_GRID_POINTS:,} are swept by default",
+                last.span,
+                label=f"{last.count:,} points",
+                secondary=tuple(Label(p.span, f"{p.count:,} points") for p in swept[:-1]),
+                help="declare fewer points, or choose the axes with --sweep name (or name=lo:hi:n)",
+            )
+        ]
+    )

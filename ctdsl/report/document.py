@@ -9,6 +9,10 @@ Sections, in order:
 4. the sweep figure (`plots.sweep_figure`, as `ctdsl sweep --plot` draws it);
 5. each break-even: what it says, and its exact form in LaTeX.
 
+The document only reads what it is given: the solution, the topology graph and
+the sweep figure's curves, computed by the caller
+(`ctdsl.numeric.crossings.sweep_curves`).
+
 Everything is inside the one file: images are PNG, embedded as base64 data
 URIs. Equations: MathJax cannot be embedded offline here, so each break-even's
 LaTeX is rendered to an image by matplotlib's mathtext (a subset of LaTeX that
@@ -22,12 +26,19 @@ named as it was given), images rendered deterministically.
 from __future__ import annotations
 
 import base64
+import os
+import stat
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import Path
 
-from ctdsl import __version__
+from ctdsl import __version__, limits
 from ctdsl import units as U
+from ctdsl.report.encode import html_text as escape
+from ctdsl.report.encode import md_cell, md_text
+from ctdsl.report.html import table_html
+from ctdsl.report.latex import _qtex, _unit_tex, readable, symbol_tex, tex
+from ctdsl.report.plots import math_png, png_bytes, sweep_figure, topology_figure
+from ctdsl.report.tables import all_tables, params_line
 
 
 @dataclass
@@ -79,9 +90,13 @@ class Section:
 
 def _opening_comment(path: str) -> list[str]:
     """The spec's opening comment, as paragraphs (text only; nothing in it is run)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError:
+    try:  # the spec was read and checked already; read it again only if it is still a small regular file
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limits.MAX_FILE_BYTES:
+            return []
+        with open(path, "rb") as fh:
+            text = fh.read(limits.MAX_FILE_BYTES + 1).decode("utf-8")
+    except (OSError, ValueError):
         return []
     lines = []
     for line in text.splitlines():
@@ -108,17 +123,15 @@ def _q(value, dim) -> str:
     return U.format_quantity(value, dim)
 
 
-def build(study, sol, forms) -> tuple[str, list[Section]]:
-    from ctdsl.report.latex import _unit_tex, readable, tex
-    from ctdsl.report.plots import math_png, png_bytes, sweep_figure, topology_figure
-    from ctdsl.report.tables import all_tables, params_line
+def build(sol, graph, curves) -> tuple[str, list[Section]]:
+    """The title and sections of the report: `graph` is the topology, `curves` the sweep figure's data (or None)."""
+    title = f"{Path(sol.spec.root).name}: sync schemes across slow links"
+    return title, [_summary(sol), _topology(sol.spec, graph), _solve_tables(sol), _plots(sol, curves), _break_evens(sol)]
 
+
+def _summary(sol) -> Section:
+    """The spec's own words, what it declares, and the first scheme to the target."""
     spec = sol.spec
-    name = Path(spec.root).name
-    title = f"{name}: sync schemes across slow links"
-    sections: list[Section] = []
-
-    # 1. summary
     s = Section("Summary")
     for p in _opening_comment(spec.root):
         s.blocks.append(Para(p))
@@ -153,22 +166,25 @@ def build(study, sol, forms) -> tuple[str, list[Section]]:
     for r in sol.schemes.values():
         rows.append([r.name, r.label, r.payload_kind, r.collective, r.at, f"{r.period:g}", f"{r.steps:g}" if r.steps is not None else "n/a"])
     s.blocks.append(Grid("Schemes", ["scheme", "label", "payload", "collective", "transform at", "H", "steps to target"], rows))
-    sections.append(s)
+    return s
 
-    # 2. topology
+
+def _topology(spec, graph) -> Section:
     t = Section("Topology")
     t.blocks.append(Para("Drawn from the graph ctdsl builds (ctdsl graph FILE): a node per worker, per module in a worker's port and per switch; WAN links between switches."))
-    t.blocks.append(Image(png_bytes(topology_figure(spec, study.graph()), dpi=130), "the topology: data centres, workers, modules, switches and WAN links"))
-    sections.append(t)
+    t.blocks.append(Image(png_bytes(topology_figure(spec, graph), dpi=130), "the topology: data centres, workers, modules, switches and WAN links"))
+    return t
 
-    # 3. tables
+
+def _solve_tables(sol) -> Section:
     tb = Section("Solve tables")
     tb.blocks.append(Para("The tables of ctdsl solve, at the params' values above."))
     for table in all_tables(sol):
         tb.blocks.append(Grid(table.title, table.header, table.rows, set(table.marked), list(table.notes)))
-    sections.append(tb)
+    return tb
 
-    # 4. plots
+
+def _plots(sol, curves) -> Section:
     pl = Section("Plots")
     pl.blocks.append(
         Para(
@@ -176,10 +192,14 @@ def build(study, sol, forms) -> tuple[str, list[Section]]:
             "what binds a step changes; the step time at the values above, by component; the pluggable module's stages."
         )
     )
-    pl.blocks.append(Image(png_bytes(sweep_figure(sol, forms), dpi=110), "time to target against bandwidth; step components; module stages"))
-    sections.append(pl)
+    if not sol.schemes:
+        pl.blocks.append(Para("No schemes to plot: the spec declares no scheme."))
+    pl.blocks.append(Image(png_bytes(sweep_figure(sol, curves), dpi=110), "time to target against bandwidth; step components; module stages"))
+    return pl
 
-    # 5. break-evens
+
+def _break_evens(sol) -> Section:
+    """Each break-even in words, and each of its roots typeset, with the LaTeX source under it."""
     be = Section("Break-even")
     if not sol.breakevens:
         be.blocks.append(Para("The spec asks for no break-even and has no baseline to compare with."))
@@ -188,21 +208,25 @@ def build(study, sol, forms) -> tuple[str, list[Section]]:
         if not b.roots:
             sub.blocks.append(Para(b.describe() + "."))
         for root in b.roots:
-            e, label = readable(root.expr, sol.symbols, b.dim, root.value)
             info = sol.symbols.info[b.over]
-            latex = f"{info.latex}^{{*}} = {tex(e, sol.symbols)}{_unit_tex(label)}"
-            sub.blocks.append(Math(latex, math_png(latex)))
             words = "; ".join(root.regime)
+            if root.numeric:  # no exact form: the value, found by a scan and Brent's method
+                latex = f"{symbol_tex(info)}^{{*}} \\approx {_qtex(U.format_quantity(root.value, b.dim))}"
+                how = ". A numeric root (bracketed by a sign change and refined by Brent's method): sympy gives no exact form."
+            else:
+                e, label = readable(root.expr, sol.symbols, b.dim, root.value)
+                latex = f"{symbol_tex(info)}^{{*}} = {tex(e, sol.symbols)}{_unit_tex(label)}"
+                how = ". The form is exact in the other params; numbers are rounded to four figures and symbols are in their declared units."
+            sub.blocks.append(Math(latex, math_png(latex)))
             sub.blocks.append(
                 Para(
                     f"{b.over}* = {U.format_quantity(root.value, b.dim)}: {root.below} is faster below, {root.above} above"
                     + (f" ({words})" if words else "")
-                    + ". The form is exact in the other params; numbers are rounded to four figures and symbols are in their declared units."
+                    + how
                 )
             )
         be.blocks.append(sub)
-    sections.append(be)
-    return title, sections
+    return be
 
 
 # ---- HTML ------------------------------------------------------------------------------
@@ -244,8 +268,6 @@ def _html_block(b) -> str:
             out += '<p class="note">(matplotlib cannot typeset this form; its LaTeX source:)</p>'
         return out + f'<pre><code class="language-latex">{escape(b.latex)}</code></pre>'
     if isinstance(b, Grid):
-        from ctdsl.report.html import table_html
-
         return table_html(b.header, b.rows, b.marked, b.notes, caption=b.title or None)
     if isinstance(b, Section):
         return _html_section(b)
@@ -271,30 +293,30 @@ def to_html(title: str, sections: list[Section]) -> str:
 # ---- Markdown -------------------------------------------------------------------------
 
 def _md_cell(c: str) -> str:
-    return c.replace("|", "\\|").replace("\n", " ")
+    return md_cell(c)
 
 
 def _md_block(b) -> str:
     if isinstance(b, Para):
-        return b.text
+        return md_text(b.text)
     if isinstance(b, Bullets):
-        return "\n".join(f"- {i}" for i in b.items)
+        return "\n".join(f"- {md_text(i)}" for i in b.items)
     if isinstance(b, Code):
         return f"```{b.lang}\n{b.text}\n```"
     if isinstance(b, Image):
-        return f"![{b.alt}]({_data_uri(b.png)})"
+        return f"![{md_text(b.alt)}]({_data_uri(b.png)})"
     if isinstance(b, Math):
         out = f"![the exact form, typeset]({_data_uri(b.png)})\n\n" if b.png is not None else "(matplotlib cannot typeset this form; its LaTeX source:)\n\n"
         return out + f"```latex\n{b.latex}\n```"
     if isinstance(b, Grid):
-        lines = [f"**{b.title}**", ""] if b.title else []
+        lines = [f"**{md_text(b.title)}**", ""] if b.title else []
         lines.append("| " + " | ".join(_md_cell(h) for h in b.header) + " |")
         lines.append("|" + "|".join("---" for _ in b.header) + "|")
         for i, row in enumerate(b.rows):
             cells = [f"**{_md_cell(c)}**" if (i, j) in b.marked and c else _md_cell(c) for j, c in enumerate(row)]
             lines.append("| " + " | ".join(cells) + " |")
         for n in b.notes:
-            lines += ["", f"_{n}_"]
+            lines += ["", f"_{md_text(n)}_"]
         return "\n".join(lines)
     if isinstance(b, Section):
         return _md_section(b)
@@ -302,20 +324,20 @@ def _md_block(b) -> str:
 
 
 def _md_section(s: Section) -> str:
-    return "#" * s.level + " " + s.title + "\n\n" + "\n\n".join(_md_block(b) for b in s.blocks)
+    return "#" * s.level + " " + md_text(s.title) + "\n\n" + "\n\n".join(_md_block(b) for b in s.blocks)
 
 
 def to_markdown(title: str, sections: list[Section]) -> str:
     body = "\n\n".join(_md_section(s) for s in sections)
     return (
-        f"# {title}\n\n{body}\n\n---\n\n"
+        f"# {md_text(title)}\n\n{body}\n\n---\n\n"
         f"_Made by ctdsl {__version__}: ctdsl report. Images are embedded as data URIs; equations rendered by matplotlib mathtext, LaTeX source under each._\n"
     )
 
 
-def render_document(study, sol, forms, fmt: str) -> str:
+def render_document(sol, graph, curves, fmt: str) -> str:
     """The report as text: fmt is 'html' or 'md'."""
-    title, sections = build(study, sol, forms)
+    title, sections = build(sol, graph, curves)
     if fmt == "html":
         return to_html(title, sections)
     if fmt == "md":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ctdsl import units as U
+from ctdsl.report.encode import term_text
 from ctdsl.report.tables import oversubscribed
 
 
@@ -88,7 +89,7 @@ def explain(sol, name: str) -> str:
         for line in oversubscribed(r):
             out.append(f"  {line}")
     del H
-    return "\n".join(out) + "\n"
+    return term_text("\n".join(out) + "\n")  # for the terminal: control characters in names and labels shown
 
 
 def _queueing_lines(ph) -> list[str]:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from html import escape
-
+from ctdsl.report.encode import html_text as escape
 from ctdsl.report.tables import all_tables
 
 

@@ -7,18 +7,11 @@ named and versioned in `"schema"`; fields are only ever added.
 
 from __future__ import annotations
 
-import math
-
 import sympy as sp
 
+from ctdsl.report.encode import json_number as _num
+
 SCHEMA = "ctdsl.solve/1"
-
-
-def _num(x):
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 def _expr(e) -> str:
@@ -194,6 +187,7 @@ def _breakeven(b) -> dict:
                     "faster_below": root.below,
                     "faster_above": root.above,
                     "regime": root.regime,
+                    "numeric": root.numeric,
                 }
                 for root in r.roots
             ],

@@ -18,26 +18,18 @@ import math
 import sympy as sp
 
 from ctdsl import units as U
+from ctdsl.report.encode import tex_display, tex_text
 
 DIGITS = 4
 
 
 def _esc(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch in "_%&#$":
-            out.append("\\" + ch)
-        elif ch == "\\":
-            out.append(r"\textbackslash{}")
-        elif ch in "{}":
-            out.append("\\" + ch)
-        elif ch == "~":
-            out.append(r"\textasciitilde{}")
-        elif ch == "^":
-            out.append(r"\textasciicircum{}")
-        else:
-            out.append(ch)
-    return "".join(out)
+    return tex_text(text)
+
+
+def symbol_tex(info) -> str:
+    """A param's name in math mode: its display name when that is safe LaTeX (CT310's rule), else escaped text."""
+    return tex_display(info.param.display) if info.param.display else info.latex
 
 
 def _qtex(text: str) -> str:
@@ -124,7 +116,7 @@ def distribute(k: sp.Expr, e: sp.Expr) -> sp.Expr:
 
 
 def tex(expr: sp.Expr, symbols) -> str:
-    return sp.latex(expr, symbol_names=symbols.latex_names())
+    return sp.latex(expr, symbol_names={i.symbol: symbol_tex(i) for i in symbols.info.values()})
 
 
 def _eq(lhs: str, expr: sp.Expr, symbols, dim: U.Dim, at: float | None) -> str:
@@ -141,9 +133,9 @@ def _units_note(symbols) -> str:
     for info in symbols.info.values():
         p = info.param
         if p.unit:
-            parts.append(f"${info.latex}$ in {_esc(p.unit)}")
+            parts.append(f"${symbol_tex(info)}$ in {_esc(p.unit)}")
         elif not p.dim.dimensionless:
-            parts.append(f"${info.latex}$ in {_esc(p.dim.symbol())}")
+            parts.append(f"${symbol_tex(info)}$ in {_esc(p.dim.symbol())}")
     return ("Symbols are in their declared units: " + ", ".join(parts) + ".") if parts else ""
 
 
@@ -195,13 +187,19 @@ def breakeven_align(b, symbols) -> str:
     r = b.result
     info = symbols.info[b.over]
     if not r.roots:
-        return f"\\text{{{_esc(b.x)} vs {_esc(b.y)} over ${info.latex}$: never in range ({_esc(r.reason or '')})}}"
+        return f"\\text{{{_esc(b.x)} vs {_esc(b.y)} over ${symbol_tex(info)}$: never in range ({_esc(r.reason or '')})}}"
     lines = []
     for root in r.roots:
+        if root.numeric:  # no exact form: the value, and say so
+            lines.append(
+                f"{symbol_tex(info)}^{{*}} &\\approx {_qtex(U.format_quantity(root.value, b.dim))}"
+                f" && \\text{{numeric root; {_esc(root.below)} faster below, {_esc(root.above)} above}}"
+            )
+            continue
         e, label = readable(root.expr, symbols, b.dim, root.value)
         unit = _unit_tex(label)
         lines.append(
-            f"{info.latex}^{{*}} &= {tex(e, symbols)}{unit} = {_qtex(U.format_quantity(root.value, b.dim))}"
+            f"{symbol_tex(info)}^{{*}} &= {tex(e, symbols)}{unit} = {_qtex(U.format_quantity(root.value, b.dim))}"
             f" && \\text{{{_esc(root.below)} faster below, {_esc(root.above)} above}}"
         )
     return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"
@@ -251,7 +249,7 @@ def solution_latex(sol, standalone: bool = False) -> str:
     parts = []
     note = _units_note(symbols)
     defaults = ", ".join(
-        f"${i.latex} = {_esc(U.format_quantity(i.param.default, i.param.dim))}$" for i in symbols.info.values()
+        f"${symbol_tex(i)} = {_esc(U.format_quantity(i.param.default, i.param.dim))}$" for i in symbols.info.values()
     )
     if standalone:
         parts.append(f"\\section*{{{_esc(sol.spec.root)}}}")

@@ -23,6 +23,8 @@ from typing import Callable, TextIO
 
 import numpy as np
 
+from ctdsl.report.encode import csv_cell
+
 SCHEMA = "ctdsl.sweep/1"
 
 
@@ -108,7 +110,7 @@ def _csv_fields(col: Column, v, quoted: dict) -> list[str]:
         for x in v:
             q = quoted.get(x)
             if q is None:
-                q = quoted[x] = "" if x is None else _quoted(x)
+                q = quoted[x] = "" if x is None else _quoted(csv_cell(x))
             out.append(q)
         return out
     n = len(v)
@@ -130,7 +132,7 @@ class CsvWriter:
         self.fh = fh
         self.cols = cols
         self.quoted: dict = {}
-        csv.writer(fh, lineterminator="\n").writerow([c.name for c in cols])
+        csv.writer(fh, lineterminator="\n").writerow([csv_cell(c.name) for c in cols])
 
     def write(self, ch) -> None:
         data = [c.get(ch) if c.text else np.asarray(c.get(ch), dtype=np.float64) for c in self.cols]

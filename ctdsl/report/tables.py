@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from io import StringIO
 
 from ctdsl import units as U
+from ctdsl.report.encode import csv_cell, md_cell, md_text, rich_text
 
 
 @dataclass
@@ -232,7 +233,7 @@ def breakeven_table(sol) -> Table | None:
             continue
         for root in r.roots:
             t.rows.append(
-                [name, b.over, U.format_quantity(root.value, b.dim), root.below, root.above, "; ".join(root.regime) or "-"]
+                [name, b.over, U.format_quantity(root.value, b.dim) + (" (numeric)" if root.numeric else ""), root.below, root.above, "; ".join(root.regime) or "-"]
             )
     return t
 
@@ -251,19 +252,28 @@ def all_tables(sol) -> list[Table]:
 
 
 def render_rich(sol, console) -> None:
-    from rich.markup import escape
+    """The tables through rich: every text from the spec passes `rich_text` (markup escaped, control characters shown)."""
     from rich.table import Table as RichTable
 
-    console.print(f"[bold]{sol.spec.root}[/bold]: {len(sol.schemes)} schemes, params at their defaults: " + params_line(sol))
-    for t in all_tables(sol):
-        rt = RichTable(title=t.title, title_justify="left", title_style="bold", header_style="bold")
+    esc = rich_text
+    console.print(f"[bold]{esc(sol.spec.root)}[/bold]: {len(sol.schemes)} schemes, params at their defaults: " + esc(params_line(sol)))
+    print_rich_tables(console, all_tables(sol), mark=" *")
+
+
+def print_rich_tables(console, tables, mark: str = "") -> None:
+    """Tables through rich, marked cells in bold yellow (followed by `mark`), notes dimmed under each."""
+    from rich.table import Table as RichTable
+
+    esc = rich_text
+    for t in tables:
+        rt = RichTable(title=esc(t.title), title_justify="left", title_style="bold", header_style="bold")
         for h in t.header:
-            rt.add_column(h, overflow="fold")
+            rt.add_column(esc(h), overflow="fold")
         for i, row in enumerate(t.rows):
-            rt.add_row(*[f"[bold yellow]{c} *[/]" if (i, j) in t.marked else c for j, c in enumerate(row)])
+            rt.add_row(*[f"[bold yellow]{esc(c)}{mark}[/]" if (i, j) in t.marked else esc(c) for j, c in enumerate(row)])
         console.print(rt)
         for n in t.notes:
-            console.print(f"  [dim]{escape(n)}[/dim]")
+            console.print(f"  [dim]{esc(n)}[/dim]")
     console.print()
 
 
@@ -275,18 +285,18 @@ def params_line(sol) -> str:
 
 
 def render_markdown(sol) -> str:
-    lines = [f"# {sol.spec.root}", "", f"Params at their defaults: {params_line(sol)}.", ""]
+    lines = [f"# {md_text(sol.spec.root)}", "", f"Params at their defaults: {md_text(params_line(sol))}.", ""]
     for t in all_tables(sol):
-        lines.append(f"## {t.title}")
+        lines.append(f"## {md_text(t.title)}")
         lines.append("")
-        lines.append("| " + " | ".join(t.header) + " |")
+        lines.append("| " + " | ".join(md_cell(h) for h in t.header) + " |")
         lines.append("|" + "|".join("---" for _ in t.header) + "|")
         for i, row in enumerate(t.rows):
-            cells = [f"**{c}**" if (i, j) in t.marked else c for j, c in enumerate(row)]
-            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+            cells = [f"**{md_cell(c)}**" if (i, j) in t.marked else md_cell(c) for j, c in enumerate(row)]
+            lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
         for n in t.notes:
-            lines.append(f"_{n}_")
+            lines.append(f"_{md_text(n)}_")
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -335,6 +345,6 @@ def render_csv(sol) -> str:
         row = []
         for _, get in columns:
             v = get(r)
-            row.append("" if v is None else (repr(v) if isinstance(v, float) else v))
+            row.append("" if v is None else (repr(v) if isinstance(v, float) else csv_cell(v)))
         w.writerow(row)
     return buf.getvalue()

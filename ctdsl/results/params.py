@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ctdsl.model.entities import Param, Spec
+from ctdsl.model.printers import latex_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,16 +21,7 @@ class SymbolInfo:
 
     @property
     def latex(self) -> str:
-        if self.param.display:
-            return self.param.display
-        head, *rest = self.param.name.split("_")
-        if len(head) == 1:
-            text = head
-        else:
-            text = r"\mathrm{" + head + "}"
-        if rest:
-            text += r"_{\mathrm{" + r"\_".join(rest) + "}}"
-        return text
+        return latex_name(self.param.name, self.param.display)
 
 
 class Symbols:

@@ -35,8 +35,9 @@ class BreakevenResult:
             return f"never in range: {r.reason}"
         parts = []
         for root in r.roots:
+            how = " (numeric root)" if root.numeric else ""
             parts.append(
-                f"{self.over} = {U.format_quantity(root.value, self.dim)}: {root.below} faster below, {root.above} above"
+                f"{self.over} = {U.format_quantity(root.value, self.dim)}{how}: {root.below} faster below, {root.above} above"
             )
         return "; ".join(parts)
 

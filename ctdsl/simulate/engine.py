@@ -37,9 +37,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ctdsl.language.tolerances import REL
 from ctdsl.simulate.plan import Edge, PhasePlan, QueuePlan, SchemePlan
 
 _BATCH = 4096  # random draws taken from numpy at a time
+DRAW_ROWS = 4096  # steps of jitter drawn at a time for one barrier (bounds memory)
 
 
 @dataclass
@@ -141,6 +143,35 @@ class LinkQueue:
         return wait
 
 
+def _total(xs: list[float]) -> float:
+    """fsum, or the plain sum (inf, nan) where fsum raises on values beyond the float range."""
+    try:
+        return math.fsum(xs)
+    except (OverflowError, ValueError):
+        return sum(xs, 0.0)
+
+
+def _draw_sums(rng, d, m: int):
+    """Each worker's sum of m unit draws, drawn DRAW_ROWS steps at a time (memory: DRAW_ROWS x workers).
+
+    A block of rows continues the same stream, so the draws are those of one (m, workers) array.
+    A lognormal draw that overflows is inf, kept as such (no warning, no exception).
+    """
+    total = None
+    with np.errstate(over="ignore", invalid="ignore"):
+        for first in range(0, m, DRAW_ROWS):
+            shape = (min(DRAW_ROWS, m - first), d.workers)
+            if d.kind == "exponential":
+                x = rng.standard_exponential(shape)
+            elif d.kind == "uniform":
+                x = rng.random(shape)
+            else:
+                x = np.exp(d.sigma * rng.standard_normal(shape))
+            part = x.sum(axis=0)
+            total = part if total is None else total + part
+    return total
+
+
 def round_lengths(period: float, warmup: int, steps: int) -> tuple[list[int], int]:
     """Steps in each round (a sync ends each), and how many rounds are warm-up.
 
@@ -150,9 +181,9 @@ def round_lengths(period: float, warmup: int, steps: int) -> tuple[list[int], in
     lengths: list[int] = []
     done = 0
 
-    def next_len() -> int:
+    def next_len() -> int:  # REL: a product such as 3 x (1/3) may land a rounding error below a whole number
         j = len(lengths)
-        return max(1, math.floor((j + 1) * period + 1e-9) - math.floor(j * period + 1e-9))
+        return max(1, math.floor((j + 1) * period + REL) - math.floor(j * period + REL))
 
     while done < warmup:
         lengths.append(next_len())
@@ -174,59 +205,60 @@ def background_warmup(queues: list[QueuePlan]) -> float:
     return t
 
 
-def run(
-    plan: SchemePlan,
-    seed: int,
-    run_index: int,
-    steps: int,
-    warmup: int,
-    load: bool = True,
-    jitter: bool = True,
-    spawn_keys: list[Edge] | None = None,
-) -> RunResult:
-    """Simulate one scheme for one seed; deterministic in (seed, run_index)."""
-    import simpy
+class _SchemeRun:
+    """One scheme, one seed: the SimPy processes of its training, and what they measure.
 
-    env = simpy.Environment()
-    keys = spawn_keys if spawn_keys is not None else sorted(plan.queues)
-    streams = np.random.SeedSequence([seed, run_index]).spawn(1 + len(keys))
-    rng_jitter = np.random.Generator(np.random.PCG64(streams[0]))
-    links: dict[Edge, LinkQueue] = {}
-    if load:
-        for i, e in enumerate(keys):
-            q = plan.queues.get(e)
-            if q is not None and q.rho > 0:
-                links[e] = LinkQueue(env, q, np.random.Generator(np.random.PCG64(streams[1 + i])))
-    lengths, warm = round_lengths(plan.period, warmup, steps)
-    start_at = background_warmup([lq.plan for lq in links.values()])
-    dcs = [d for d in plan.dcs if d.workers > 0]
-    noisy = [d for d in dcs if jitter and d.jitter > 0 and d.kind is not None]
-    compute = max(d.base for d in dcs) if dcs else 0.0
-    free_sync = math.fsum(ph.time for ph in plan.phases)
-    out = {"t0": 0.0, "t1": 0.0, "stragglers": 0.0, "queueing": 0.0, "steps": 0, "busy0": {}}
+    `training` runs the rounds: the barrier's compute (the slowest worker's
+    steps), then (or, with overlap, alongside) the sync: the transform, then
+    each phase, step by step, its jobs queued on the loaded edges.
+    """
 
-    def barrier(m: int) -> float:
+    def __init__(self, plan: SchemePlan, seed: int, run_index: int, steps: int, warmup: int, load: bool, jitter: bool, spawn_keys):
+        import simpy
+
+        self.plan = plan
+        self.env = env = simpy.Environment()
+        keys = spawn_keys if spawn_keys is not None else sorted(plan.queues)
+        streams = np.random.SeedSequence([seed, run_index]).spawn(1 + len(keys))
+        self.rng_jitter = np.random.Generator(np.random.PCG64(streams[0]))
+        self.links: dict[Edge, LinkQueue] = {}
+        if load:
+            for i, e in enumerate(keys):
+                q = plan.queues.get(e)
+                if q is not None and q.rho > 0:
+                    self.links[e] = LinkQueue(env, q, np.random.Generator(np.random.PCG64(streams[1 + i])))
+        self.lengths, self.warm = round_lengths(plan.period, warmup, steps)
+        self.start_at = background_warmup([lq.plan for lq in self.links.values()])
+        self.dcs = [d for d in plan.dcs if d.workers > 0]
+        self.noisy = [d for d in self.dcs if jitter and d.jitter > 0 and d.kind is not None]
+        self.compute = max(d.base for d in self.dcs) if self.dcs else 0.0
+        self.free_sync = _total([ph.time for ph in plan.phases])
+        # measured over the rounds after the warm-up
+        self.t0 = 0.0
+        self.t1 = 0.0
+        self.stragglers = 0.0
+        self.queueing = 0.0
+        self.steps = 0
+        self.busy0: dict[Edge, float] = {}
+
+    def barrier(self, m: int) -> float:
         """The round's compute: the slowest worker's m steps."""
-        if not noisy:
-            return m * compute
+        if not self.noisy:
+            return m * self.compute
+        rng = self.rng_jitter
         slowest = 0.0
-        for d in dcs:
-            if d in noisy:
-                shape = (m, d.workers)
-                if d.kind == "exponential":
-                    x = rng_jitter.standard_exponential(shape)
-                elif d.kind == "uniform":
-                    x = rng_jitter.random(shape)
-                else:
-                    x = np.exp(d.sigma * rng_jitter.standard_normal(shape))
-                worst = m * d.base + d.jitter * float(x.sum(axis=0).max())
+        for d in self.dcs:
+            if d in self.noisy:
+                worst = m * d.base + d.jitter * float(_draw_sums(rng, d, m).max())
             else:
                 worst = m * d.base
             slowest = max(slowest, worst)
         return slowest
 
-    def phase(ph: PhasePlan):
-        lqs = [links.get(e) for e in ph.loaded]
+    def phase(self, ph: PhasePlan):
+        """One phase of the collective: its steps, each as long as its slowest transfer."""
+        env = self.env
+        lqs = [self.links.get(e) for e in ph.loaded]
         if not any(lqs):
             yield env.timeout(ph.time)
             return
@@ -252,67 +284,88 @@ def run(
             if rest > 0:
                 yield env.timeout(rest)
 
-    def sync():
-        if plan.transform:
-            yield env.timeout(plan.transform)
-        for ph in plan.phases:
-            yield from phase(ph)
+    def sync(self):
+        if self.plan.transform:
+            yield self.env.timeout(self.plan.transform)
+        for ph in self.plan.phases:
+            yield from self.phase(ph)
 
-    def training():
-        if start_at > 0:
-            yield env.timeout(start_at)
-        for j, m in enumerate(lengths):
-            if j == warm:
-                out["t0"] = env.now
-                for lq in links.values():
+    def training(self):
+        env, plan = self.env, self.plan
+        if self.start_at > 0:
+            yield env.timeout(self.start_at)
+        for j, m in enumerate(self.lengths):
+            if j == self.warm:
+                self.t0 = env.now
+                for lq in self.links.values():
                     lq.measuring = True
-                    out["busy0"][lq.plan.edge] = lq.busy(env.now)
-            comp = barrier(m)
+                    self.busy0[lq.plan.edge] = lq.busy(env.now)
+            comp = self.barrier(m)
             if plan.overlap:
-                yield env.all_of([env.timeout(comp), env.process(sync())])
+                yield env.all_of([env.timeout(comp), env.process(self.sync())])
             else:
                 yield env.timeout(comp)
                 t_sync = env.now
-                yield from sync()
-                if j >= warm:
-                    out["queueing"] += (env.now - t_sync) - (plan.transform + free_sync)
-            if j >= warm:
-                out["stragglers"] += comp - m * compute
-                out["steps"] += m
-        out["t1"] = env.now
+                yield from self.sync()
+                if j >= self.warm:
+                    self.queueing += (env.now - t_sync) - (plan.transform + self.free_sync)
+            if j >= self.warm:
+                self.stragglers += comp - m * self.compute
+                self.steps += m
+        self.t1 = env.now
 
-    main = env.process(training())
-    events = 0
-    step = env.step
-    while not main.triggered:
-        step()
-        events += 1
-    n = out["steps"]
-    window = out["t1"] - out["t0"]
-    stats = []
-    for e, lq in links.items():
-        stats.append(
-            LinkStats(
-                e,
-                lq.plan.link,
-                lq.plan.rho,
-                lq.plan.service,
-                (lq.busy(out["t1"]) - out["busy0"][e]) / window if window > 0 else math.nan,
-                lq.bg_wait / lq.bg_count if lq.bg_count else math.nan,
-                lq.bg_count,
-                lq.sync_wait / lq.sync_count if lq.sync_count else math.nan,
-                lq.sync_count,
+    def execute(self) -> int:
+        """Run the training to its end; the number of SimPy events processed."""
+        main = self.env.process(self.training())
+        events = 0
+        step = self.env.step
+        while not main.triggered:
+            step()
+            events += 1
+        return events
+
+    def result(self, events: int) -> RunResult:
+        n = self.steps
+        window = self.t1 - self.t0
+        stats = []
+        for e, lq in self.links.items():
+            stats.append(
+                LinkStats(
+                    e,
+                    lq.plan.link,
+                    lq.plan.rho,
+                    lq.plan.service,
+                    (lq.busy(self.t1) - self.busy0[e]) / window if window > 0 else math.nan,
+                    lq.bg_wait / lq.bg_count if lq.bg_count else math.nan,
+                    lq.bg_count,
+                    lq.sync_wait / lq.sync_count if lq.sync_count else math.nan,
+                    lq.sync_count,
+                )
             )
+        return RunResult(
+            step=window / n if n else math.nan,
+            steps=n,
+            stragglers=self.stragglers / n if n else math.nan,
+            queueing=None if self.plan.overlap else (self.queueing / n if n else math.nan),
+            links=stats,
+            events=events,
+            background=sum(lq.starts for lq in self.links.values()),
         )
-    return RunResult(
-        step=window / n,
-        steps=n,
-        stragglers=out["stragglers"] / n,
-        queueing=None if plan.overlap else out["queueing"] / n,
-        links=stats,
-        events=events,
-        background=sum(lq.starts for lq in links.values()),
-    )
+
+
+def run(
+    plan: SchemePlan,
+    seed: int,
+    run_index: int,
+    steps: int,
+    warmup: int,
+    load: bool = True,
+    jitter: bool = True,
+    spawn_keys: list[Edge] | None = None,
+) -> RunResult:
+    """Simulate one scheme for one seed; deterministic in (seed, run_index)."""
+    sim = _SchemeRun(plan, seed, run_index, steps, warmup, load, jitter, spawn_keys)
+    return sim.result(sim.execute())
 
 
 def md1_run(queue: QueuePlan, seed: int, run_index: int, arrivals: int, warmup: int) -> tuple[float, int]:

@@ -24,9 +24,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from ctdsl.language.enums import LinkKind
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Spec
-from ctdsl.model.graph import build_graph
 from ctdsl.symbolic.convert import Symbols, value
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 
@@ -108,19 +108,18 @@ def free_spec(spec: Spec) -> Spec:
 
 def loaded_edges(spec: Spec) -> list[Edge]:
     """Every directed edge whose link sets a load, in one fixed order (the random streams')."""
-    g = build_graph(spec)
     out = []
-    for a, b, d in g.edges(data=True):
-        link = spec.links.get(d["link"]) if d["kind"] in ("intra", "wan") else None
+    for e in spec.topology.edges():
+        link = spec.links.get(e.link) if e.kind in (LinkKind.INTRA, LinkKind.WAN) else None
         if link is not None and link.load is not None and link.transfer is not None:
-            out.append((a, b))
+            out.append(e.key)
     return sorted(out)
 
 
 def build_plans(spec: Spec, names: list[str] | None = None) -> dict[str, SchemePlan]:
     symbols = Symbols(spec)
     env = symbols.defaults()
-    g = build_graph(spec)
+    g = spec.topology
     cm = CostModel(spec, g, symbols)
     free_cm = CostModel(free_spec(spec), g, symbols)
     plans = {}
@@ -153,14 +152,14 @@ def _plan(cm: CostModel, c: SchemeCosts, free: SchemeCosts, env) -> SchemePlan:
     for ph in c.phases:
         loaded = tuple(e for e in ph.waits if queues[e].rho > 0)
         index = {e: i for i, e in enumerate(loaded)}
-        service = tuple(value(ph.loads[e] / cm.edge_attr(e)["bandwidth"], env) for e in loaded)
+        service = tuple(value(ph.loads[e] / cm.edge(e).bandwidth, env) for e in loaded)
         transfers: dict[TransferPlan, None] = {}
         if loaded:
             for t, lat in zip(ph.transfers, ph.route_latency):
                 crossed = tuple((index[e], service[index[e]]) for e in t.edges if e in index)
                 if not crossed:
                     continue
-                rest = [value(ph.loads[e] / cm.edge_attr(e)["bandwidth"], env) for e in t.edges if e not in index]
+                rest = [value(ph.loads[e] / cm.edge(e).bandwidth, env) for e in t.edges if e not in index]
                 transfers[TransferPlan(value(lat, env), max(rest, default=0.0), crossed)] = None
         phases.append(
             PhasePlan(

@@ -9,13 +9,16 @@ K per-seed means become an `Estimate` with a t interval (stats.py).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ctdsl import limits
 from ctdsl.language import schema as S
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
 from ctdsl.simulate import engine
+from ctdsl.simulate.budget import check_budget, check_rounds
 from ctdsl.simulate.plan import Edge, SchemePlan, build_plans, loaded_edges
 from ctdsl.simulate.stats import Estimate, estimate
 
@@ -84,6 +87,7 @@ class SimResult:
     spec: Spec
     settings: Settings
     schemes: dict[str, SchemeSim]
+    stopped: str | None = None  # why the runs stopped before every seed of every scheme ran
 
     @property
     def events(self) -> int:
@@ -106,10 +110,15 @@ def simulate(
     plans: dict[str, SchemePlan] | None = None,
 ) -> SimResult:
     plans = plans if plans is not None else build_plans(spec, names)
+    if load:  # CT608 before anything runs
+        check_budget(spec, plans, cfg.steps, cfg.warmup)
+    else:
+        check_rounds(spec, plans)
     keys = spawn_keys(spec)
     total = len(plans) * cfg.seeds
     done = 0
     out: dict[str, SchemeSim] = {}
+    start = time.monotonic()
     for name, plan in plans.items():
         runs = []
         for k in range(cfg.seeds):
@@ -117,6 +126,14 @@ def simulate(
             done += 1
             if progress is not None:
                 progress(done, total, name)
+            if done < total and time.monotonic() - start > limits.MAX_SIM_WALL_SECONDS:
+                out[name] = summarise(plan, runs)
+                left = [n for n in plans if n not in out]
+                why = (
+                    f"stopped after {limits.MAX_SIM_WALL_SECONDS:g} s (the wall budget): {done} of {total} runs done; "
+                    f"scheme '{name}' has {len(runs)} of {cfg.seeds} seeds" + (f", not simulated: {', '.join(left)}" if left else "")
+                )
+                return SimResult(spec, cfg, out, why)
         out[name] = summarise(plan, runs)
     return SimResult(spec, cfg, out)
 

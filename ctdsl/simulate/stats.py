@@ -83,9 +83,19 @@ def estimate(values: list[float], level: float = 0.95) -> Estimate:
     n = len(values)
     if n == 0:
         return Estimate(math.nan, math.nan, 0, level)
-    mean = math.fsum(values) / n
-    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    mean = _sum(values) / n
+    sd = math.sqrt(_sum([(v - mean) * (v - mean) for v in values]) / (n - 1)) if n > 1 else 0.0  # x * x: inf, where x ** 2 raises
     return Estimate(mean, sd, n, level)
+
+
+def _sum(xs: list[float]) -> float:
+    """fsum, but inf, -inf or nan where the values or their sum leave the float range (never an exception)."""
+    if all(math.isfinite(x) for x in xs):
+        try:
+            return math.fsum(xs)
+        except OverflowError:
+            pass
+    return math.nan if any(math.isnan(x) for x in xs) else sum(xs, 0.0)
 
 
 def agrees(est: Estimate, reference: float, alpha: float) -> tuple[bool, float, float]:

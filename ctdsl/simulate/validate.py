@@ -32,10 +32,12 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ctdsl import units as U
+from ctdsl.language.enums import JitterKind, LinkKind
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
-from ctdsl.model.graph import build_graph
 from ctdsl.simulate import engine
+from ctdsl.simulate.budget import check_rounds
 from ctdsl.simulate.plan import QueuePlan, build_plans, free_spec
 from ctdsl.simulate.runner import Progress, Settings
 from ctdsl.simulate.stats import Estimate, agrees, estimate
@@ -50,7 +52,8 @@ MD1_ARRIVALS = 20_000  # measured per seed
 MD1_WARMUP = 2_000
 PROBE_SERVICE = 0.1  # s, when no link gives a transfer size
 PROBE_JITTER = 0.1  # of the slowest dc's compute, when no dc sets jitter
-STRAGGLER_ROUNDS = 2_000  # syncs per seed (H steps each)
+STRAGGLER_ROUNDS = 2_000  # syncs per seed (H steps each), fewer where H x workers is large:
+STRAGGLER_DRAWS = 20_000_000  # jitter draws per seed at most (rounds x H x workers), but one round at least
 
 
 @dataclass
@@ -94,6 +97,7 @@ def validate(spec: Spec, cfg: Settings, progress: Progress | None = None) -> Val
     # ---- 1: no load, no jitter ------------------------------------------------------------
     free = free_spec(spec)
     plans = build_plans(free)
+    check_rounds(spec, plans)  # CT608: a round of more steps than are simulated
     md1_cases = _md1_cases(spec)
     strag_cases = _straggler_cases(spec, plans)
     total = len(plans) + len(md1_cases) * cfg.seeds + len(strag_cases) * cfg.seeds
@@ -130,7 +134,9 @@ def validate(spec: Spec, cfg: Settings, progress: Progress | None = None) -> Val
     for plan, label, probe in strag_cases:
         values = []
         for k in range(cfg.seeds):
-            r = engine.run(plan, cfg.seed, k, STRAGGLER_ROUNDS * max(1, int(round(plan.period))), 0, load=False, jitter=True)
+            H = max(1, int(round(plan.period)))
+            rounds = max(1, min(STRAGGLER_ROUNDS, STRAGGLER_DRAWS // (H * max(1, plan.workers))))
+            r = engine.run(plan, cfg.seed, k, rounds * H, 0, load=False, jitter=True)
             values.append(r.stragglers)
             events += r.events
             tick(f"stragglers {plan.name}")
@@ -150,8 +156,6 @@ def validate(spec: Spec, cfg: Settings, progress: Progress | None = None) -> Val
 
 
 def _s(seconds: float) -> str:
-    from ctdsl import units as U
-
     return U.format_quantity(seconds, U.TIME)
 
 
@@ -159,17 +163,17 @@ def _md1_cases(spec: Spec):
     """(link, S, rho, probe?, note) for every link that carries background transfers."""
     symbols = Symbols(spec)
     env = symbols.defaults()
-    g = build_graph(spec)
+    edges = spec.topology.edges()
     memo: dict = {}
     seen: dict[tuple[str, float], float] = {}
-    for a, b, d in g.edges(data=True):
-        link = spec.links.get(d["link"]) if d["kind"] in ("intra", "wan") else None
+    for d in edges:
+        link = spec.links.get(d.link) if d.kind in (LinkKind.INTRA, LinkKind.WAN) else None
         if link is None or link.transfer is None:
             continue
-        bw = value(to_sympy(d["bandwidth"], symbols, memo), env)
+        bw = value(to_sympy(d.bandwidth, symbols, memo), env)
         S = value(to_sympy(link.transfer, symbols, memo), env) / bw
         rho = value(to_sympy(link.load, symbols, memo), env) if link.load is not None else 0.0
-        seen.setdefault((d["link"], S), rho)
+        seen.setdefault((d.link, S), rho)
     cases = []
     if seen:
         for (link, S), rho in seen.items():
@@ -177,11 +181,11 @@ def _md1_cases(spec: Spec):
             for r in sorted(loads):
                 cases.append((link, S, r, False, ""))
         return cases
-    probe = next((d for _, _, d in g.edges(data=True) if d["kind"] == "wan"), None)
-    probe = probe or next((d for _, _, d in g.edges(data=True)), None)
+    probe = next((d for d in edges if d.kind is LinkKind.WAN), None)
+    probe = probe or next(iter(edges), None)
     if probe is None:
         return []
-    return [(probe["link"], PROBE_SERVICE, r, True, " (probe: no link sets a transfer size)") for r in MD1_LOADS]
+    return [(probe.link, PROBE_SERVICE, r, True, " (probe: no link sets a transfer size)") for r in MD1_LOADS]
 
 
 def _straggler_cases(spec: Spec, free_plans):
@@ -195,7 +199,7 @@ def _straggler_cases(spec: Spec, free_plans):
             return []
         scale = E.Num(Fraction(PROBE_JITTER * worst))
         for k, d in dcs.items():
-            dcs[k] = dataclasses.replace(d, jitter=scale, jitter_kind="exponential", jitter_sigma=None)
+            dcs[k] = dataclasses.replace(d, jitter=scale, jitter_kind=JitterKind.EXPONENTIAL, jitter_sigma=None)
     else:
         for k, d in spec.dcs.items():
             dcs[k] = dataclasses.replace(dcs[k], jitter=d.jitter, jitter_kind=d.jitter_kind, jitter_sigma=d.jitter_sigma)

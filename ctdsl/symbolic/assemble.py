@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ctdsl import units as U
 from ctdsl.language.binding import binding as binding_of
 from ctdsl.model import payload as PL
 from ctdsl.results.frozen import FrozenDict
@@ -45,9 +44,8 @@ def _maybe(x: DimExpr | None, env) -> Quantity | None:
 
 
 def _link_use(cm: CostModel, e, nbytes: DimExpr, env) -> LinkUse:
-    a = cm.edge_attr(e)
-    bw = a["bandwidth"]
-    return LinkUse(e[0], e[1], a["link"], a["kind"], quantity(nbytes, env), quantity(bw, env), quantity(nbytes / bw, env))
+    a = cm.edge(e)
+    return LinkUse(e[0], e[1], a.link, str(a.kind), quantity(nbytes, env), quantity(a.bandwidth, env), quantity(nbytes / a.bandwidth, env))
 
 
 def _phase(cm: CostModel, c: SchemeCosts, ph, env) -> PhaseResult:
@@ -181,17 +179,18 @@ def _solve_for(a: sp.Expr, b: sp.Expr, sym: sp.Symbol) -> list[sp.Expr]:
 
 
 def model_result(cm: CostModel, model, env) -> ModelResult:
-    kv = PL.kv_bytes_per_token(model)
+    A = cm.formulas
+    kv = PL.kv_bytes_per_token(model, A)
     handoff = None
     if kv is not None and model.kv_tokens is not None:
-        handoff = quantity(cm.q(kv, U.DATA) * cm.field(model, "kv_tokens"), env)
-    flops = quantity(cm.q(PL.compute_flops(model), U.OPS), env) if model.tokens is not None else None
+        handoff = quantity(kv * cm.field(model, "kv_tokens"), env)
+    flops = quantity(PL.compute_flops(model, A), env) if model.tokens is not None else None
     return ModelResult(
         name=model.name,
         params=value(cm.sym(model.params), env),
-        dense=quantity(cm.q(PL.dense_bytes(model), U.DATA), env),
+        dense=quantity(PL.dense_bytes(model, A), env),
         flops_per_step=flops,
-        kv_per_token=quantity(cm.q(kv, U.DATA), env) if kv is not None else None,
+        kv_per_token=quantity(kv, env) if kv is not None else None,
         kv_tokens=value(cm.sym(model.kv_tokens), env) if model.kv_tokens is not None else None,
         kv_handoff=handoff,
     )

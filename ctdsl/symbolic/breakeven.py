@@ -1,7 +1,8 @@
 """Break-even: where two schemes reach the target loss in the same time.
 
 For schemes x and y and a param b (usually the WAN bandwidth), find every root
-of T_x(b) = T_y(b) inside b's range, exactly.
+of T_x(b) = T_y(b) inside b's range: exactly where sympy can, numerically where
+it cannot, and every one checked.
 
 Step times hold max() and min() (the slowest link of a route, the slowest stage
 of a module, compute against sync when they overlap). Those are never handed to
@@ -13,28 +14,59 @@ regime's conditions hold at the other params' defaults, and only inside b's
 range. max/min that do not depend on b are constants for the solve: they are
 replaced by placeholders and put back in the answer, so each root is an exact
 expression in the other params.
+
+Nothing is taken on trust. Every exact root must show a sign change of
+T_x - T_y across a small bracket around it (or a tie there, where the times
+touch without crossing). Where a regime's equation is not a polynomial in b (b
+inside ceil or log2), has a degree above what radicals solve, is too large to
+hand to sympy, or has roots sympy did not express or that do not evaluate, the
+exact answer may be incomplete; then, and whenever no exact root lies in the
+range, T_x - T_y is scanned over the range (log-spaced for a log param) and
+each sign change that no exact root explains is narrowed by Brent's method to
+a root marked `numeric`. So "never in range" is always what the scan saw.
+
+What cannot be solved at all (more regimes than MAX_REGIMES, times that cannot
+be evaluated at the ends of the range) raises `Unsolvable` with a diagnostic
+code; `solve.py` turns it into a diagnostic at the break-even's statement.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 import sympy as sp
 
+from ctdsl.language.tolerances import REL
 from ctdsl.symbolic.convert import NumericError, value
+from ctdsl.symbolic.regimes import EVAL_FAILURES, TooManyRegimes, exact_roots, freeze_constants, regimes
+from ctdsl.symbolic.roots import brent, grid, real_function, sign_changes
 
-MAX_REGIMES = 4096
-_TOL = 1e-9
+MAX_REGIMES = 4096  # regime pairs of one break-even (each max/min in b multiplies them)
+SCAN_STEPS = 256  # intervals of the scan that finds the roots sympy may have missed
+CONFIRM_STEPS = 64  # intervals of the scan that confirms a complete exact answer with no root in range
+VERIFY_REL = 1e-6  # half-width, relative, of the bracket a root's sign change is checked across
+
+
+class Unsolvable(Exception):
+    """A break-even that cannot be solved on a checked spec: a diagnostic code, a message, a hint."""
+
+    def __init__(self, code: str, message: str, help: str | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.help = help
 
 
 @dataclass
 class Root:
-    raw: sp.Expr  # exact, in the other params, as solved
+    raw: sp.Expr  # exact, in the other params, as solved; a Float for a numeric root
     value: float
     regime: list[str]  # what binds on each side, in words
     below: str  # scheme that is faster just below the root
     above: str
+    numeric: bool = False  # found by the scan and Brent's method: no exact form
     _tidied: sp.Expr | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -64,112 +96,13 @@ class Breakeven:
         return not self.roots
 
 
-def _first_maxmin(expr: sp.Expr, b: sp.Symbol):
-    for node in sp.preorder_traversal(expr):
-        if isinstance(node, (sp.Max, sp.Min)) and node.has(b):
-            return node
-    return None
+@dataclass
+class _Pair:
+    """One pair of regimes: its conditions, what binds in words, and whether b drops out of it."""
 
-
-def regimes(expr: sp.Expr, b: sp.Symbol, labels: dict[sp.Expr, str] | None = None):
-    """Split expr into branches free of max/min in b: (branch, conditions, words).
-
-    A condition (big, small) means big >= small must hold for the branch to bind.
-    """
-    labels = labels or {}
-    node = _first_maxmin(expr, b)
-    if node is None:
-        return [(expr, [], [])]
-    out = []
-    is_max = isinstance(node, sp.Max)
-    for arg in node.args:
-        conds = [((arg, other) if is_max else (other, arg)) for other in node.args if other != arg]
-        words = [f"{labels[arg]} binds"] if arg in labels else []
-        for sub, subconds, subwords in regimes(expr.xreplace({node: arg}), b, labels):
-            out.append((sub, conds + subconds, words + subwords))
-            if len(out) > MAX_REGIMES:
-                raise ValueError("too many regimes")
-    return out
-
-
-def _freeze_constants(exprs: list[sp.Expr], b: sp.Symbol):
-    """Replace b-free max/min/ceiling by placeholders; return (exprs, back-map)."""
-    table: dict[sp.Expr, sp.Dummy] = {}
-
-    def walk(e: sp.Expr) -> sp.Expr:
-        if isinstance(e, (sp.Max, sp.Min, sp.ceiling, sp.floor)) and not e.has(b):
-            if e not in table:
-                table[e] = sp.Dummy("k", positive=True)
-            return table[e]
-        if not e.args:
-            return e
-        new = [walk(a) for a in e.args]
-        return e.func(*new) if any(n is not a for n, a in zip(new, e.args)) else e
-
-    frozen = [walk(e) for e in exprs]
-    back = {d: e for e, d in table.items()}
-    return frozen, back
-
-
-def _poly_roots(num: sp.Expr, b: sp.Symbol) -> tuple[list[sp.Expr], sp.Poly | None]:
-    try:
-        poly = sp.Poly(num, b)
-    except sp.PolynomialError:
-        return list(sp.solve(num, b)), None
-    deg = poly.degree()
-    if deg <= 0:
-        return [], poly
-    if deg == 1:
-        c1, c0 = poly.all_coeffs()
-        return [-c0 / c1], poly
-    found = sp.roots(poly, b)
-    return list(found), poly
-
-
-def _laurent_roots(diff: sp.Expr, b: sp.Symbol, back, env) -> tuple[list[sp.Expr], int] | None:
-    """The common case without `together`: diff = c_k b^k + c_m b^m, whole k < m.
-
-    A step time is alpha + beta / b in each regime, so the difference of two is
-    c_0 + c_-1 / b, and its one root is -c_-1 / c_0: the same root the general
-    path finds through the numerator's polynomial, at a fraction of the cost.
-    Returns (roots, degree), or None for anything else (then the general path
-    runs): b inside another function, three or more powers, or a coefficient that
-    is zero at the defaults (it may be zero identically, which only the general
-    path can tell).
-    """
-    terms: dict[int, sp.Expr] = {}
-    for term in sp.Add.make_args(sp.expand(diff)):
-        c, k = term.as_coeff_exponent(b)
-        if not k.is_Integer or c.has(b):
-            return None
-        terms[int(k)] = terms.get(int(k), sp.Integer(0)) + c
-    terms = {k: c for k, c in terms.items() if c != 0}
-    if len(terms) <= 1:
-        return [], 0
-    if len(terms) > 2:
-        return None
-    (k, low), (m, high) = sorted(terms.items())
-    for c in (low, high):
-        try:
-            v = value(c.xreplace(back), env)
-        except (NumericError, TypeError, ValueError, ZeroDivisionError, OverflowError):
-            return None
-        if not math.isfinite(v) or v == 0 or abs(v) <= 1e-9 * _magnitude(c.xreplace(back), env):
-            return None
-    if m - k != 1:
-        return None
-    return [-low / high], 1
-
-
-def _magnitude(c: sp.Expr, env) -> float:
-    """The sum of the absolute values of c's terms: the scale against which c is 'zero'."""
-    total = 0.0
-    for t in sp.Add.make_args(c):
-        try:
-            total += abs(value(t, env))
-        except (NumericError, TypeError, ValueError, ZeroDivisionError, OverflowError):
-            return math.inf
-    return total
+    conds: list
+    words: list[str]
+    flat: bool
 
 
 def solve_breakeven(
@@ -182,28 +115,92 @@ def solve_breakeven(
     lo: float,
     hi: float,
     labels: dict[sp.Expr, str] | None = None,
+    log: bool | None = None,
+    show: Callable[[float], str] | None = None,
 ) -> Breakeven:
-    """Every root of tx(b) = ty(b) in [lo, hi], with the other symbols at `env`."""
+    """Every root of tx(b) = ty(b) in [lo, hi], with the other symbols at `env`.
+
+    `log`: scan log-spaced (by default when lo > 0 and the range spans more than
+    a factor of 10); `show` formats a value of b for messages. Raises Unsolvable.
+    """
+    show = show or (lambda v: f"{v:.6g}")
+    log = (lo > 0 and hi > 10 * lo) if log is None else log
     result = Breakeven(name_x, name_y, str(b), lo, hi)
-    labels = labels or {}
+    pairs, candidates, complete = _candidates(name_x, tx, name_y, ty, b, env, labels or {})
+    candidates.sort(key=lambda c: c[1])
+    inside = [c for c in candidates if lo * (1 - REL) <= c[1] <= hi * (1 + REL)]
+    result.outside = [c[1] for c in candidates if c not in inside]
+    ftx, fty = real_function(tx, b, env), real_function(ty, b, env)
+
+    def diff(v: float) -> float:
+        return ftx(v) - fty(v)
+
+    d_lo, d_hi = diff(lo), diff(hi)
+    for end, v, d in (("low", lo, d_lo), ("high", hi, d_hi)):
+        if math.isnan(d):
+            raise Unsolvable(
+                "CT702",
+                f"break-even {name_x} vs {name_y}: the times to target cannot be evaluated at the {end} end "
+                f"of {b}'s range, {b} = {show(v)} (they overflow or divide by zero)",
+                f"narrow the range of {b} to values the times can be computed at",
+            )
+    verified = [c for c in inside if _verified(ftx, fty, c[1])]
+    complete = complete and len(verified) == len(inside)
+    found = [(expr, rv, words, False) for expr, rv, words in verified]
+    if not verified or not complete:
+        steps = CONFIRM_STEPS if complete else SCAN_STEPS
+        for rv in _scan(diff, lo, hi, steps, log, [c[1] for c in verified], (d_lo, d_hi)):
+            words = next((p.words for p in pairs if _holds(p.conds, b, rv, env)), [])
+            found.append((sp.Float(rv, 17), rv, words, True))
+        found.sort(key=lambda c: c[1])
+    winner = lambda d: name_x if d < 0 else (name_y if d > 0 else "neither")  # noqa: E731
+    result.faster_at_lo = winner(d_lo)
+    result.faster_at_hi = winner(d_hi)
+    points = [lo] + [c[1] for c in found] + [hi]
+    for i, (expr, rv, words, numeric) in enumerate(found):
+        left = _mid(points[i], points[i + 1])
+        right = _mid(points[i + 1], points[i + 2])
+        result.roots.append(Root(expr, rv, _dedupe(words), winner(diff(left)), winner(diff(right)), numeric))
+    if not result.roots:
+        result.reason = _never_reason(result, pairs, b, env)
+    return result
+
+
+def _candidates(name_x, tx, name_y, ty, b, env, labels):
+    """Every regime pair, and the exact roots that hold in their regime: (pairs, candidates, complete).
+
+    A candidate is (exact root, its value, what binds). `complete` is False when
+    some pair's roots may be missing (see `regimes.exact_roots`), or a root could not be
+    evaluated (a real root written with complex radicals, say).
+    """
+    try:
+        rx = regimes(tx, b, labels, MAX_REGIMES)
+        ry = regimes(ty, b, labels, MAX_REGIMES)
+        if len(rx) * len(ry) > MAX_REGIMES:
+            raise TooManyRegimes
+    except TooManyRegimes:
+        raise Unsolvable(
+            "CT701",
+            f"break-even {name_x} vs {name_y} over {b}: the times to target split into more than "
+            f"{MAX_REGIMES} regimes (one per choice of what binds in each max or min that depends on {b})",
+            f"each max or min whose terms depend on {b} multiplies the regimes: let fewer links, stages or "
+            f"overlaps depend on {b}, or ask for the break-even over another param",
+        ) from None
     candidates: list[tuple[sp.Expr, float, list[str]]] = []
-    flat: list[tuple[list, bool]] = []  # each regime pair: its conditions, and whether b drops out
-    for bx, cx, wx in regimes(tx, b, labels):
-        for by, cy, wy in regimes(ty, b, labels):
-            (fx, fy), back = _freeze_constants([bx, by], b)
-            quick = _laurent_roots(fx - fy, b, back, env)
-            if quick is not None:
-                roots, degree = quick
-            else:
-                num, den = sp.fraction(sp.together(fx - fy))
-                roots, poly = _poly_roots(sp.expand(num), b)
-                degree = poly.degree() if poly is not None else None
-            flat.append((cx + cy, degree is not None and degree <= 0))
+    pairs: list[_Pair] = []
+    complete = True
+    for bx, cx, wx in rx:
+        for by, cy, wy in ry:
+            (fx, fy), back = freeze_constants([bx, by], b)
+            roots, degree, whole = exact_roots(fx - fy, b, back, env)
+            complete = complete and whole
+            pairs.append(_Pair(cx + cy, wx + wy, degree is not None and degree <= 0))
             for r in roots:
                 r_full = r.xreplace(back)
                 try:
                     rv = value(r_full, env)
-                except (NumericError, TypeError, ValueError, ZeroDivisionError):
+                except EVAL_FAILURES:
+                    complete = False
                     continue
                 if not math.isfinite(rv) or rv <= 0:
                     continue
@@ -212,33 +209,48 @@ def solve_breakeven(
                 if not _unique(candidates, rv):
                     continue
                 candidates.append((r_full, rv, wx + wy))
-    candidates.sort(key=lambda c: c[1])
-    inside = [c for c in candidates if lo * (1 - _TOL) <= c[1] <= hi * (1 + _TOL)]
-    result.outside = [c[1] for c in candidates if c not in inside]
-    diff = lambda v: value(tx, {**env, b: v}) - value(ty, {**env, b: v})  # noqa: E731
-    winner = lambda d: name_x if d < 0 else (name_y if d > 0 else "neither")  # noqa: E731
-    result.faster_at_lo = winner(diff(lo))
-    result.faster_at_hi = winner(diff(hi))
-    points = [lo] + [c[1] for c in inside] + [hi]
-    for i, (expr, rv, words) in enumerate(inside):
-        left = _mid(points[i], points[i + 1])
-        right = _mid(points[i + 1], points[i + 2])
-        result.roots.append(Root(expr, rv, _dedupe(words), winner(diff(left)), winner(diff(right))))
-    if not result.roots:
-        samples = [lo * (hi / lo) ** (i / 8) for i in range(9)] if lo > 0 else [lo + (hi - lo) * i / 8 for i in range(9)]
-        active = [f for conds, f in flat for v in samples if _holds(conds, b, v, env)]
-        slopes_equal = bool(active) and all(active)
-        if slopes_equal:
-            result.reason = (
-                f"equal slopes: both times change with {b} in the same way, so "
-                f"{result.faster_at_lo} stays faster at every {b}"
-            )
-        elif result.outside:
-            shown = ", ".join(f"{v:.6g}" for v in result.outside)
-            result.reason = f"the times tie only outside the range, at {b} = {shown}; {result.faster_at_lo} is faster throughout"
-        else:
-            result.reason = f"{result.faster_at_lo} is faster at every {b}: the times never tie"
-    return result
+    return pairs, candidates, complete
+
+
+def _verified(ftx, fty, rv: float) -> bool:
+    """T_x - T_y changes sign across [rv (1 - VERIFY_REL), rv (1 + VERIFY_REL)], or the times tie at rv."""
+    a = ftx(rv * (1 - VERIFY_REL)) - fty(rv * (1 - VERIFY_REL))
+    c = ftx(rv * (1 + VERIFY_REL)) - fty(rv * (1 + VERIFY_REL))
+    if a != 0 and c != 0 and (a < 0) != (c < 0):
+        return True
+    x, y = ftx(rv), fty(rv)
+    return abs(x - y) <= REL * (abs(x) + abs(y))
+
+
+def _scan(diff, lo: float, hi: float, steps: int, log: bool, exact: list[float], ends: tuple[float, float]) -> list[float]:
+    """Roots of diff in [lo, hi] that no value in `exact` explains, from the sign changes of a scan."""
+    xs = grid(lo, hi, steps, log)
+    for r in exact:
+        xs += [v for v in (r * (1 - VERIFY_REL), r * (1 + VERIFY_REL)) if lo < v < hi]
+    xs = sorted(set(xs))
+    ys = [ends[0] if x == lo else ends[1] if x == hi else diff(x) for x in xs]
+    out = []
+    for a, fa, c, fc in sign_changes(xs, ys):
+        if any(a <= r <= c for r in exact):
+            continue
+        root, _low, _high = brent(diff, a, c, fa, fc)
+        out.append(root)
+    return out
+
+
+def _never_reason(result: Breakeven, pairs: list[_Pair], b, env) -> str:
+    lo, hi = result.lo, result.hi
+    samples = [lo * (hi / lo) ** (i / 8) for i in range(9)] if lo > 0 else [lo + (hi - lo) * i / 8 for i in range(9)]
+    active = [p.flat for p in pairs for v in samples if _holds(p.conds, b, v, env)]
+    if active and all(active):
+        return (
+            f"equal slopes: both times change with {b} in the same way, so "
+            f"{result.faster_at_lo} stays faster at every {b}"
+        )
+    if result.outside:
+        shown = ", ".join(f"{v:.6g}" for v in result.outside)
+        return f"the times tie only outside the range, at {b} = {shown}; {result.faster_at_lo} is faster throughout"
+    return f"{result.faster_at_lo} is faster at every {b}: the times never tie"
 
 
 def _mid(a: float, b: float) -> float:
@@ -252,13 +264,13 @@ def _holds(conds, b, bv: float, env) -> bool:
             vb, vs = value(big, full), value(small, full)
         except (NumericError, ZeroDivisionError):
             return False
-        if vb < vs - _TOL * max(abs(vb), abs(vs), 1e-300):
+        if vb < vs - REL * max(abs(vb), abs(vs), 1e-300):
             return False
     return True
 
 
 def _unique(cands, rv: float) -> bool:
-    return all(abs(c[1] - rv) > 1e-9 * max(abs(rv), 1e-300) for c in cands)
+    return all(abs(c[1] - rv) > REL * max(abs(rv), 1e-300) for c in cands)
 
 
 def _dedupe(words: list[str]) -> list[str]:

@@ -15,58 +15,42 @@ import sympy as sp
 
 from ctdsl.language.tolerances import CEIL_SLACK
 from ctdsl.model import expr as E
+from ctdsl.model.visit import Visitor
 from ctdsl.results.params import SymbolInfo, Symbols  # noqa: F401  (the solver's symbols)
 from ctdsl.symbolic.dimensioned import DimExpr
+
+
+def _rational(q) -> sp.Rational:
+    return sp.Rational(q.numerator, q.denominator)
+
+
+# The sympy printer: one handler per kind of node, the context is the `Symbols`.
+SYMPY = Visitor(
+    {
+        "Num": lambda _symbols, e: _rational(e.value),
+        "Sym": lambda symbols, e: symbols[e.name],
+        "Add": lambda _symbols, e, a, b: a + b,
+        "Sub": lambda _symbols, e, a, b: a - b,
+        "Mul": lambda _symbols, e, a, b: a * b,
+        "Div": lambda _symbols, e, a, b: a / b,
+        "Neg": lambda _symbols, e, a: -a,
+        "Pow": lambda _symbols, e, base: base ** _rational(e.exp),
+        "min": lambda _symbols, e, *args: sp.Min(*args),
+        "max": lambda _symbols, e, *args: sp.Max(*args),
+        "ceil": lambda _symbols, e, a: sp.ceiling(a),
+        "log2": lambda _symbols, e, a: sp.log(a, 2),
+    }
+)
 
 
 def to_sympy(expr: E.Expr, symbols: Symbols, memo: dict[int, tuple] | None = None) -> sp.Expr:
     """Convert a checked expression; shared nodes are converted once.
 
     `memo` maps id(node) -> (node, sympy): holding the node keeps its id from
-    being reused by another object while the memo lives.
+    being reused by another object while the memo lives, so callers share one
+    memo across calls.
     """
-    memo = {} if memo is None else memo
-    stack: list[tuple[E.Expr, bool]] = [(expr, False)]
-    while stack:  # post-order without recursion: deep chains stay safe
-        e, ready = stack.pop()
-        if id(e) in memo:
-            continue
-        if not ready:
-            stack.append((e, True))
-            stack.extend((c, False) for c in e.children() if id(c) not in memo)
-            continue
-        kids = [memo[id(c)][1] for c in e.children()]
-        memo[id(e)] = (e, _node(e, kids, symbols))
-    return memo[id(expr)][1]
-
-
-def _node(e: E.Expr, kids: list[sp.Expr], symbols: Symbols) -> sp.Expr:
-    if isinstance(e, E.Num):
-        return sp.Rational(e.value.numerator, e.value.denominator)
-    if isinstance(e, E.Sym):
-        return symbols[e.name]
-    if isinstance(e, E.Add):
-        return kids[0] + kids[1]
-    if isinstance(e, E.Sub):
-        return kids[0] - kids[1]
-    if isinstance(e, E.Mul):
-        return kids[0] * kids[1]
-    if isinstance(e, E.Div):
-        return kids[0] / kids[1]
-    if isinstance(e, E.Neg):
-        return -kids[0]
-    if isinstance(e, E.Pow):
-        return kids[0] ** sp.Rational(e.exp.numerator, e.exp.denominator)
-    if isinstance(e, E.Call):
-        if e.fn == "min":
-            return sp.Min(*kids)
-        if e.fn == "max":
-            return sp.Max(*kids)
-        if e.fn == "ceil":
-            return sp.ceiling(kids[0])
-        if e.fn == "log2":
-            return sp.log(kids[0], 2)
-    raise TypeError(f"cannot convert {e!r}")  # pragma: no cover
+    return SYMPY(expr, symbols, memo)
 
 
 class NumericError(ArithmeticError):
@@ -86,8 +70,58 @@ class Env(dict):
         self.memo: dict[sp.Basic, float] = {}
 
 
+def _to_float(x) -> float:
+    """float(x) for an exact or sympy number; +/-inf where its magnitude is beyond a float."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+def _sum(xs: list[float]) -> float:
+    """An exact sum of floats (fsum); inf + -inf is nan and an overflowing sum is +/-inf, never an exception."""
+    if all(math.isfinite(x) for x in xs):
+        try:
+            return math.fsum(xs)
+        except OverflowError:  # the partial sums leave the float range
+            pass
+    return sum(xs, 0.0) if not any(math.isnan(x) for x in xs) else math.nan
+
+
+def _pow(base: float, exp: float) -> float:
+    if base == 0 and exp < 0:
+        return math.inf
+    try:
+        return base**exp
+    except OverflowError:  # |base ^ exp| beyond a float: the sign of an odd whole power of a negative base
+        odd = base < 0 and float(exp).is_integer() and int(exp) % 2 == 1
+        return -math.inf if odd else math.inf
+
+
+def _extreme(xs: list[float], pick) -> float:
+    """max or min, nan if any argument is nan (the builtins answer by the arguments' order)."""
+    return math.nan if any(math.isnan(x) for x in xs) else pick(xs)
+
+
+def _round(x: float, up: bool) -> float:
+    if not math.isfinite(x):
+        return x
+    return float(math.ceil(x - CEIL_SLACK * max(1.0, abs(x)))) if up else float(math.floor(x))
+
+
+def _log(x: float) -> float:
+    if x > 0:
+        return math.log(x)
+    return -math.inf if x == 0 else math.nan
+
+
 def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
-    """Evaluate a sympy expression to a float, fast (no subs, no evalf)."""
+    """Evaluate a sympy expression to a float, fast (no subs, no evalf).
+
+    Never raises for a value beyond the float range: a magnitude too large is
+    +/-inf, inf - inf and 0 x inf are nan, the log of 0 is -inf, of a negative
+    number nan, the same on every run. A complex value raises NumericError.
+    """
     memo: dict[sp.Basic, float] = env.memo if isinstance(env, Env) else {}
 
     def ev(e: sp.Basic) -> float:
@@ -99,41 +133,32 @@ def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
                 r = e.p / e.q
             except OverflowError:
                 r = math.inf if (e.p > 0) == (e.q > 0) else -math.inf
+        elif e is sp.zoo or e is sp.oo:
+            r = math.inf
+        elif e is sp.nan:
+            r = math.nan
         elif e.is_Number:
-            r = float(e)
+            r = _to_float(e)
         elif e.is_Symbol:
             if e not in env:
                 raise NumericError(f"no value for {e}")
-            r = float(env[e])
+            r = _to_float(env[e])
         elif e.is_Add:
-            r = math.fsum(ev(a) for a in e.args)
+            r = _sum([ev(a) for a in e.args])
         elif e.is_Mul:
             r = 1.0
             for a in e.args:
                 r *= ev(a)
         elif e.is_Pow:
-            base, exp = ev(e.args[0]), ev(e.args[1])
-            if base == 0 and exp < 0:
-                r = math.inf
-            else:
-                r = base**exp
-        elif isinstance(e, sp.Max):
-            r = max(ev(a) for a in e.args)
-        elif isinstance(e, sp.Min):
-            r = min(ev(a) for a in e.args)
-        elif isinstance(e, sp.ceiling):
-            x = ev(e.args[0])
-            r = float(math.ceil(x - CEIL_SLACK * max(1.0, abs(x))))
-        elif isinstance(e, sp.floor):
-            r = float(math.floor(ev(e.args[0])))
+            r = _pow(ev(e.args[0]), ev(e.args[1]))
+        elif isinstance(e, (sp.Max, sp.Min)):
+            r = _extreme([ev(a) for a in e.args], max if isinstance(e, sp.Max) else min)
+        elif isinstance(e, (sp.ceiling, sp.floor)):
+            r = _round(ev(e.args[0]), isinstance(e, sp.ceiling))
         elif isinstance(e, sp.log):
-            r = math.log(ev(e.args[0]))
-        elif e is sp.zoo or e is sp.oo:
-            r = math.inf
-        elif e is sp.nan:
-            r = math.nan
+            r = _log(ev(e.args[0]))
         else:
-            r = float(e.evalf(subs=env))
+            r = _to_float(e.evalf(subs=env))
         if isinstance(r, complex):
             raise NumericError(f"complex value of {e}")
         memo[e] = r
@@ -142,5 +167,5 @@ def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
     if isinstance(expr, DimExpr):
         expr = expr.e
     if not isinstance(expr, sp.Basic):
-        return float(expr)
+        return _to_float(expr)
     return ev(expr)

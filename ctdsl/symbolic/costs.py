@@ -16,7 +16,7 @@ For one scheme:
   LINK"), and the wait for the slowest worker (`stragglers.py`, the component
   "stragglers"), added to compute;
 - time to target = steps x step time; energy to target = steps x (static power x
-  step time + energy per FLOP x FLOPs + energy per bit x bits on every link crossed
+  step time + energy per FLOP x FLOPs + energy per byte x bytes on every link crossed
   + module and switch power x step time).
 """
 
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
 import sympy as sp
 
 from ctdsl import units as U
@@ -32,6 +31,7 @@ from ctdsl.language import schema as S
 from ctdsl.language.enums import LinkKind, PlacementKind
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Scheme, Spec
+from ctdsl.model.topology import NodeKind, Topology
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic import stragglers as ST
@@ -43,8 +43,22 @@ from ctdsl.symbolic.transform import ModuleStages, per_dc_max, transform
 
 __all__ = ["CostModel", "SchemeCosts", "LoadedEdge", "ClosedForm", "ModuleStages"]
 
+# an attribute that holds a field in other units than the spec writes it: the field's name
+_WRITTEN = {("scheme", "value_bytes"): "bits", ("link", "energy_per_byte"): "energy_per_bit"}
 # the schema kind of each entity class whose fields the costs read
 _KIND = {"Model": "model", "Device": "device", "Link": "link", "Pluggable": "pluggable", "Switch": "switch", "DataCentre": "dc", "Scheme": "scheme"}
+
+
+@dataclass(frozen=True)
+class EdgeTerms:
+    """One directed edge of the topology, its quantities as dimensioned sympy."""
+
+    link: str
+    kind: LinkKind
+    bandwidth: DimExpr  # B/s
+    latency: DimExpr  # s
+    energy_per_byte: DimExpr  # J/B
+    queue: Q.Queue | None  # the M/D/1 queue of a link with a background load
 
 
 @dataclass
@@ -103,13 +117,14 @@ class ClosedForm:
 class CostModel:
     """Everything shared by the schemes of one spec: symbols, graph, edge attributes."""
 
-    def __init__(self, spec: Spec, g: nx.DiGraph, symbols: Symbols):
+    def __init__(self, spec: Spec, topology: Topology, symbols: Symbols):
         self.spec = spec
-        self.g = g
+        self.topology = topology
         self.symbols = symbols
         self._memo: dict[int, sp.Expr] = {}
-        self._edges: dict[Edge, dict] = {}
-        self.router = Router(spec, g, self.edge_attr, self.node_latency)
+        self._edges: dict[Edge, EdgeTerms] = {}
+        self.router = Router(spec, topology, self.edge, self.node_latency)
+        self.formulas = D.FieldAlgebra(self.field, self.shape)  # the model's formulas, dimensioned
 
     def sym(self, expr) -> sp.Expr:
         return to_sympy(expr, self.symbols, self._memo)
@@ -122,28 +137,27 @@ class CostModel:
         """A field of a checked entity, with the dimension the language's schema gives it."""
         kind = _KIND.get(type(entity).__name__)
         table = S.KINDS[kind] if kind is not None else S.STAGES[entity.name]
-        return DimExpr(self.sym(getattr(entity, name)), table[name].dim)
+        return DimExpr(self.sym(getattr(entity, name)), table[_WRITTEN.get((kind, name), name)].dim)
 
-    def edge_attr(self, e: Edge) -> dict:
+    def shape(self, model, key: str) -> DimExpr:
+        """One of a model's shape fields (layers, width, ...), with its schema dimension."""
+        return DimExpr(self.sym(model.shape[key]), S.KINDS["model"][key].dim)
+
+    def edge(self, e: Edge) -> EdgeTerms:
         if e not in self._edges:
-            d = self.g.edges[e]
-            attrs = self._edges[e] = {
-                "bandwidth": self.q(d["bandwidth"], U.RATE),
-                "latency": self.q(d["latency"], U.TIME),
-                "energy_per_byte": self.q(d["energy_per_bit"], U.ENERGY_PER_DATA),
-                "link": d["link"],
-                "kind": d["kind"],
-                "queue": None,
-            }
-            link = self.spec.links.get(d["link"]) if d["kind"] in (LinkKind.INTRA, LinkKind.WAN) else None
+            d = self.topology.edge(*e)
+            bandwidth = self.q(d.bandwidth, U.RATE)
+            link = self.spec.links.get(d.link) if d.kind in (LinkKind.INTRA, LinkKind.WAN) else None
+            queue = None
             if link is not None and link.load is not None and link.transfer is not None:
-                attrs["queue"] = Q.Queue.of(d["link"], self.field(link, "load"), self.field(link, "transfer"), attrs["bandwidth"])
+                queue = Q.Queue.of(d.link, self.field(link, "load"), self.field(link, "transfer"), bandwidth)
+            self._edges[e] = EdgeTerms(d.link, d.kind, bandwidth, self.q(d.latency, U.TIME), self.q(d.energy_per_byte, U.ENERGY_PER_DATA), queue)
         return self._edges[e]
 
     def node_latency(self, node: str) -> DimExpr:
-        d = self.g.nodes[node]
-        if d.get("kind") == "switch":
-            sw = self.spec.switches.get(d["definition"])
+        n = self.topology.node(node)
+        if n.kind is NodeKind.SWITCH:
+            sw = self.spec.switches.get(n.definition)
             if sw is not None and sw.latency is not None:
                 return self.field(sw, "latency")
         return D.zero(U.TIME)
@@ -155,14 +169,14 @@ class CostModel:
 
     def scheme(self, scheme: Scheme) -> SchemeCosts:
         model = self.spec.models[scheme.model]
-        dense = self.q(PL.dense_bytes(model), U.DATA)
-        payload = self.q(PL.payload_bytes(scheme, model), U.DATA)
+        dense = PL.dense_bytes(model, self.formulas)
+        payload = PL.payload_bytes(scheme, model, self.formulas)
         labels: dict[sp.Expr, str] = {}
         up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
         phases = self.router.plan(scheme.collective, payload, up, scheme.loopback)
         for ph in phases:
             labels.update(ph.bottlenecks)
-        flops = self.q(PL.compute_flops(model), U.OPS)
+        flops = PL.compute_flops(model, self.formulas)
         per_dc = {dc: flops / (self.field(dev, "peak") * self.field(dev, "efficiency")) for dc, dev in self.devices().items()}
         compute = per_dc_max(per_dc, "compute in dc {}", labels)
         tr, where, module = transform(self, scheme, dense, up, labels)
@@ -186,7 +200,7 @@ class CostModel:
             step = worked + side
         steps = self.field(scheme, "steps") if scheme.steps is not None else None
         link_bytes = self._link_bytes(phases)
-        wan_edges = [e for e in link_bytes if self.edge_attr(e)["kind"] == LinkKind.WAN]
+        wan_edges = [e for e in link_bytes if self.edge(e).kind is LinkKind.WAN]
         wan_bytes = D.emax(*[link_bytes[e] for e in wan_edges]) if wan_edges else D.zero(U.DATA)
         energy = energy_parts(self, scheme, step, flops, dense, link_bytes, period, where)
         energy_step = D.total(energy.values(), U.ENERGY)
@@ -228,7 +242,7 @@ class CostModel:
         for ph in phases:
             if ph.waits:
                 components[ph.name] = ph.steps * ph.free_step_time / period
-                links = ", ".join(dict.fromkeys(self.edge_attr(e)["link"] for e in ph.waits))
+                links = ", ".join(dict.fromkeys(self.edge(e).link for e in ph.waits))
                 key = f"queueing on {links}"
                 queueing[key] = queueing.get(key, D.zero(U.TIME)) + ph.steps * ph.queueing / period
             else:
@@ -248,7 +262,7 @@ class CostModel:
         senders: dict[str, DimExpr] = {}
         for ph in phases:
             for t in ph.transfers:
-                if self.g.nodes[t.src]["kind"] == "worker":
+                if self.topology.node(t.src).kind is NodeKind.WORKER:
                     senders[t.src] = senders.get(t.src, D.zero(U.DATA)) + ph.steps * t.nbytes
         return D.emax(*senders.values()) if senders else D.zero(U.DATA)
 
@@ -258,12 +272,12 @@ class CostModel:
         out: dict[Edge, LoadedEdge] = {}
         for ph in phases:
             for e in ph.waits:
-                q = self.edge_attr(e)["queue"]
+                q = self.edge(e).queue
                 le = out.setdefault(e, LoadedEdge(e, q, [], 0, D.zero(U.TIME)))
                 le.phases.append(ph.name)
                 le.waits_per_sync += ph.steps
         for e, le in out.items():
-            bw = self.edge_attr(e)["bandwidth"]
+            bw = self.edge(e).bandwidth
             le.busy = D.total([ph.bytes_on(e) for ph in phases], U.DATA) / bw / period
         return out
 

@@ -150,3 +150,27 @@ def ceiling(a: DimExpr) -> DimExpr:
     if a.dim != U.ONE:
         raise DimensionError(f"ceil of {a.dim.describe()}: {a.e}")
     return DimExpr(sp.ceiling(a.e), U.ONE)
+
+
+def log2(a: DimExpr) -> DimExpr:
+    if a.dim != U.ONE:
+        raise DimensionError(f"log2 of {a.dim.describe()}: {a.e}")
+    return DimExpr(sp.log(a.e, 2), U.ONE)
+
+
+class FieldAlgebra:
+    """The model's formulas (ctdsl.model.payload) in dimensioned sympy: each field a
+    DimExpr with the dimension the language's schema gives it (`field(entity, name)`)."""
+
+    byte = DimExpr(sp.Integer(1), U.DATA)
+
+    def __init__(self, field, shape):
+        self.get = field  # (entity, attribute) -> DimExpr
+        self.shape = shape  # (model, shape key) -> DimExpr
+
+    @staticmethod
+    def num(n: int) -> DimExpr:
+        return DimExpr(sp.Integer(n), U.ONE)
+
+    ceil = staticmethod(ceiling)
+    log2 = staticmethod(log2)

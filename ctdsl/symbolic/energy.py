@@ -28,7 +28,7 @@ def energy_parts(cm, scheme, step: DimExpr, flops: DimExpr, dense: DimExpr, link
         sw = spec.switches.get(d.switch)
         if sw is not None:
             switch_w.append(cm.field(sw, "power"))
-    links = D.total([cm.edge_attr(e)["energy_per_byte"] * nbytes for e, nbytes in link_bytes.items()], U.ENERGY) / period
+    links = D.total([cm.edge(e).energy_per_byte * nbytes for e, nbytes in link_bytes.items()], U.ENERGY) / period
     return {
         "static": D.total(static_w, U.POWER) * step,
         "arithmetic": D.total(arith, U.ENERGY),

@@ -2,7 +2,7 @@
 
 A collective is a list of phases. A phase is a number of sequential steps that
 are all alike; in each step a set of transfers runs at once. Each transfer
-follows its route in the graph (`model.graph.path`), so which links a phase
+follows its route in the graph (`Topology.route`), so which links a phase
 crosses is decided by the graph, never by a formula per named topology.
 
 Time of one step: every transfer pays the latencies along its route (links, and
@@ -40,14 +40,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import networkx as nx
 import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.language.enums import Collective
 from ctdsl.model.entities import Spec
-from ctdsl.model.graph import path as graph_path
 from ctdsl.model.graph import switch_id, worker_id
+from ctdsl.model.topology import Topology
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic.dimensioned import DimExpr, emax
 
@@ -102,15 +101,15 @@ def _ring(members: list[str], nbytes: DimExpr) -> list[tuple[str, str, DimExpr]]
 class Router:
     """Routes transfers over one graph; edge attributes come in as sympy."""
 
-    def __init__(self, spec: Spec, g: nx.DiGraph, edge_attr, node_latency):
+    def __init__(self, spec: Spec, topology: Topology, edge, node_latency):
         self.spec = spec
-        self.g = g
-        self.edge_attr = edge_attr  # (u, v) -> dict(bandwidth=..., latency=..., ...)
-        self.node_latency = node_latency  # node -> sympy latency (switches), or 0
+        self.topology = topology
+        self.edge = edge  # (u, v) -> its EdgeTerms: bandwidth, latency, queue, ... as DimExpr
+        self.node_latency = node_latency  # node -> its latency (switches), or 0 s
         self._route = lru_cache(maxsize=None)(self._route_uncached)
 
     def _route_uncached(self, src: str, dst: str) -> tuple[str, ...]:
-        return tuple(graph_path(self.g, src, dst))
+        return self.topology.route(src, dst)
 
     def phase(self, name: str, steps: int, flows: list[tuple[str, str, DimExpr]]) -> Phase | None:
         if steps <= 0 or not flows:
@@ -125,22 +124,21 @@ class Router:
         free: dict[DimExpr, None] = {}
         lats: dict[DimExpr, None] = {}
         for t in transfers:
-            lat = D.total([self.edge_attr(e)["latency"] for e in t.edges], U.TIME)
+            lat = D.total([self.edge(e).latency for e in t.edges], U.TIME)
             lat += D.total([self.node_latency(n) for n in t.route[1:-1]], U.TIME)
             phase.route_latency.append(lat)
             # M/D/1 wait, once per loaded link on the route (queueing.py)
-            waits = [(e, self.edge_attr(e)["queue"].wait) for e in t.edges if self.edge_attr(e).get("queue") is not None]
+            waits = [(e, self.edge(e).queue.wait) for e in t.edges if self.edge(e).queue is not None]
             for e, w in waits:
                 phase.waits.setdefault(e, w)
             shares = {}
             for e in t.edges:
-                share = loads[e] / self.edge_attr(e)["bandwidth"]
+                share = loads[e] / self.edge(e).bandwidth
                 shares.setdefault(share, e)
             args = list(shares)
             bw_time = emax(*args) if len(args) > 1 else args[0]
             for arg, e in shares.items():
-                a = self.edge_attr(e)
-                phase.bottlenecks.setdefault(arg.e, f"{a['link']} {e[0]} -> {e[1]}")
+                phase.bottlenecks.setdefault(arg.e, f"{self.edge(e).link} {e[0]} -> {e[1]}")
             if waits:
                 free[lat + bw_time] = None
                 terms[lat + D.total([w for _, w in waits], U.TIME) + bw_time] = None

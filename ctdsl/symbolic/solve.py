@@ -9,12 +9,13 @@ Markdown, CSV, LaTeX) and notebooks show.
 from __future__ import annotations
 
 from ctdsl import units as U
+from ctdsl.diagnostics import Diagnostic
+from ctdsl.failure import Failure
 from ctdsl.model.entities import Spec
-from ctdsl.model.graph import build_graph
 from ctdsl.results.frozen import FrozenDict
 from ctdsl.results.solution import BreakevenResult, Solution
 from ctdsl.symbolic.assemble import model_result, scheme_result
-from ctdsl.symbolic.breakeven import solve_breakeven
+from ctdsl.symbolic.breakeven import Unsolvable, solve_breakeven
 from ctdsl.symbolic.convert import Env, Symbols
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 
@@ -32,7 +33,7 @@ def default_over(spec: Spec) -> str | None:
 
 def solve(spec: Spec) -> Solution:
     symbols = Symbols(spec)
-    cm = CostModel(spec, build_graph(spec), symbols)
+    cm = CostModel(spec, spec.topology, symbols)
     env = Env(symbols.defaults())
     costs = {name: cm.scheme(s) for name, s in spec.schemes.items()}
     schemes = {name: scheme_result(cm, c, env) for name, c in costs.items()}
@@ -48,6 +49,7 @@ def solve(spec: Spec) -> Solution:
 
 
 def breakeven(cm: CostModel, costs: dict[str, SchemeCosts], x: str, y: str, over: str, env) -> BreakevenResult:
+    """One break-even; raises Failure (CT7xx, at the breakeven statement) where it cannot be solved."""
     spec = cm.spec
     p = spec.params[over]
     cx, cy = costs[x], costs[y]
@@ -57,6 +59,17 @@ def breakeven(cm: CostModel, costs: dict[str, SchemeCosts], x: str, y: str, over
             x, y, over, p.dim, None, f"scheme {' and '.join(missing)} has no steps to target: set steps = N", cm.symbols
         )
     lo, hi = (p.lo, p.hi) if p.lo is not None else (p.default * 1e-6, p.default * 1e6)
+    log = p.spacing == "log" or p.lo is None
     labels = {**cx.labels, **cy.labels}
-    result = solve_breakeven(x, cx.time_to_target.e, y, cy.time_to_target.e, cm.symbols[over], env, lo, hi, labels)
+    (cx.time_to_target - cy.time_to_target)  # the two times are of one dimension (DimensionError if not)
+    try:
+        show = lambda v: U.format_quantity(v, p.dim)  # noqa: E731
+        result = solve_breakeven(x, cx.time_to_target.e, y, cy.time_to_target.e, cm.symbols[over], env, lo, hi, labels, log, show)
+    except Unsolvable as exc:
+        stmt = next((s for s in spec.breakevens if (s.x, s.y, s.over) == (x, y, over)), None)
+        if stmt is not None:
+            span, label = stmt.span, "this break-even"
+        else:  # asked by `baseline`: point at the scheme compared
+            span, label = spec.schemes[x].span, f"compared with the baseline {y}"
+        raise Failure([Diagnostic(exc.code, exc.message, span, label=label, help=exc.help)]) from None
     return BreakevenResult(x, y, over, p.dim, result, None, cm.symbols)

@@ -20,7 +20,15 @@ The extra over b (the "stragglers" component) is, for N alike workers:
   form: numerically integrated, E[max] = integral_0^inf (1 - F(y)^N) dy with
   mpmath's quadrature (tanh-sinh, about 15 significant digits).
 - H > 1, exponential: Y is Gamma(H, 1) (Erlang for whole H); E[max of N] / H is
-  numerically integrated the same way, with the regularised incomplete gamma.
+  numerically integrated the same way, with the regularised incomplete gamma;
+  above H = 1000, with the Wilson-Hilferty law ((Y/H)^(1/3) normal: an
+  approximation), where the incomplete gamma is slow or does not converge.
+- H > 10^4, any kind: Y is taken as normal with the sum's mean and variance (an
+  approximation; E[max] is also kept within mean <= E[max] <= N mean). Where a
+  law's integral does not converge (mpmath's NoConvergence), the same normal law
+  stands in and the formula says so.
+- A lognormal's E[max] is integrated in z = log(Y), where the heavy tail is; a
+  mean beyond the float range makes the term inf, shown as such.
 - H > 1, uniform: Y has the Irwin-Hall law, whose CDF is a piecewise polynomial;
   numerically integrated at the working precision its cancellation needs, for
   H <= 200; above that, a normal law with the same mean and variance
@@ -52,6 +60,8 @@ EXACT = "exact"
 INTEGRATED = "numerically integrated"
 APPROXIMATION = "approximation"
 _IRWIN_HALL_MAX = 200  # above this H, the uniform sum is taken as normal
+_WH_H = 1000  # above this H, Gamma(H, 1) is taken by Wilson-Hilferty (the incomplete gamma is slow or fails)
+_CLT_H = 1e4  # above this H, every sum is taken as normal (its law's own integral is slow or fails)
 
 
 @dataclass(frozen=True)
@@ -77,9 +87,20 @@ class Group:
 
 
 def sum_law(kind: str, H: float, sigma: float | None = None):
-    """(cdf of Y, mean, sd, status) for Y = the sum of H draws of the unit jitter."""
+    """(cdf of Y, mean, sd, status) for Y = the sum of H draws of the unit jitter.
+
+    mean and sd are floats, +inf where they are beyond the float range (a
+    lognormal with a large sigma): they only place the quadrature's points.
+    """
     import mpmath as mp
 
+    if H > _CLT_H:  # the central limit: a normal law with the sum's mean and variance
+        mean, var = _moments(kind, sigma)
+        m, sd = H * mean, mp.sqrt(H * var)
+        return (lambda y: mp.ncdf((y - m) / sd)), _f(m), _f(sd), APPROXIMATION
+    if kind == "exponential" and H > _WH_H:  # Wilson-Hilferty: (Y / H)^(1/3) is close to normal
+        a, b = 1 - 1 / (9 * H), math.sqrt(1 / (9 * H))
+        return (lambda y: mp.ncdf((mp.cbrt(y / H) - a) / b) if y > 0 else mp.mpf(0)), H, math.sqrt(H), APPROXIMATION
     if kind == "exponential":
         return (lambda y: mp.gammainc(H, 0, y, regularized=True) if y > 0 else mp.mpf(0)), H, math.sqrt(H), (
             EXACT if H == 1 else INTEGRATED
@@ -91,16 +112,57 @@ def sum_law(kind: str, H: float, sigma: float | None = None):
         mean, sd = H / 2, math.sqrt(H / 12)
         return (lambda y: mp.ncdf((y - mean) / sd)), mean, sd, APPROXIMATION
     if kind == "lognormal":
-        s2 = sigma * sigma
-        if H == 1:
-            mu, sd_log, status = 0.0, sigma, INTEGRATED
-        else:  # Fenton-Wilkinson: a lognormal with the sum's mean and variance
-            v = math.log1p(math.expm1(s2) / H)
-            mu, sd_log, status = math.log(H) + s2 / 2 - v / 2, math.sqrt(v), APPROXIMATION
-        mean = H * math.exp(s2 / 2)
-        sd = math.sqrt(H * math.expm1(s2) * math.exp(s2))
-        return (lambda y: mp.ncdf((mp.log(y) - mu) / sd_log) if y > 0 else mp.mpf(0)), mean, sd, status
+        s2 = mp.mpf(sigma) ** 2  # exp(s2) leaves the float range for sigma above about 26
+        mu, sd_log = _log_law(H, sigma)
+        status = INTEGRATED if H == 1 else APPROXIMATION
+        mean = H * mp.exp(s2 / 2)
+        sd = mp.sqrt(H * mp.expm1(s2) * mp.exp(s2))
+        return (lambda y: mp.ncdf((mp.log(y) - mu) / sd_log) if y > 0 else mp.mpf(0)), _f(mean), _f(sd), status
     raise ValueError(kind)  # pragma: no cover
+
+
+def _log_law(H: float, sigma: float):
+    """(mu, sigma) of the lognormal law of the sum of H LogNormal(0, sigma^2) (Fenton-Wilkinson for H > 1)."""
+    import mpmath as mp
+
+    if H == 1:
+        return mp.mpf(0), mp.mpf(sigma)
+    s2 = mp.mpf(sigma) ** 2
+    v = mp.log1p(mp.expm1(s2) / H)  # the sum's mean and variance
+    return mp.log(H) + s2 / 2 - v / 2, mp.sqrt(v)
+
+
+def _lognormal_max(N: int, mu, s) -> float:
+    """E[max of N LogNormal(mu, s^2)] = integral of exp(mu + s z) N phi(z) Phi(z)^(N-1) dz, in z.
+
+    In z the integrand is a bump near z = s (exp(s z) phi(z) is phi(z - s) scaled),
+    where a quadrature in y = exp(mu + s z) misses the heavy tail; +inf beyond the float range.
+    """
+    import mpmath as mp
+
+    f = lambda z: mp.exp(mu + s * z) * N * mp.npdf(z) * mp.ncdf(z) ** (N - 1)  # noqa: E731
+    pts = sorted({-mp.inf, -10, 0, s - 10, s, s + 10, mp.inf})
+    return _f(mp.quad(f, pts))
+
+
+def _moments(kind: str, sigma: float | None):
+    """(mean, variance) of one unit draw, as mpmath numbers."""
+    import mpmath as mp
+
+    if kind == "exponential":
+        return mp.mpf(1), mp.mpf(1)
+    if kind == "uniform":
+        return mp.mpf(1) / 2, mp.mpf(1) / 12
+    s2 = mp.mpf(sigma) ** 2
+    return mp.exp(s2 / 2), mp.expm1(s2) * mp.exp(s2)
+
+
+def _f(x) -> float:
+    """An mpmath number as a float: +inf beyond the float range."""
+    try:
+        return float(x)
+    except OverflowError:  # pragma: no cover - mpmath answers inf
+        return math.inf
 
 
 def _irwin_hall_cdf(n: int) -> Callable:
@@ -140,7 +202,9 @@ def unit_factor(kind: str, N: int, H: float, sigma: float | None = None) -> tupl
     if H == 1 and kind == "uniform":
         return sp.Rational(N, N + 1), EXACT, f"jitter x {N}/{N + 1} (E[max of {N} U(0, 1)] = N/(N + 1))"
     cdf, mean, sd, status = sum_law(kind, H, sigma)
-    c = _expected_max([(N, 0.0, 1.0, cdf, mean, sd)]) / H
+    c, note = _unit_max(kind, N, H, sigma, cdf, mean, sd, status)
+    if note:
+        status = APPROXIMATION
     if kind == "exponential":
         what = f"Gamma({H:g}, 1)" if H != 1 else "Exp(1)"
     elif kind == "uniform":
@@ -148,19 +212,73 @@ def unit_factor(kind: str, N: int, H: float, sigma: float | None = None) -> tupl
     else:
         law = f"LogNormal(0, {sigma:g}^2)"
         what = law if H == 1 else f"the sum of {H:g} {law} (Fenton-Wilkinson)"
+    if H > _CLT_H:
+        what = f"the sum of {H:g} draws (normal approximation)"
     per = " / H" if H != 1 else ""
-    return sp.Float(c, 15), status, f"jitter x E[max of {N} {what}]{per} = jitter x {c:.6g}"
+    if not math.isfinite(c):  # inf shown as such: E[max] >= the mean, beyond the float range
+        return sp.oo, APPROXIMATION, f"jitter x E[max of {N} {what}]{per} = inf (beyond the float range){note}"
+    return sp.Float(c, 15), status, f"jitter x E[max of {N} {what}]{per} = jitter x {c:.6g}{note}"
+
+
+def _unit_max(kind, N, H, sigma, cdf, mean, sd, status) -> tuple[float, str]:
+    """(E[max of N sums] / H, a note when the quadrature gave up and the normal law stands in)."""
+    import mpmath as mp
+
+    if not math.isfinite(mean / H):
+        return math.inf, ""
+    if status == APPROXIMATION and H > _CLT_H:  # E[max of N] <= N E[Y]: a bound where the normal law is far off
+        return min((mean + sd * _normal_max(N)) / H, N * mean / H), ""
+    if kind == "lognormal":
+        return _lognormal_max(N, *_log_law(H, sigma)) / H, ""
+    try:
+        c = _expected_max([(N, 0.0, 1.0, cdf, mean, sd)]) / H
+    except mp.libmp.NoConvergence:
+        m, var = _moments(kind, sigma)
+        c = _f((H * m + mp.sqrt(H * var) * _normal_max(N)) / H)
+        return c, " (normal approximation: the integral did not converge)"
+    return c, ""
+
+
+@lru_cache(maxsize=64)
+def _normal_max(N: int) -> float:
+    """E[max of N standard normals]."""
+    import mpmath as mp
+
+    up = mp.quad(lambda x: 1 - mp.ncdf(x) ** N, [0, 3, 10, mp.inf])
+    down = mp.quad(lambda x: mp.ncdf(x) ** N, [-mp.inf, -10, -3, 0])
+    return float(up - down)
 
 
 def excess(groups: list[Group], H: float) -> tuple[float, str]:
-    """E[max over workers of (H b + s Y)] / H - max b, for workers in unlike groups (numerically)."""
+    """E[max over workers of (H b + s Y)] / H - max b, for workers in unlike groups (numerically).
+
+    +inf where it is beyond the float range; where the quadrature of a law does not
+    converge, each group's sum is taken as normal (an approximation).
+    """
+    import mpmath as mp
+
+    try:
+        return _excess(groups, H, normal=False)
+    except mp.libmp.NoConvergence:
+        return _excess(groups, H, normal=True)
+
+
+def _excess(groups: list[Group], H: float, normal: bool) -> tuple[float, str]:
+    import mpmath as mp
+
     parts = []
-    status = INTEGRATED
+    status = APPROXIMATION if normal else INTEGRATED
     for g in groups:
         if g.scale > 0 and g.kind is not None:
-            cdf, mean, sd, st = sum_law(g.kind, H, g.sigma)
-            if st == APPROXIMATION:
-                status = APPROXIMATION
+            if normal:
+                m, var = _moments(g.kind, g.sigma)
+                mean, sd = H * m, mp.sqrt(H * var)
+                cdf = lambda y, mean=mean, sd=sd: mp.ncdf((y - mean) / sd)  # noqa: E731
+                mean, sd = _f(mean), _f(sd)
+            else:
+                cdf, mean, sd, st = sum_law(g.kind, H, g.sigma)
+                if st == APPROXIMATION:
+                    status = APPROXIMATION
             parts.append((g.count, H * g.base, g.scale, cdf, mean, sd))
         else:
             parts.append((g.count, H * g.base, 0.0, None, 0.0, 0.0))
@@ -175,6 +293,11 @@ def _expected_max(parts) -> float:
     live = [(n, a, s, cdf) for n, a, s, cdf, _, _ in parts if s > 0 and cdf is not None]
     if not live:
         return 0.0
+    # E[max] is at least each group's mean: inf when a mean is beyond the float range, and a
+    # floor under a quadrature that misses part of a heavy tail
+    floor = max(a + s * mean for _, a, s, cdf, mean, _ in parts if s > 0 and cdf is not None) - m0
+    if not math.isfinite(floor):
+        return math.inf
 
     def survival(x):
         prod = mp.mpf(1)
@@ -187,10 +310,10 @@ def _expected_max(parts) -> float:
         if s > 0:
             for k in (-3, 0, 3, 10):
                 x = a - m0 + s * (mean + k * sd)
-                if x > 0:
+                if x > 0 and math.isfinite(x):
                     points.add(x)
     grid = [m0 + p for p in sorted(points)] + [mp.inf]
-    return float(mp.quad(survival, grid))
+    return max(_f(mp.quad(survival, grid)), floor)
 
 
 __all__ = ["Straggler", "Group", "unit_factor", "excess", "sum_law", "EXACT", "INTEGRATED", "APPROXIMATION"]

@@ -1,7 +1,8 @@
-"""`ctdsl simulate`: tables, JSON (schema `ctdsl.simulate/1`) and CSV of simulation results
-and of `--validate`. Rows are plain strings first (like tables.py), so the
-terminal and the text view say the same. Nothing here depends on the clock:
-the same spec and seed give byte-identical output.
+"""`ctdsl simulate`: the tables of simulation results and of `--validate`, and their rendering on a terminal.
+
+Rows are plain strings first (like tables.py), so the terminal and the text
+view say the same. Nothing here depends on the clock: the same spec and seed
+give byte-identical output. JSON and CSV are in `simulation_data.py`.
 """
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ from __future__ import annotations
 import math
 
 from ctdsl import units as U
-from ctdsl.report.tables import Table
+from ctdsl.language.tolerances import REL
+from ctdsl.report.encode import rich_text
+from ctdsl.report.tables import Table, print_rich_tables
 
-SCHEMA = "ctdsl.simulate/1"
-VALIDATE_SCHEMA = "ctdsl.simulate.validate/1"
 T = U.TIME
 
 
@@ -52,7 +53,7 @@ def _x(a: float, b: float) -> str:
 def _inside(est, x: float) -> str:
     if est is None or est.n < 2:
         return "n/a"
-    if abs(est.mean - x) <= 1e-9 * abs(x) and est.sd <= 1e-9 * abs(x):
+    if abs(est.mean - x) <= REL * abs(x) and est.sd <= REL * abs(x):
         return "yes (deterministic)"
     lo, hi = est.interval
     if lo <= x <= hi:
@@ -208,127 +209,8 @@ def render_rich(res, console) -> None:
 
 
 def _render(console, head: str, ts: list[Table]) -> None:
-    from rich.markup import escape
-    from rich.table import Table as RichTable
-
-    console.print(escape(head))
-    for t in ts:
-        rt = RichTable(title=t.title, title_justify="left", title_style="bold", header_style="bold")
-        for h in t.header:
-            rt.add_column(escape(h), overflow="fold")
-        for i, row in enumerate(t.rows):
-            rt.add_row(*[f"[bold yellow]{escape(c)}[/]" if (i, j) in t.marked else escape(c) for j, c in enumerate(row)])
-        console.print(rt)
-        for n in t.notes:
-            console.print(f"  [dim]{escape(n)}[/dim]")
-    console.print()
-
-
-# ---- JSON and CSV ------------------------------------------------------------------------------
-
-
-def _num(x):
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
-
-
-def _est(e) -> dict | None:
-    if e is None:
-        return None
-    lo, hi = e.interval if e.n >= 2 else (math.nan, math.nan)
-    return {"mean": _num(e.mean), "sd": _num(e.sd), "n": e.n, "ci95": [_num(lo), _num(hi)]}
-
-
-def result_json(res) -> dict:
-    c = res.settings
-    return {
-        "schema": SCHEMA,
-        "spec": res.spec.root,
-        "params": {p.name: _num(p.default) for p in res.spec.params.values()},
-        "settings": {"steps": c.steps, "seeds": c.seeds, "warmup": c.warmup, "seed": c.seed},
-        "events": res.events,
-        "schemes": [_scheme_json(name, s) for name, s in res.schemes.items()],
-    }
-
-
-def _scheme_json(name: str, s) -> dict:
-    p = s.plan
-    return {
-        "name": name,
-        "label": p.label,
-        "period": _num(p.period),
-        "overlap": p.overlap,
-        "closed_form": {
-            "free_step": _num(p.free_step),
-            "step": _num(p.step),
-            "queueing": _num(p.queueing),
-            "stragglers": _num(p.stragglers),
-            "oversubscribed_bound": _num(p.bound),
-            "terms": [{"component": cf.component, "status": cf.status, "formula": cf.formula} for cf in p.closed_forms],
-        },
-        "simulated": {
-            "step": _est(s.step),
-            "per_seed": [_num(r.step) for r in s.runs],
-            "queueing": _est(s.queueing),
-            "stragglers": _est(s.stragglers),
-            "growth": _num(s.growth),
-        },
-        "steps_to_target": _num(p.steps_to_target),
-        "time_to_target": _est(s.time_to_target),
-        "links": [
-            {
-                "source": l.edge[0],
-                "target": l.edge[1],
-                "link": l.link,
-                "load": _num(l.rho),
-                "service": _num(l.service),
-                "md1_wait": _num(l.md1_wait),
-                "utilisation": _est(l.utilisation),
-                "background_wait": _est(l.background_wait),
-                "sync_wait": _est(l.sync_wait),
-            }
-            for l in s.links
-        ],
-        "events": s.events,
-    }
-
-
-CSV_COLUMNS = [
-    ("scheme", lambda n, s: n),
-    ("period", lambda n, s: s.plan.period),
-    ("free_step_s", lambda n, s: s.plan.free_step),
-    ("closed_step_s", lambda n, s: s.plan.step),
-    ("sim_step_mean_s", lambda n, s: s.step.mean),
-    ("sim_step_sd_s", lambda n, s: s.step.sd),
-    ("sim_step_ci95_lo_s", lambda n, s: s.step.interval[0] if s.step.n >= 2 else None),
-    ("sim_step_ci95_hi_s", lambda n, s: s.step.interval[1] if s.step.n >= 2 else None),
-    ("growth", lambda n, s: s.growth),
-    ("closed_queueing_s", lambda n, s: s.plan.queueing),
-    ("sim_queueing_s", lambda n, s: s.queueing.mean if s.queueing is not None else None),
-    ("closed_stragglers_s", lambda n, s: s.plan.stragglers),
-    ("sim_stragglers_s", lambda n, s: s.stragglers.mean),
-    ("steps_to_target", lambda n, s: s.plan.steps_to_target),
-    ("sim_time_to_target_s", lambda n, s: s.time_to_target.mean if s.time_to_target is not None else None),
-    ("seeds", lambda n, s: s.step.n),
-]
-
-
-def render_csv(res) -> str:
-    import csv
-    from io import StringIO
-
-    buf = StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow([c for c, _ in CSV_COLUMNS])
-    for name, s in res.schemes.items():
-        row = []
-        for _, get in CSV_COLUMNS:
-            v = get(name, s)
-            row.append("" if v is None else (repr(float(v)) if isinstance(v, float) else v))
-        w.writerow(row)
-    return buf.getvalue()
+    console.print(rich_text(head))  # markup escaped, control characters shown
+    print_rich_tables(console, ts)
 
 
 # ---- --validate ----------------------------------------------------------------------------------
@@ -379,57 +261,4 @@ def render_validation(v, console) -> None:
     console.print("All checks agree." if v.ok else "Some checks disagree.")
 
 
-def validation_json(v) -> dict:
-    return {
-        "schema": VALIDATE_SCHEMA,
-        "spec": v.spec.root,
-        "ok": v.ok,
-        "alpha": v.alpha,
-        "settings": {"seeds": v.settings.seeds, "seed": v.settings.seed},
-        "events": v.events,
-        "checks": [
-            {
-                "kind": c.kind,
-                "what": c.what,
-                "closed_form": _num(c.closed),
-                "status": c.status,
-                "probe": c.probe,
-                "simulated": _est(c.sim) if c.kind != "exact" else {"value": _num(c.sim)},
-                "t": _num(c.t),
-                "critical": _num(c.critical),
-                "relative_difference": _num(c.rel),
-                "passed": c.passed,
-            }
-            for c in v.checks
-        ],
-    }
-
-
-def validation_csv(v) -> str:
-    import csv
-    from io import StringIO
-
-    buf = StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["kind", "check", "closed_form", "status", "sim_mean", "sim_ci95_lo", "sim_ci95_hi", "t", "critical", "passed"])
-    for c in v.checks:
-        if c.kind == "exact":
-            mean, lo, hi = c.sim, None, None
-        else:
-            mean = c.sim.mean
-            lo, hi = c.sim.interval if c.sim.n >= 2 else (None, None)
-        cells = [c.kind, c.what, c.closed, c.status, mean, lo, hi, c.t, c.critical, "" if c.passed is None else str(c.passed).lower()]
-        w.writerow(["" if x is None else (repr(float(x)) if isinstance(x, float) else x) for x in cells])
-    return buf.getvalue()
-
-
-__all__ = [
-    "render_rich",
-    "result_json",
-    "render_csv",
-    "render_validation",
-    "validation_json",
-    "validation_csv",
-    "tables",
-    "validation_table",
-]
+__all__ = ["header", "render_rich", "render_validation", "tables", "validation_table"]

@@ -1,0 +1,346 @@
+"""Pass 4: the typed definitions, each built once with every field and default.
+
+Every field has been typed by then (`blocks.py`); a builder reads the checked
+values, works out what follows from them (a model's parameter count from its
+shape and its 6P FLOPs per token, a dc's jitter kind, a scheme's default model
+and transform cost), reports what does not fit together, and only then builds
+the frozen entity. Schemes are built last, once every model is known, so that a
+scheme naming no model gets the spec's only one. A scheme whose payload or
+collective is missing or unknown is not built: those are reported, and the
+checks that need a scheme's collective do not run on it.
+"""
+
+from __future__ import annotations
+
+from ctdsl import limits
+from ctdsl.check.blocks import BlockChecker
+from ctdsl.check.draft import Draft
+from ctdsl.check.names import MergedBlock, Namespace
+from ctdsl.diagnostics import DiagnosticSink, Label, Span
+from ctdsl.language import schema as S
+from ctdsl.language.enums import JitterKind, PlacementKind
+from ctdsl.model import entities as M
+from ctdsl.model import expr as E
+
+
+class Builder:
+    def __init__(self, ns: Namespace, sink: DiagnosticSink, blocks: BlockChecker, draft: Draft):
+        self.ns = ns
+        self.sink = sink
+        self.blocks = blocks
+        self.draft = draft
+        self._reported: set[tuple[str, Span]] = set()
+
+    def build(self) -> None:
+        later = []
+        for d in self.ns.of_kind(*S.KINDS):
+            block = self.ns.merged(d.name)
+            if block is None:
+                continue
+            if d.kind == "scheme":
+                later.append(block)
+            else:
+                getattr(self, f"_{d.kind}")(block)
+        for block in later:
+            self._scheme(block)
+
+    def _get(self, b: MergedBlock, key: str, stage: str | None = None):
+        return self.blocks.value(b, key, stage)
+
+    def _common(self, block: MergedBlock) -> dict:
+        d = block.definition
+        spans = {k: f.span for k, f in block.fields.items()}
+        for sname, st in block.stages.items():
+            spans[sname] = st.span
+            for k, f in st.fields.items():
+                spans[f"{sname}.{k}"] = f.span
+        return dict(name=d.name, span=d.span, file=d.file, spans=spans, from_std=d.from_std)
+
+    def _error_once(self, code: str, message: str, span: Span, **kw) -> None:
+        """Report a problem once, though several dcs inherit it from one base."""
+        if (code, span) not in self._reported:
+            self._reported.add((code, span))
+            self.sink.error(code, message, span, **kw)
+
+    # ---- models ---------------------------------------------------------------------
+
+    def _model(self, b: MergedBlock) -> None:
+        g = lambda k: self._get(b, k)  # noqa: E731
+        shape = {k: g(k) for k in S.SHAPE_FIELDS if k in b.fields}
+        params = g("params") if "params" in b.fields else None
+        if params is not None and shape:
+            first = next(iter(shape))
+            self.sink.error(
+                "CT308",
+                f"model '{b.name}' gives both params and a shape",
+                b.fields["params"].key.span,
+                secondary=(Label(b.fields[first].key.span, "shape given here"),),
+                help="give params, or the shape it follows from, not both",
+            )
+            return
+        if params is None and len(shape) == len(S.SHAPE_FIELDS) and all(v is not None for v in shape.values()):
+            params = self._count_from_shape(b, shape)
+        kv_tokens = g("kv_tokens")
+        if kv_tokens is not None and len(shape) != len(S.SHAPE_FIELDS):
+            self.sink.error(
+                "CT105",
+                f"model '{b.name}': kv_tokens needs the full shape (layers, width, heads, kv_heads, mlp, vocab)",
+                b.fields["kv_tokens"].span,
+                help="the KV cache per token is 2 L g (d/h) v bytes: give the shape instead of params",
+            )
+        flops = g("flops_per_token")
+        if flops is None and params is not None:
+            flops = E.num(6) * params
+        self.draft.models[b.name] = M.Model(
+            **self._common(b),
+            params=params,
+            bytes_per_value=g("bytes_per_value"),
+            tokens=g("tokens"),
+            flops_per_token=flops,
+            shape=shape or None,
+            kv_tokens=kv_tokens,
+        )
+
+    def _count_from_shape(self, b: MergedBlock, shape: dict[str, E.Expr]) -> E.Expr:
+        L, d, h, g, f, V = (shape[k] for k in S.SHAPE_FIELDS)
+        env = self.draft.defaults()
+        try:
+            dv, hv = E.evaluate(d, env), E.evaluate(h, env)
+            gv = E.evaluate(g, env)
+            if dv % hv:
+                self.sink.error(
+                    "CT308",
+                    f"model '{b.name}': width {dv:g} is not a multiple of heads {hv:g}",
+                    b.fields["heads"].value.span,
+                    help="the head dimension d/h is a whole number",
+                )
+            elif gv > hv or hv % gv:
+                self.sink.error(
+                    "CT308",
+                    f"model '{b.name}': heads {hv:g} is not a multiple of kv_heads {gv:g}",
+                    b.fields["kv_heads"].value.span,
+                    help="each key/value head serves a whole number of query heads",
+                )
+        except E.EvalError:
+            pass
+        # P = L(2d^2 + 2 d g d/h + 3 d f) + 2 V d  (domain.md section 2)
+        two, three = E.num(2), E.num(3)
+        return L * (two * d * d + two * d * g * (d / h) + three * d * f) + two * V * d
+
+    # ---- hardware -------------------------------------------------------------------
+
+    def _plain(self, b: MergedBlock, cls):
+        """A definition whose fields are its kind's schema fields, one for one."""
+        return cls(**self._common(b), **{k: self._get(b, k) for k in S.KINDS[b.kind]})
+
+    def _device(self, b: MergedBlock) -> None:
+        self.draft.devices[b.name] = self._plain(b, M.Device)
+
+    def _switch(self, b: MergedBlock) -> None:
+        self.draft.switches[b.name] = self._plain(b, M.Switch)
+
+    def _link(self, b: MergedBlock) -> None:
+        g = lambda k: self._get(b, k)  # noqa: E731
+        self.draft.links[b.name] = M.Link(
+            **self._common(b),
+            bandwidth=g("bandwidth"),
+            latency=g("latency"),
+            energy_per_byte=g("energy_per_bit"),  # written per bit, held per byte (base units)
+            distance=g("distance"),
+            load=g("load"),
+            transfer=g("transfer"),
+        )
+
+    def _pluggable(self, b: MergedBlock) -> None:
+        stages = {}
+        for name in S.STAGES:
+            if name not in b.stages:
+                continue
+            get = lambda k: self._get(b, k, name) if k in S.STAGES[name] else None  # noqa: E731
+            stages[name] = M.PluggableStage(
+                name=name,
+                rate=get("rate"),
+                host=get("host"),
+                budget=get("budget"),
+                performs=get("performs") or (),
+                span=b.stages[name].span,
+            )
+        self.draft.pluggables[b.name] = M.Pluggable(
+            **self._common(b),
+            stages=stages,
+            latency=self._get(b, "latency"),
+            power=self._get(b, "power"),
+            ops=self._get(b, "ops") or (),
+        )
+
+    # ---- data centres ---------------------------------------------------------------
+
+    def _dc(self, b: MergedBlock) -> None:
+        workers = self._get(b, "workers")
+        n = 0
+        if workers is not None:
+            try:
+                n = int(round(E.evaluate(workers, self.draft.defaults())))
+            except E.EvalError:
+                n = 0
+        if E.symbols(workers) if workers is not None else False:
+            self.sink.error(
+                "CT309",
+                f"dc '{b.name}': workers must be a constant; the topology cannot depend on a param",
+                b.fields["workers"].value.span,
+            )
+        jitter, kind, sigma = self._dc_jitter(b)
+        self.draft.dcs[b.name] = M.DataCentre(
+            **self._common(b),
+            workers=n,
+            device=self._get(b, "device") or "",
+            link=self._get(b, "link") or "",
+            switch=self._get(b, "switch") or "",
+            pluggable=self._get(b, "pluggable"),
+            jitter=jitter,
+            jitter_kind=kind,
+            jitter_sigma=sigma,
+        )
+
+    def _dc_jitter(self, b: MergedBlock) -> tuple[E.Expr | None, JitterKind | None, E.Expr | None]:
+        """Per-worker variability: jitter (the scale), its kind, and a lognormal's sigma."""
+        f = b.fields
+        if "jitter" not in f:
+            if "jitter_kind" in f or "jitter_sigma" in f:
+                key = "jitter_kind" if "jitter_kind" in f else "jitter_sigma"
+                self._error_once(
+                    "CT105",
+                    f"dc '{b.name}' sets {key} but no jitter, the scale of the extra time",
+                    f[key].key.span,
+                    secondary=(Label(b.definition.span, f"dc '{b.name}' defined here"),),
+                    help="add jitter = 2 s (each worker's step takes its compute time plus jitter x a random draw)",
+                )
+            return None, None, None
+        written = self._get(b, "jitter_kind") if "jitter_kind" in f else None
+        kind = JitterKind(written or S.KINDS["dc"]["jitter_kind"].default)
+        sigma = None
+        if kind is JitterKind.LOGNORMAL:
+            if "jitter_sigma" not in f:
+                self._error_once(
+                    "CT105",
+                    f"dc '{b.name}': lognormal jitter needs jitter_sigma",
+                    f["jitter_kind"].value.span,
+                    secondary=(Label(b.definition.span, f"dc '{b.name}' defined here"),),
+                    help="add jitter_sigma = 0.5 (the sigma of the log of the draw)",
+                )
+            sigma = self._get(b, "jitter_sigma")
+        elif "jitter_sigma" in f:
+            shown = f["jitter_kind"].value.span if "jitter_kind" in f else f["jitter"].key.span
+            self._error_once(
+                "CT113",
+                f"dc '{b.name}': jitter_sigma does not apply to {kind} jitter",
+                f["jitter_sigma"].key.span,
+                label="only for jitter_kind = lognormal",
+                secondary=(Label(shown, f"jitter is {kind}"),),
+                help="remove jitter_sigma, or set jitter_kind = lognormal",
+            )
+        return self._get(b, "jitter"), kind, sigma
+
+    # ---- schemes and the simulation ---------------------------------------------------
+
+    def _scheme(self, b: MergedBlock) -> None:
+        g = lambda k: self._get(b, k)  # noqa: E731
+        payload = g("payload") if "payload" in b.fields else None
+        if payload is not None:
+            self._payload_fields(b, payload)
+        model = g("model") or ""
+        if not model:
+            model, candidates = self.draft.default_model()
+            if model is None:
+                names = ", ".join(m.name for m in candidates) or "none"
+                self.sink.error(
+                    "CT411",
+                    f"scheme '{b.name}' names no model, and the spec does not define exactly one ({names})",
+                    b.definition.span,
+                    help="add model = NAME to the scheme, or define one model in the spec",
+                )
+                model = ""
+        collective = g("collective") if "collective" in b.fields else None
+        if payload is None or collective is None:
+            return  # reported: missing (completeness) or not a payload or collective (CT108)
+        at_name = g("at")
+        if at_name is None or at_name == "gpu":
+            at = M.Placement(PlacementKind.GPU, None)
+        else:
+            at = M.Placement(PlacementKind(self.ns.defs[at_name].kind), at_name)
+        cost = g("cost")
+        self.draft.schemes[b.name] = M.Scheme(
+            **self._common(b),
+            payload=payload,
+            fraction=g("fraction"),
+            value_bytes=g("bits"),  # written as a width (`bits = 2 b`), held in bytes
+            block=g("block"),
+            scale=g("scale"),
+            index=g("index"),
+            chunk=g("chunk"),
+            k=g("k"),
+            collective=collective,
+            at=at,
+            sum_at=g("sum_at"),
+            loopback=bool(g("loopback")),
+            period=g("period"),
+            steps=g("steps"),
+            overlap=bool(g("overlap")),
+            cost=cost if cost is not None else E.num(S.DEFAULT_COST[payload]),
+            model=model,
+            label=g("label"),
+        )
+
+    def _payload_fields(self, b: MergedBlock, payload) -> None:
+        """Fields that belong to another payload kind."""
+        for key, payloads in S.PAYLOAD_FIELDS.items():
+            if key in b.fields and payload not in payloads:
+                self.sink.error(
+                    "CT113",
+                    f"scheme '{b.name}': {key} does not apply to {S.PAYLOAD_WORDS[payload]}",
+                    b.fields[key].key.span,
+                    label=f"only for payload = {' or '.join(payloads)}",
+                    secondary=(Label(b.fields["payload"].value.span, f"payload is {payload}"),),
+                    help=f"remove {key}, or change the payload",
+                )
+
+    def _simulation(self, b: MergedBlock) -> None:
+        if self.draft.simulation is not None:
+            self.sink.error(
+                "CT103",
+                "a spec has at most one simulation block",
+                b.definition.span,
+                secondary=(Label(self.draft.simulation.span, "first simulation block"),),
+            )
+            return
+        g = lambda k: self._get(b, k)  # noqa: E731
+        sim = M.Simulation(**self._common(b), steps=g("steps"), seeds=g("seeds"), warmup=g("warmup"))
+        self.draft.simulation = sim
+        env = self.draft.defaults()
+        for key, most in (("steps", limits.MAX_SIM_STEPS), ("warmup", limits.MAX_SIM_STEPS), ("seeds", limits.MAX_SIM_SEEDS)):
+            expr = getattr(sim, key)
+            if key not in b.fields or expr is None:
+                continue
+            try:
+                v = E.evaluate(expr, env)
+            except E.EvalError:
+                continue
+            if v > most:
+                self.sink.error(
+                    "CT608",
+                    f"{b.name}.{key} is {v:g}; a simulation runs at most {most:,} {key}",
+                    b.fields[key].value.span,
+                    help="simulate fewer steps or seeds: the confidence interval narrows as 1/sqrt(seeds)",
+                )
+        if "warmup" in b.fields and sim.warmup is not None:
+            try:
+                w = E.evaluate(sim.warmup, env)
+            except E.EvalError:
+                return
+            if w != int(w):
+                self.sink.error(
+                    "CT305",
+                    f"{b.name}.warmup must be a whole number of steps, but it is {w:g}",
+                    b.fields["warmup"].value.span,
+                    help="e.g. warmup = 20",
+                )

@@ -1,0 +1,216 @@
+"""What the sweep figure draws, computed: curves over one param and the points where things change.
+
+`sweep_curves(solution, forms, x_axis)` evaluates every scheme's time to target
+(or its step time, when no scheme has steps to target) over the spec's first
+ranged data-rate param, and finds along those curves:
+
+- the break-evens: the solver's roots that fall inside the range, with the
+  value of the curves there (the two schemes tie, so either curve gives it);
+- the regime changes: where the component that binds a scheme's step changes,
+  found by bisection on the compiled forms between the two grid points around
+  the change, then the curve's value there;
+- the lead: the runs of the param over which one scheme is first to the target,
+  their ends found by bisection the same way.
+
+The result is a `Curves`, plain data: arrays of values and tuples of points. The
+figure (`ctdsl.report.plots`) only reads it, and never evaluates anything.
+
+Bisection is geometric on a log axis (the midpoint of a and b is sqrt(a b)) and
+arithmetic on a linear one; it stops after 60 halvings or when the midpoint is
+one of the ends (the floats between them are exhausted), and answers the
+midpoint of the last bracket.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ctdsl import units as U
+from ctdsl.numeric.chunked import Chunk, evaluate
+from ctdsl.numeric.forms import STEP, TIME, CompiledForms
+
+CURVE_POINTS = 801  # points along each curve
+BISECTIONS = 60  # halvings of a bracket at most
+
+
+class BreakEvenPoint(NamedTuple):
+    """A break-even root inside the range, where two schemes' curves meet."""
+
+    x: float  # the param's value at the root (base units)
+    y: float  # the curves' value there (seconds)
+    breakeven: object  # the solver's break-even (its names, dimension, result)
+    root: object  # the solver's root (its value, regime, which scheme is faster on each side)
+
+
+class RegimeChange(NamedTuple):
+    """Where the component that binds a scheme's step changes along its curve."""
+
+    x: float
+    y: float
+    scheme: str
+    before: str  # the component that binds below x
+    after: str  # the one that binds above
+    rank: int  # the scheme's place among the curves (for its colour)
+
+
+class Lead(NamedTuple):
+    """A run of the param over which one scheme is first to the target."""
+
+    lo: float
+    hi: float
+    scheme: str
+
+
+@dataclass(frozen=True)
+class Curves:
+    """Everything the time-against-param panel shows, as numbers."""
+
+    param: object  # the model's Param the curves run over
+    quantity: str  # "time_to_target", or "step" when no scheme has steps to target
+    ranked: tuple[str, ...]  # the schemes drawn, in spec order
+    lo: float
+    hi: float
+    logx: bool  # whether the points are spaced geometrically
+    xs: np.ndarray  # the param's values (base units)
+    ys: dict[str, np.ndarray]  # scheme -> the quantity at each x (seconds)
+    breaks: tuple[BreakEvenPoint, ...]
+    changes: tuple[RegimeChange, ...]
+    leads: tuple[Lead, ...]  # empty when the quantity is the step time
+
+    @property
+    def to_target(self) -> bool:
+        """Whether the curves are times to target (else step times)."""
+        return self.quantity == TIME
+
+
+def x_param(spec):
+    """The first ranged data-rate param, else the first ranged param, else the first data rate."""
+    params = list(spec.params.values())
+    for test in (
+        lambda p: p.lo is not None and p.dim == U.RATE,
+        lambda p: p.lo is not None,
+        lambda p: p.dim == U.RATE and p.default > 0,
+    ):
+        for p in params:
+            if test(p):
+                return p
+    return None
+
+
+def x_range(p, axis) -> tuple[float, float]:
+    """The range to draw: the swept axis when one is given, else the param's range, else 1/100 to 100 x its value."""
+    if axis is not None and axis.count > 1:
+        return float(axis.lo), float(axis.hi)
+    if p.lo is not None:
+        return float(p.lo), float(p.hi)
+    return float(p.default) / 100, float(p.default) * 100
+
+
+def sweep_curves(sol, forms: CompiledForms, x_axis=None) -> Curves | None:
+    """The curves over `x_param(sol.spec)` (over `x_axis`'s range when given); None when there is no such param."""
+    p = x_param(sol.spec)
+    ranked = [name for name, sf in forms.schemes.items() if sf.has_steps]
+    if p is None:
+        return None
+    quantity = TIME if ranked else STEP
+    ranked = ranked or list(forms.schemes)
+    lo, hi = x_range(p, x_axis)
+    logx = lo > 0 and hi / lo >= 20
+    xs = np.geomspace(lo, hi, CURVE_POINTS) if logx else np.linspace(lo, hi, CURVE_POINTS)
+    res = evaluate(forms, {p.name: xs})
+    ys = {s: res.values[(s, quantity)] for s in ranked}
+    leads = winner_runs(forms, p.name, xs, res, ranked, logx) if quantity == TIME else []
+    return Curves(
+        param=p,
+        quantity=quantity,
+        ranked=tuple(ranked),
+        lo=lo,
+        hi=hi,
+        logx=logx,
+        xs=xs,
+        ys=ys,
+        breaks=tuple(_break_evens(sol, forms, p.name, lo, hi, quantity)),
+        changes=tuple(_regime_changes(forms, p.name, xs, res, ranked, quantity, logx)),
+        leads=tuple(leads),
+    )
+
+
+def _at(forms: CompiledForms, name: str, x: float) -> Chunk:
+    return evaluate(forms, {name: np.array([x])})
+
+
+def _break_evens(sol, forms, name: str, lo: float, hi: float, quantity: str) -> list[BreakEvenPoint]:
+    out = []
+    for b in sol.breakevens:
+        if b.over != name or b.result is None:
+            continue
+        for root in b.roots:
+            if not lo <= root.value <= hi:
+                continue
+            yv = _at(forms, name, root.value).values[(b.x, quantity)][0]
+            if np.isfinite(yv):
+                out.append(BreakEvenPoint(root.value, yv, b, root))
+    return out
+
+
+def _regime_changes(forms, name: str, xs, res: Chunk, ranked: list[str], quantity: str, log: bool) -> list[RegimeChange]:
+    out = []
+    for s in ranked:
+        codes = res.binding[s]
+        for j in np.flatnonzero(codes[1:] != codes[:-1]).tolist():
+            xc = binding_change(forms, name, s, xs[j], xs[j + 1], int(codes[j]), log)
+            yc = _at(forms, name, xc).values[(s, quantity)][0]
+            comps = forms.schemes[s].components
+            out.append(RegimeChange(xc, yc, s, comps[codes[j]], comps[codes[j + 1]], ranked.index(s)))
+    return out
+
+
+def bisect(a: float, b: float, stays: Callable[[float], bool], log: bool) -> float:
+    """The point between a and b where `stays` (true at a, false at b) turns false."""
+    for _ in range(BISECTIONS):
+        m = math.sqrt(a * b) if log else (a + b) / 2
+        if m in (a, b):
+            break
+        if stays(m):
+            a = m
+        else:
+            b = m
+    return math.sqrt(a * b) if log else (a + b) / 2
+
+
+def binding_change(forms, name: str, scheme: str, a: float, b: float, code_a: int, log: bool) -> float:
+    """Where the component binding `scheme`'s step changes from `code_a` between a and b."""
+    return bisect(a, b, lambda m: int(_at(forms, name, m).binding[scheme][0]) == code_a, log)
+
+
+def winner_runs(forms, name: str, xs, res: Chunk, ranked: list[str], log: bool) -> list[Lead]:
+    """Runs of x where one scheme is first to the target, each end found by bisection."""
+    w = res.winner
+    runs = []
+    start = xs[0]
+    for j in np.flatnonzero(w[1:] != w[:-1]).tolist():
+        code = int(w[j])
+        edge = bisect(xs[j], xs[j + 1], lambda m: int(_at(forms, name, m).winner[0]) == code, log)
+        runs.append((start, edge, code))
+        start = edge
+    runs.append((start, xs[-1], int(w[-1])))
+    return [Lead(a, b, ranked[k]) for a, b, k in runs if k >= 0]
+
+
+__all__ = [
+    "BreakEvenPoint",
+    "Curves",
+    "Lead",
+    "RegimeChange",
+    "binding_change",
+    "bisect",
+    "sweep_curves",
+    "winner_runs",
+    "x_param",
+    "x_range",
+]

@@ -1,0 +1,82 @@
+"""The sweep figure: three panels laid out in inches, the curves over the two bar charts.
+
+`sweep_figure(solution, curves)` draws what `ctdsl.numeric.crossings.sweep_curves`
+computed (or, with None, says there is no param to plot against), the step
+components and the module's stages. The heights follow the content: the notes
+under the curves take a line each, the bar panels a row per scheme or stage.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import PurePath
+
+from ctdsl.report.encode import mpl_text
+from ctdsl.report.plots.canvas import mpl, new_figure
+from ctdsl.report.plots.curves import LINE, CurveView, curves_panel
+from ctdsl.report.plots.steps import components_panel, module_panel
+from ctdsl.report.plots.style import RC
+
+WIDTH = 11.0  # inches
+
+
+NO_SCHEMES = "No schemes to plot: the spec declares no scheme."
+
+
+def placeholder_figure(title: str, text: str):
+    """A small figure that says why there is nothing to draw (a stated placeholder, not a crash)."""
+    with mpl().rc_context(RC):
+        fig = new_figure(WIDTH, 1.6)
+        fig.suptitle(mpl_text(title), fontsize=14, fontweight="bold", y=0.85)
+        fig.text(0.05, 0.35, mpl_text(text), fontsize=11, ha="left", va="center")
+    return fig
+
+
+def _title(sol) -> str:
+    return f"{PurePath(sol.spec.root).name}: which sync scheme reaches the target first"
+
+
+def sweep_figure(sol, curves):
+    """The three-panel figure: time to target against bandwidth, step components, module stages."""
+    if not sol.schemes:
+        return placeholder_figure(_title(sol), NO_SCHEMES)
+    matplotlib = mpl()
+    with matplotlib.rc_context(RC):
+        view = CurveView(sol, curves) if curves is not None else None
+        n_legend = math.ceil(len(curves.ranked) / 2) if view else 0
+        n_notes = len(view.notes) if view else 0
+        modules = [r for r in sol.schemes.values() if r.module is not None]
+        stage_labels = [st.name if len(modules) == 1 else f"{r.name}: {st.name}" for r in modules for st in r.module.stages]
+        # heights in inches, top to bottom
+        top, below_main = 0.75, (0.65 if view else 0.1)
+        main = 5.6 if view else 0.5
+        notes_h = (0.32 + 0.215 * n_legend + 0.2 + LINE * n_notes + 0.05) if view else 0.01
+        rows = max(len(sol.schemes), len(stage_labels))
+        gap, panels, bottom = 0.95, min(7.0, max(1.6, 0.42 * rows + 0.3)), 0.6
+        height = top + main + below_main + notes_h + gap + panels + bottom
+        fig = new_figure(WIDTH, height)
+
+        def box(left_in, bottom_in, width_in, height_in):
+            return fig.add_axes([left_in / WIDTH, bottom_in / height, width_in / WIDTH, height_in / height])
+
+        y = height - top - main
+        ax = box(0.95, y, WIDTH - 1.25, main)
+        y -= below_main + notes_h
+        notes = box(0.95, y, WIDTH - 1.25, notes_h)
+        # widths from the longest tick labels (about 0.085 in a character at 10.5 pt)
+        bars_left = 0.3 + 0.085 * max(len(n) for n in sol.schemes)
+        if modules:
+            stage_left = 0.3 + 0.085 * max(len(t) for t in stage_labels)
+            stages_w = 3.2
+            bars_w = WIDTH - 0.3 - bars_left - stages_w - stage_left - 0.5
+            bars = box(bars_left, bottom, bars_w, panels)
+            stages = box(WIDTH - 0.3 - stages_w, bottom, stages_w, panels)
+        else:
+            bars = box(bars_left, bottom, WIDTH - 0.3 - bars_left - 0.2, panels)
+            stages = None
+        fig.suptitle(mpl_text(_title(sol)), fontsize=14, fontweight="bold", y=1 - 0.3 / height)
+        curves_panel(ax, notes, sol, view)
+        components_panel(bars, sol)
+        if stages is not None:
+            module_panel(stages, sol)
+    return fig

@@ -1,0 +1,32 @@
+"""LaTeX typeset by matplotlib's mathtext (no TeX needed): a check that it can, and a PNG of it."""
+
+from __future__ import annotations
+
+import io
+
+from ctdsl.report.plots.canvas import mpl, new_figure
+from ctdsl.report.plots.style import RC
+
+
+def typesets(latex: str) -> bool:
+    """Whether mathtext can typeset `$latex$` (it covers a subset of LaTeX)."""
+    from matplotlib.mathtext import MathTextParser
+
+    try:
+        MathTextParser("path").parse(f"${latex}$")
+    except Exception:  # noqa: BLE001 - any failure means: it cannot
+        return False
+    return True
+
+
+def math_png(latex: str, fontsize: float = 13, dpi: int = 170) -> bytes | None:
+    """LaTeX rendered by matplotlib's mathtext, or None if mathtext cannot typeset it."""
+    matplotlib = mpl()
+    if not typesets(latex):
+        return None
+    with matplotlib.rc_context({**RC, "mathtext.fontset": "dejavusans"}):
+        fig = new_figure(0.01, 0.01)
+        fig.text(0, 0, f"${latex}$", fontsize=fontsize)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", pad_inches=0.04, metadata={"Software": None}, transparent=False)
+    return buf.getvalue()
