@@ -104,12 +104,9 @@ class Large:
 
 LARGE: dict[str, Large] = {
     "c03_links_inheriting_10000": Large(
-        "3 10,000 links each inheriting from the previous", links_inheriting,
-        xfail="issue 18 class 3: 10,000 inheriting links take the checker about 10 s (syntax/parser.py:spec, "
-              "check/fields.py:resolve)", limit=2),
+        "3 10,000 links each inheriting from the previous", links_inheriting),
     "c03_chain_newest_first_3000": Large(
-        "3 a 3,000-long inheritance chain defined newest-first", chain_newest_first,
-        xfail="issue 18 class 3: RecursionError in check/names.py:merged"),
+        "3 a 3,000-long inheritance chain defined newest-first", chain_newest_first),
     "c03_label_240kb": Large(
         "3 a 240 KB label", long_label, frozenset({"check", "report-md", "report-html"}),
         xfail="issue 18 class 3: a 240 KB label hangs report in the figure's label placement "
@@ -118,8 +115,7 @@ LARGE: dict[str, Large] = {
         "3 10,000 schemes", many_schemes, frozenset({"check", "solve-json"}),
         xfail="issue 18 class 3: 10,000 schemes take the checker over 10 s (model/expr.py:expanded_size)", limit=2),
     "c03_breakevens_5000": Large(
-        "3 5,000 break-evens", many_breakevens, frozenset({"check", "solve-json"}),
-        xfail="issue 18 class 3: 5,000 break-evens hang solve (symbolic/breakeven.py)", limit=4),
+        "3 5,000 break-evens", many_breakevens, frozenset({"check", "solve-json"})),
     "c03_max_workers": Large(
         "3 the most workers the checker allows (1,024 per DC)", max_workers, frozenset({"check", "solve-json"}),
         xfail="issue 18 class 3: 2,048 workers hang solve in the routing (model/graph.py:path, "
@@ -128,12 +124,10 @@ LARGE: dict[str, Large] = {
         "8 9,000 duplicate WAN statements (check and lint take seconds: slow, not stopped)", duplicate_wans,
         frozenset({"check", "lint-sarif"})),
     "c09_stragglers_overflow": Large(
-        "9 the straggler expectation of a 1e300 s lognormal jitter", huge_workers_jitter,
-        xfail="issue 18 class 9: OverflowError (math range error) in symbolic/stragglers.py:sum_law"),
+        "9 the straggler expectation of a 1e300 s lognormal jitter", huge_workers_jitter),
     "c10_field_refs_newest_first_164": Large(
         "10 a field-reference chain of 164 links defined newest-first", field_refs_newest_first,
         xfail="issue 18 class 10: RecursionError in the checker (check/fields.py:typer, units.py:parse_unit)"),
     "c10_inheritance_chain_1000": Large(
-        "10 an inheritance chain of 1,000 defined newest-first", inheritance_chain,
-        xfail="issue 18 class 10: RecursionError in check/names.py:merged"),
+        "10 an inheritance chain of 1,000 defined newest-first", inheritance_chain),
 }

