@@ -117,9 +117,7 @@ LARGE: dict[str, Large] = {
     "c03_breakevens_5000": Large(
         "3 5,000 break-evens", many_breakevens, frozenset({"check", "solve-json"})),
     "c03_max_workers": Large(
-        "3 the most workers the checker allows (1,024 per DC)", max_workers, frozenset({"check", "solve-json"}),
-        xfail="issue 18 class 3: 2,048 workers hang solve in the routing (model/graph.py:path, "
-              "symbolic/costs.py:edge_attr)", limit=4),
+        "3 the most workers the checker allows (1,024 per DC)", max_workers, frozenset({"check", "solve-json"})),
     "c08_duplicate_wans_9000": Large(
         "8 9,000 duplicate WAN statements (check and lint take seconds: slow, not stopped)", duplicate_wans,
         frozenset({"check", "lint-sarif"})),
