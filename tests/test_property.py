@@ -9,7 +9,9 @@ Two sources of inputs:
   characters inserted, characters deleted.
 
 A clean result must also go through every later stage that reads the model
-(its JSON view and the graph), and every diagnostic must render.
+(its JSON view and the graph), and every diagnostic must render. The fuzz
+campaign (tests/fuzz, bench/fuzz.py) runs the same grammar strategy, and more
+mutations, through every command.
 """
 
 from __future__ import annotations
@@ -19,15 +21,13 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis.extra.lark import from_lark
-from lark import Lark
 
 from ctdsl.api import check
 from ctdsl.diagnostics import render_concise, render_json, render_text
 from ctdsl.model.graph import build_graph
 from ctdsl.model.graph import to_json as graph_to_json
 from ctdsl.model.serialize import spec_to_json
-from ctdsl.syntax.parser import grammar_text
+from fuzz.generators import grammar_strategy
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAGSHIP = ROOT / "specs" / "llama70b_wan.ct"
@@ -35,46 +35,8 @@ FLAGSHIP_TEXT = FLAGSHIP.read_text(encoding="utf-8")
 # generated specs "live" next to the test data, so that quoted imports resolve (and mostly fail)
 GENERATED = ROOT / "tests" / "data" / "generated.ct"
 
-NAMES = [
-    "a", "b", "x", "east", "west", "tor", "qsfp", "wan", "wan_bw", "eff", "m", "g",
-    "h100", "a100", "ib_ndr", "eth100g", "llama3_8b", "llama3_70b", "std", "links", "devices", "models",
-    "gpu", "true", "false", "bandwidth", "latency", "workers", "device", "link", "switch", "pluggable",
-    "payload", "collective", "fraction", "chunk", "k", "bits", "index", "at", "sum", "loopback", "ops",
-    "port", "optics", "compute", "fpga", "rate", "host", "budget", "tokens", "params", "period", "steps",
-    "dense", "quantise", "topk", "demo", "band", "ring_allreduce", "hier_allreduce", "allgather",
-    "hier_allgather", "innet_sum", "fft", "dct", "mac", "add", "compare", "min", "max", "ceil", "log2", "sqrt",
-    "bytes_per_value", "efficiency", "peak", "model",
-]
-UNITS = [
-    "B", "b", "GB", "KiB", "GB/s", "Gb/s", "s", "ms", "us", "h", "FLOP", "TFLOP/s", "FLOP/B", "W", "J",
-    "pJ/bit", "pJ/FLOP", "m", "km", "Hz", "%", "tokens",
-    "GBps", "KB", "FLOPS", "xs", "sec", "Bytes", "furlong",  # wrong or unknown
-]
-NUMBERS = ["0", "1", "2", "4", "0.5", "1.5", "12.5", "4096", "1e3", "7e10", "1_000", ".25", "1e400", "9" * 70]
-STRINGS = ['"x"', '"AdamW"', '"\\eta"', '"b_{\\mathrm{WAN}}"', '"a.ct"', '"imports/none.ct"', '"\\input{x}"', '""']
-INTS = ["0", "1", "2", "10", "41", "100001", "999999999999999"]
-
-
-def _grammar_strategy() -> st.SearchStrategy[str]:
-    lark = Lark(grammar_text(), parser="lalr", lexer="contextual", start=["start"])
-    explicit: dict[str, st.SearchStrategy[str]] = {}
-    for term in lark.terminals:
-        if term.pattern.type == "str":
-            explicit[term.name] = st.just(term.pattern.value + " ")
-    sep = lambda values: st.sampled_from(values).map(lambda v: v + " ")  # noqa: E731
-    explicit.update(
-        NAME=sep(NAMES),
-        UNIT=sep(UNITS),
-        NUMBER=sep(NUMBERS),
-        STRING=sep(STRINGS),
-        INT=sep(INTS),
-        SPACING=sep(["lin", "log"]),
-        ARROW=sep(["<->", "->"]),
-        _NL=st.just("\n"),
-        COMMENT=st.just(" "),  # a comment runs to the end of the line: not between any two tokens
-        WS=st.just(" "),
-    )
-    return from_lark(lark, start="start", explicit=explicit)
+# the grammar's sentences, with their word lists, are shared with the fuzz campaign (tests/fuzz)
+_grammar_strategy = grammar_strategy
 
 
 def _check_never_crashes(path: Path, text: str) -> None:

@@ -1,0 +1,78 @@
+"""Regression files: what they hold and what is expected of them.
+
+A regression file is a spec whose first lines may say, in comments:
+
+    # fuzz: ValueError @ ctdsl/report/plots.py:sweep_figure     (the crash it was found with)
+    # commands: report-md                                        (the commands to run; default: all)
+    # xfail: issue 18 class 7: ValueError in report/plots.py:sweep_figure
+    # limit: 4                                                   (seconds per command; default 20)
+    # sets: wan_bw=2^1030 GB/s                                   (--set overrides for solve --format json)
+
+A file with an `xfail:` line still fails: its test is marked xfail(strict=True),
+so the suite stays green now and turns red the day the crash is fixed, when the
+line must be removed. The lines are comments: the spec reads the same without them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CRASHES = HERE / "crashes"
+HOSTILE = HERE / "hostile"
+_HEADER = re.compile(r"^#\s*(fuzz|commands|xfail|class|limit|sets)\s*:\s*(.*?)\s*$")
+LIMIT = 20.0  # seconds per command: only a bound on the suite (a known hang says a shorter `limit:`)
+
+
+@dataclass
+class Case:
+    path: Path
+    data: bytes  # the file as it is (it may hold bytes that are not UTF-8)
+    meta: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def commands(self) -> set[str] | None:
+        raw = self.meta.get("commands", "").strip()
+        return set(raw.replace(",", " ").split()) if raw and raw != "all" else None
+
+    @property
+    def xfail(self) -> str | None:
+        return self.meta.get("xfail") or None
+
+    @property
+    def limit(self) -> float:
+        return float(self.meta.get("limit") or LIMIT)
+
+    @property
+    def sets(self) -> tuple[str, ...]:
+        raw = self.meta.get("sets", "").strip()
+        return tuple(s.strip() for s in raw.split(";") if s.strip())
+
+    @property
+    def id(self) -> str:
+        return self.path.stem
+
+
+def read_case(path: Path) -> Case:
+    data = path.read_bytes()
+    text = data.decode("utf-8", "replace")
+    meta: dict[str, str] = {}
+    for line in text.split("\n"):
+        m = _HEADER.match(line)
+        if not m:
+            break
+        meta[m.group(1)] = m.group(2)
+    return Case(path, data, meta)
+
+
+def header(signature: str, commands: list[str], xfail: str | None) -> str:
+    lines = [f"# fuzz: {signature}", f"# commands: {' '.join(commands)}"]
+    if xfail:
+        lines.append(f"# xfail: {xfail}")
+    return "\n".join(lines) + "\n"
+
+
+def cases(folder: Path) -> list[Case]:
+    return [read_case(p) for p in sorted(folder.glob("*.ct"))]

@@ -1,0 +1,311 @@
+"""Run one input through every command, in-process, and classify what happened.
+
+Each command runs through typer's CliRunner on `ctdsl.cli.app`, as a user would
+run it, so the exit code and both streams are seen. A clean outcome is an exit
+code of 0, 1 or 2 with no Python traceback on either stream. Anything else is a
+crash: an exception out of the command, an exit code 3 ("internal error") or any
+other code, a traceback printed. A crash is named by its signature, the exception
+type and the innermost frame inside the ctdsl package (`OverflowError @
+ctdsl/symbolic/stragglers.py:sum_law`), which is how crashes are deduplicated.
+
+Each command runs under a wall-clock limit: SIGALRM raises `Interrupted` (a
+BaseException, so neither the CLI's own handler nor CliRunner swallows it) in the
+command's own frame, and keeps firing every quarter second until it gets out.
+A command over `slow` seconds (2 by default) is slow; one stopped at `limit` is a
+hang, classified slow too, with the frame where it was stopped as its signature.
+
+The commands a checked-clean spec goes through: check (text), lint --format sarif,
+solve (table and JSON, the JSON one with the input's --set overrides), export
+latex, graph (JSON), report (Markdown, to a temporary directory), a sweep of at
+most 3 x 3 points over the spec's own ranges and simulate (2 seeds of a few
+steps). A spec that does not check clean goes through check and lint only: every
+other command stops at the same checker (they share `load_or_exit`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import signal
+import tempfile
+import time
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "ctdsl"
+SLOW = 2.0  # seconds: over this a command is slow (issue 18: no input over 2 s)
+LIMIT = 10.0  # seconds: a command is stopped here (the limit of issue 18's hostile run)
+CLEAN_CODES = (0, 1, 2)
+_TRACEBACK = "Traceback (most recent call last)"
+_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)', re.M)
+_INTERNAL = re.compile(r"internal error: ([A-Za-z_][\w.]*)")
+
+
+class Interrupted(BaseException):
+    """The wall-clock limit of one command ran out."""
+
+
+@dataclass
+class Outcome:
+    command: str
+    kind: str  # ok | crash | slow | hang
+    exit_code: int | None
+    seconds: float
+    signature: str = ""  # for crash and hang: "Type @ ctdsl/file.py:function"
+    where: str = ""  # the innermost ctdsl frame with its line: ctdsl/file.py:123 function
+    message: str = ""
+    trace: str = ""
+
+
+@dataclass
+class Result:
+    outcomes: list[Outcome] = field(default_factory=list)
+    clean: bool = False  # did the input check clean (so every command ran)
+
+    @property
+    def kind(self) -> str:
+        kinds = {o.kind for o in self.outcomes}
+        for k in ("crash", "hang", "slow"):
+            if k in kinds:
+                return k
+        return "ok"
+
+    def problems(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.kind != "ok"]
+
+
+# ---- the commands ------------------------------------------------------------------------
+
+
+def _sweep_args(spec) -> list[str] | None:
+    """--sweep for up to two of the spec's ranged params, 3 points each, in their declared units."""
+    args: list[str] = []
+    for p in list(getattr(spec, "params", {}).values()):
+        lo, hi = getattr(p, "lo", None), getattr(p, "hi", None)
+        if lo is None or hi is None:
+            continue
+        scale = getattr(p, "unit_scale", 1.0) or 1.0
+        unit = getattr(p, "unit", None) or ""
+        try:
+            a, b = float(lo) / scale, float(hi) / scale
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+            continue
+        if not (math.isfinite(a) and math.isfinite(b)):
+            continue
+        spacing = getattr(p, "spacing", None) or "lin"
+        args += ["--sweep", f"{p.name}={a!r} {unit}:{b!r} {unit}:3:{spacing}".replace(" :", ":")]
+        if len(args) == 4:
+            break
+    return args
+
+
+def commands(path: str, out_dir: str, spec, sets: tuple[str, ...]) -> list[tuple[str, list[str]]]:
+    """(name, argv) of every command a clean spec goes through."""
+    set_args = [a for s in sets for a in ("--set", s)]
+    return [
+        ("solve-table", ["solve", path]),
+        ("solve-json", ["solve", path, "--format", "json", *set_args]),
+        ("export-latex", ["export", "latex", path]),
+        ("graph-json", ["graph", path, "--format", "json"]),
+        ("report-md", ["report", path, "-o", os.path.join(out_dir, "report.md")]),
+        ("sweep", ["sweep", path, *(_sweep_args(spec) or []), "--format", "csv", "-o", os.path.join(out_dir, "s.csv")]),
+        ("simulate", ["simulate", path, "--steps", "3", "--seeds", "2", "--warmup", "1", "--format", "json", "--no-progress"]),
+    ]
+
+
+def extra_commands(path: str, out_dir: str) -> list[tuple[str, list[str]]]:
+    """Commands run only when asked for by name (a regression case's `# commands:` line)."""
+    return [
+        ("sweep-default", ["sweep", path, "--format", "csv", "-o", os.path.join(out_dir, "d.csv")]),
+        ("report-html", ["report", path, "-o", os.path.join(out_dir, "report.html")]),
+        ("solve-csv", ["solve", path, "--format", "csv"]),
+        ("simulate-spec", ["simulate", path, "--format", "json", "--no-progress"]),
+    ]
+
+
+FIRST = [("check", lambda p: ["check", p]), ("lint-sarif", lambda p: ["lint", p, "--format", "sarif"])]
+ALL_COMMANDS = [n for n, _ in FIRST] + ["solve-table", "solve-json", "export-latex", "graph-json", "report-md",
+                                         "sweep", "simulate"]
+
+
+# ---- running one command -----------------------------------------------------------------
+
+
+@contextmanager
+def time_limit(seconds: float):
+    """Raise Interrupted in this thread after `seconds`, and every 0.25 s after that until it is out."""
+
+    def fire(signum, frame):
+        raise Interrupted()
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.25)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def innermost(frames: list[tuple[str, int, str]]) -> tuple[str, str]:
+    """(file:function, file:line function) of the innermost frame in the ctdsl package."""
+    for filename, line, func in reversed(frames):
+        try:
+            rel = Path(filename).resolve().relative_to(ROOT)
+        except ValueError:
+            continue
+        if rel.parts and rel.parts[0] == "ctdsl":
+            return f"{rel.as_posix()}:{func}", f"{rel.as_posix()}:{line} {func}"
+    if frames:
+        filename, line, func = frames[-1]
+        return f"{Path(filename).name}:{func}", f"{filename}:{line} {func}"
+    return "?", "?"
+
+
+def _from_exception(exc: BaseException) -> tuple[str, str, str]:
+    frames = [(f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__)]
+    sig, where = innermost(frames)
+    return f"{type(exc).__name__} @ {sig}", where, "".join(traceback.format_exception(exc))
+
+
+def _from_text(text: str) -> tuple[str, str]:
+    """Signature and place of a traceback printed as text (exit 3 under --debug, or a stray one)."""
+    frames = [(m.group(1), int(m.group(2)), m.group(3)) for m in _FRAME.finditer(text)]
+    sig, where = innermost(frames)
+    m = _INTERNAL.search(text)
+    if m:
+        etype = m.group(1)
+    else:
+        last = [line for line in text.splitlines() if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Warning)?:", line)]
+        etype = last[-1].split(":", 1)[0] if last else "exit"
+    return f"{etype.rsplit('.', 1)[-1]} @ {sig}", where
+
+
+class Harness:
+    """The CLI app, a runner and a scratch directory, reused for every input."""
+
+    def __init__(self, slow: float = SLOW, limit: float = LIMIT) -> None:
+        import typer.main
+        from typer.testing import CliRunner
+
+        from ctdsl.cli import app
+
+        self.app = app
+        self.runner = CliRunner()
+        self.slow, self.limit = slow, limit
+        root_opts = {o for p in typer.main.get_command(app).params for o in p.opts}
+        self.prefix = ["--debug"] if "--debug" in root_opts else []  # the traceback of an exit 3, when there is one
+        self._tmp = tempfile.TemporaryDirectory(prefix="ctdsl-fuzz-")
+        self.dir = Path(self._tmp.name)
+        # quoted imports of the examples resolve next to the input, as they would in examples/
+        (self.dir / "common").mkdir()
+        for p in (ROOT / "examples" / "common").glob("*.ct"):
+            (self.dir / "common" / p.name).write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+
+    def close(self) -> None:
+        self._tmp.cleanup()
+
+    def invoke(self, name: str, argv: list[str]) -> Outcome:
+        start = time.perf_counter()
+        try:
+            with time_limit(self.limit):
+                r = self.runner.invoke(self.app, self.prefix + argv, catch_exceptions=True)
+        except Interrupted as exc:
+            seconds = time.perf_counter() - start
+            sig, where, trace = _from_exception(exc)
+            return Outcome(name, "hang", None, seconds, sig.replace("Interrupted", "Timeout"), where,
+                           f"stopped after {self.limit:g} s", trace)
+        finally:
+            _close_figures()
+        seconds = time.perf_counter() - start
+        out, err = r.stdout, _stderr(r)
+        if r.exception is not None and not isinstance(r.exception, SystemExit):
+            sig, where, trace = _from_exception(r.exception)
+            return Outcome(name, "crash", r.exit_code, seconds, sig, where, _one_line(r.exception), trace)
+        if r.exit_code in CLEAN_CODES and "Interrupted" in err and "Exception ignored in" in err:
+            # the alarm fired inside a callback that cannot raise (a gc callback): Python printed it as
+            # unraisable and went on; the command did overrun the limit, and the traceback is ours, not ctdsl's
+            return Outcome(name, "hang", r.exit_code, seconds, f"Timeout @ {name} (unraisable)", "",
+                           f"over {self.limit:g} s", err[-2000:])
+        if r.exit_code not in CLEAN_CODES or _TRACEBACK in out or _TRACEBACK in err:
+            sig, where = _from_text(err + "\n" + out)
+            message = next((ln for ln in err.splitlines() if "internal error" in ln), err.strip()[-300:])
+            return Outcome(name, "crash", r.exit_code, seconds, sig, where, message, err[-4000:])
+        kind = "slow" if seconds > self.slow else "ok"
+        return Outcome(name, kind, r.exit_code, seconds, f"slow @ {name}" if kind == "slow" else "")
+
+    def run(self, text: str | bytes, sets: tuple[str, ...] = (), only: set[str] | None = None,
+            filename: str = "fuzz.ct", first_problem: bool = False) -> Result:
+        """Every command (or those in `only`) on `text` written to a file in the scratch directory."""
+        path = self.dir / filename
+        path.write_bytes(text if isinstance(text, bytes) else encode(text))
+        out_dir = self.dir / "out"
+        out_dir.mkdir(exist_ok=True)
+        res = Result()
+        for name, argv in FIRST:
+            if only is None or name in only:
+                res.outcomes.append(self.invoke(name, argv(str(path))))
+        if first_problem and any(o.kind in ("crash", "hang") for o in res.outcomes):
+            return res
+        if any(o.kind == "hang" and o.command == "check" for o in res.outcomes):
+            return res  # the checker itself hangs: every other command would hang in it too
+        spec = _clean_spec(str(path), self.limit)
+        res.clean = spec is not None
+        if spec is None:
+            return res
+        limit = self.limit
+        try:
+            todo = commands(str(path), str(out_dir), spec, sets)
+            if only is not None:
+                todo = [c for c in todo + extra_commands(str(path), str(out_dir)) if c[0] in only]
+            for name, argv in todo:
+                if only is None or name in only:
+                    res.outcomes.append(self.invoke(name, argv))
+                    if first_problem and res.outcomes[-1].kind in ("crash", "hang"):
+                        break
+                    if res.outcomes[-1].kind == "hang":  # the rest share the solve: a shorter wait is enough to tell
+                        self.limit = min(self.limit, max(3.0, 1.5 * self.slow))
+        finally:
+            self.limit = limit
+        return res
+
+
+def encode(text: str) -> bytes:
+    """The bytes of an input; a lone surrogate (a generated one) becomes invalid UTF-8, as intended."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _clean_spec(path: str, limit: float = LIMIT):
+    """The checked spec, or None when it has diagnostics (or the checker itself fails: check reports that)."""
+    from ctdsl.api import check
+
+    try:
+        with time_limit(limit):
+            result = check(path)
+    except (Exception, Interrupted):  # noqa: BLE001 - the check command already classified it
+        return None
+    return result.spec if result.ok else None
+
+
+def _stderr(r) -> str:
+    try:
+        return r.stderr
+    except ValueError:  # an older click mixing the streams
+        return ""
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:300]}"
+
+
+def _close_figures() -> None:
+    import sys
+
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None:
+        plt.close("all")
