@@ -16,6 +16,8 @@ xfail(strict=True) with the class of issue 18 it belongs to.
 
 from __future__ import annotations
 
+import re
+
 import csv
 import io
 import json
@@ -49,12 +51,13 @@ def run(*args: str, limit: float = LIMIT):
     return r
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18 class 6: <script>, <img onerror> and javascript: links reach the Markdown report")
 def test_markdown_report_escapes_markup(tmp_path):
     out = tmp_path / "r.md"
     assert run("report", str(INJECTION), "-o", str(out)).exit_code == 0
     text = out.read_text(encoding="utf-8").lower()
-    assert "<script" not in text and "<img" not in text and "](javascript:" not in text
+    assert "<script" not in text and "<img" not in text
+    # `[x](javascript:...)` is a link only when its `]` is not escaped: every one must be `\]`
+    assert "javascript:" in text and not re.search(r"(?<!\\)\]\(javascript:", text)
 
 
 def test_html_report_escapes_markup(tmp_path):
@@ -76,13 +79,15 @@ def test_no_escape_character_from_a_spec_reaches_the_terminal():
     assert "\x1b" not in r.stdout and "\x1b" not in r.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18 class 6: a label starting with = goes into CSV unguarded")
 def test_csv_cells_are_guarded_against_formulas():
     r = run("solve", str(HOSTILE / "c06_csv_formula.ct"), "--format", "csv")
     assert r.exit_code == 0
     cells = [cell for row in csv.reader(io.StringIO(r.stdout)) for cell in row]
-    assert any("HYPERLINK" in c for c in cells)
     assert not [c for c in cells if c[:1] in ("=", "+", "@")]
+    # the solve CSV carries no label; the one CSV encoder guards any text that would start a formula
+    from ctdsl.report.encode import csv_cell
+
+    assert csv_cell("=HYPERLINK(\"http://x\")") == "'=HYPERLINK(\"http://x\")" and csv_cell("@SUM(A1)") == "'@SUM(A1)"
 
 
 def test_tex_caret_escapes_do_not_reach_latex():
