@@ -22,19 +22,10 @@ from ctdsl.diagnostics.core import (
     sort_diagnostics,
     summary_line,
 )
+from ctdsl.diagnostics.formats import FORMATS, Format
+from ctdsl.diagnostics.report import render, render_json
+from ctdsl.diagnostics.rules import RuleInfo
 from ctdsl.diagnostics.text import render_concise, render_text
-
-# the whole-report formats load when first asked for: the parser and the checker
-# import this package, and most commands never render SARIF
-_LAZY = {"FORMATS": "formats", "Format": "formats", "render": "report", "render_json": "report", "RuleInfo": "rules"}
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"ctdsl.diagnostics.{_LAZY[name]}"), name)
-    raise AttributeError(name)
 
 __all__ = [
     "Diagnostic",
