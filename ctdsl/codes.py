@@ -102,6 +102,7 @@ _TABLE = [
     Code("CT608", "simulation-too-large", "a simulation with more steps, seeds or background transfers per run than the limit"),
     Code("CT620", "inheritance-too-deep", "a block whose chain of bases is longer than the limit"),
     Code("CT621", "too-many-statements", "more params, blocks, WANs and break-evens than the limit, imports included"),
+    Code("CT622", "references-too-deep", "a field reached through a longer chain of field references than the limit"),
     # solving
     Code("CT701", "too-many-regimes", "a break-even whose times split into more max/min regimes than the solver enumerates"),
     Code("CT702", "breakeven-not-evaluable", "a break-even whose times cannot be computed at an end of the param's range"),

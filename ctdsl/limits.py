@@ -10,6 +10,7 @@ MAX_EXPONENT = 64  # |e| in x ^ e
 MAX_DECIMAL_EXPONENT = 300  # |e| in 1e300, and the magnitude of any literal
 MAX_DIGITS = 64  # digits of one number literal
 MAX_INHERITANCE_DEPTH = 64  # a : b : c ... (each block's base chain)
+MAX_REFERENCE_DEPTH = 32  # a field that reads a field that reads a field ... (a.bandwidth = b.bandwidth ...)
 MAX_STATEMENTS = 4096  # params, blocks, WANs and break-evens, over the spec and its imports
 MAX_IMPORT_DEPTH = 16  # a imports b imports c ...
 MAX_IMPORTS = 256  # files read for one spec

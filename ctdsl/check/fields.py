@@ -39,6 +39,7 @@ class FieldReader:
         self.params = params
         self._cache: dict[tuple, object] = {}
         self._stack: list[tuple] = []
+        self._too_deep = False
         self.derived: dict[tuple, Typed] = {}  # e.g. (model, None, "params") from a shape
         # fields already found wrong: a field inherited by several blocks is one mistake
         self._wrong: set[int] = set()
@@ -188,6 +189,16 @@ class FieldReader:
                 self._cache[cache_key] = None
                 return None
             return value  # type: ignore[return-value]
+        if len(self._stack) >= limits.MAX_REFERENCE_DEPTH:
+            if not self._too_deep:  # once: each field further down the chain is past it too
+                self._too_deep = True
+                self.sink.error(
+                    "CT622",
+                    f"'{where}' is reached through more than {limits.MAX_REFERENCE_DEPTH} field references",
+                    at or node.value.span,
+                    help="give the value as a number or a param instead of a long chain of references",
+                )
+            return None
         self._cache[cache_key] = _BUSY
         self._stack.append(cache_key)
         typed = self._type_field(block, stage, key, node, spec)
