@@ -3,8 +3,8 @@
 Sympy never sees spec text: every sympy object is built here from a checked
 expression node (exact rationals, params as symbols). A param becomes a Symbol
 with `positive=True` when its default and range are positive, so that
-simplification and solving can use the sign. `Symbols` keeps, for each symbol,
-the param's unit and display name for printing.
+simplification and solving can use the sign. `Symbols` (ctdsl.results.params, re-
+exported here) keeps, for each symbol, the param's unit and display name.
 """
 
 from __future__ import annotations

@@ -72,10 +72,6 @@ class DimExpr:
     def free_symbols(self):
         return self.e.free_symbols
 
-    @property
-    def is_zero(self) -> bool:
-        return self.e == 0
-
     def __add__(self, other) -> "DimExpr":
         if not isinstance(other, DimExpr) and other == 0:  # a plain 0 is the empty sum, of any dimension
             return self
@@ -114,10 +110,6 @@ class DimExpr:
 
 def zero(dim: U.Dim) -> DimExpr:
     return DimExpr(sp.Integer(0), dim)
-
-
-def of(e: sp.Expr, dim: U.Dim) -> DimExpr:
-    return DimExpr(e, dim)
 
 
 def _common(args, what: str) -> U.Dim:
