@@ -11,6 +11,7 @@ from ctdsl.cli import (
     solve_cmds,  # noqa: F401,E402  (registers solve, export)
     spec_cmds,  # noqa: F401,E402  (registers check, graph)
     sweep_cmds,  # noqa: F401,E402
+    report_cmd,  # noqa: F401,E402  (after sweep: the order of --help)
 )
 from ctdsl.cli.app import app, main  # noqa: F401
 
