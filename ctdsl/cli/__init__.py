@@ -10,6 +10,7 @@ from ctdsl.cli import (
     simulate_cmd,  # noqa: F401,E402
     solve_cmds,  # noqa: F401,E402  (registers solve, export)
     spec_cmds,  # noqa: F401,E402  (registers check, graph)
+    start_cmds,  # noqa: F401,E402  (registers init, docs)
     sweep_cmds,  # noqa: F401,E402
     report_cmd,  # noqa: F401,E402  (after sweep: the order of --help)
 )

@@ -82,7 +82,7 @@ class _GuardedGroup(TyperGroup):
 EPILOG = """\b
 Examples:
   ctdsl check specs/llama70b_wan.ct examples/*.ct
-  ctdsl graph specs/llama70b_wan.ct --format dot | dot -Tsvg > topo.svg
+  ctdsl graph specs/llama70b_wan.ct -f svg -o topology.svg
   ctdsl solve specs/llama70b_wan.ct --set wan_bw="25 GB/s"
   ctdsl solve specs/llama70b_wan.ct --explain band_switch
   ctdsl export latex specs/llama70b_wan.ct --standalone -o study.tex

@@ -31,7 +31,7 @@ def _explain(code: str) -> None:
 
         c = check_lookup(code)
         if c is not None:
-            typer.echo(f"{c.code} {c.name} (checker error): {c.summary}\nSee docs/diagnostics.md.")
+            typer.echo(f"{c.code} {c.name} (checker error): {c.summary}\nThe full text: ctdsl docs {c.code}")
             raise typer.Exit(Exit.OK)
         codes = ", ".join(x.code for x in all_rules())
         raise fail_usage(f"unknown lint code or name '{code}'; the rules are {codes}")
