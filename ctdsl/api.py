@@ -65,7 +65,10 @@ def check(path: str | Path, text: str | None = None, overrides: dict[str, str] |
     spec = None
     if not loaded.parse_failed:
         spec = Checker(loaded, sink, overrides or {}).run()
-    return CheckResult(str(path), spec if not sink.has_errors else None, sort_diagnostics(sink.items), loaded.sources, loaded)
+    diagnostics = sort_diagnostics(sink.items)
+    if sink.has_errors:  # a --set value outside its declared range (CT311) matters only to a spec that runs
+        diagnostics = [d for d in diagnostics if d.code != "CT311"]
+    return CheckResult(str(path), spec if not sink.has_errors else None, diagnostics, loaded.sources, loaded)
 
 
 class Study:
@@ -148,7 +151,9 @@ class Study:
 
     def __repr__(self) -> str:
         s = self.spec
-        return f"<Study {self.path}: {len(s.schemes)} schemes, {len(s.dcs)} dcs, {len(s.params)} params>"
+        from ctdsl.report.words import count_of
+
+        return f"<Study {self.path}: {count_of(len(s.schemes), 'scheme')}, {count_of(len(s.dcs), 'dc')}, {count_of(len(s.params), 'param')}>"
 
 
 def load(path: str | Path, overrides: dict[str, str] | None = None) -> Study:

@@ -39,7 +39,7 @@ def solve(
     \b
     Examples:
       ctdsl solve specs/llama70b_wan.ct
-      ctdsl solve specs/llama70b_wan.ct --set wan_bw="25 GB/s" --set budget="99 GFLOP/s"
+      ctdsl solve specs/llama70b_wan.ct -s wan_bw="25 GB/s" -s budget="99 GFLOP/s"
       ctdsl solve specs/llama70b_wan.ct --format json > result.json
       ctdsl solve specs/llama70b_wan.ct --explain band_switch
     """
@@ -92,7 +92,7 @@ def export_latex(
     \b
     Examples:
       ctdsl export latex specs/llama70b_wan.ct
-      ctdsl export latex specs/llama70b_wan.ct --standalone -o study.tex && pdflatex study.tex
+      ctdsl export latex specs/llama70b_wan.ct --standalone -o study.tex
     """
     from ctdsl.report.latex import solution_latex
 

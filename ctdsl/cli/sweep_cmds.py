@@ -340,7 +340,7 @@ def sweep(
     \b
     Examples:
       ctdsl sweep specs/llama70b_wan.ct > grid.csv
-      ctdsl sweep specs/llama70b_wan.ct --sweep 'wan_bw=0.1 GB/s:1000 GB/s:200:log' -f json -o wan.json
+      ctdsl sweep specs/llama70b_wan.ct --sweep 'wan_bw=1 GB/s:1 TB/s:99:log'
       ctdsl sweep specs/llama70b_wan.ct -f parquet -o grid.parquet
       ctdsl sweep specs/llama70b_wan.ct --plot out.png
     """

@@ -65,6 +65,7 @@ class Param:
     count: int | None  # sweep points; None: not given
     display: str | None  # LaTeX display name; None: the name
     span: Span
+    given: bool = False  # the value came from --set (an override), not the spec
 
     def __post_init__(self) -> None:
         _freeze(self, spacing=Spacing)

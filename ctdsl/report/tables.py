@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from io import StringIO
 
 from ctdsl import units as U
+from ctdsl.report.words import count_of
 from ctdsl.report.encode import csv_cell, md_cell, md_text, rich_text
 
 
@@ -256,7 +257,7 @@ def render_rich(sol, console) -> None:
     from rich.table import Table as RichTable
 
     esc = rich_text
-    console.print(f"[bold]{esc(sol.spec.root)}[/bold]: {len(sol.schemes)} schemes, params at their defaults: " + esc(params_line(sol)))
+    console.print(f"[bold]{esc(sol.spec.root)}[/bold]: {count_of(len(sol.schemes), 'scheme')}, {params_heading(sol)}: " + esc(params_line(sol)))
     print_rich_tables(console, all_tables(sol), mark=" *")
 
 
@@ -267,8 +268,8 @@ def print_rich_tables(console, tables, mark: str = "") -> None:
     esc = rich_text
     for t in tables:
         rt = RichTable(title=esc(t.title), title_justify="left", title_style="bold", header_style="bold")
-        for h in t.header:
-            rt.add_column(esc(h), overflow="fold")
+        for j, h in enumerate(t.header):  # the first column names the row (a scheme): never broken
+            rt.add_column(esc(h), overflow="fold", no_wrap=j == 0, min_width=len(h) if j == 0 else None)
         for i, row in enumerate(t.rows):
             rt.add_row(*[f"[bold yellow]{esc(c)}{mark}[/]" if (i, j) in t.marked else esc(c) for j, c in enumerate(row)])
         console.print(rt)
@@ -278,14 +279,21 @@ def print_rich_tables(console, tables, mark: str = "") -> None:
 
 
 def params_line(sol) -> str:
+    """Each param's value; one given by --set says so."""
     parts = []
     for p in sol.spec.params.values():
-        parts.append(f"{p.name} = {U.format_quantity(p.default, p.dim)}")
+        parts.append(f"{p.name} = {U.format_quantity(p.default, p.dim)}" + (" (--set)" if p.given else ""))
     return ", ".join(parts) or "none"
 
 
+def params_heading(sol) -> str:
+    """`params at their defaults`, or `params (defaults, but as set)` when --set gave some."""
+    return "params (defaults, except as set)" if any(p.given for p in sol.spec.params.values()) else "params at their defaults"
+
+
 def render_markdown(sol) -> str:
-    lines = [f"# {md_text(sol.spec.root)}", "", f"Params at their defaults: {md_text(params_line(sol))}.", ""]
+    heading = params_heading(sol)
+    lines = [f"# {md_text(sol.spec.root)}", "", f"{heading[0].upper() + heading[1:]}: {md_text(params_line(sol))}.", ""]
     for t in all_tables(sol):
         lines.append(f"## {md_text(t.title)}")
         lines.append("")
