@@ -253,7 +253,7 @@ def test_numeric_root_in_json_and_latex(tmp_path):
     assert root["numeric"] is True
     assert float(root["expression"]) == root["value"]  # no exact form: the value itself, every digit
     tex = CliRunner().invoke(app, ["export", "latex", str(path)]).stdout
-    assert "b^{*} &\\approx 4.681\\,\\mathrm{GB/s}" in tex and "numeric root" in tex
+    assert "b^{*} &\\approx \\qty{4.681}{\\giga\\byte\\per\\second}" in tex and "numeric root" in tex
     exact = json.loads(CliRunner().invoke(app, ["solve", str(ROOT / "specs" / "llama70b_wan.ct"), "-f", "json"]).stdout)
     assert [r["numeric"] for b in exact["breakevens"] for r in b["roots"]] == [False, False]
 
