@@ -329,6 +329,12 @@ def sweep(
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the data to this file ('-': stdout)."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Draw the figure to FILE.png, .svg or .pdf."),
     components: bool = typer.Option(False, "--components", help="Add a column per step-time component."),
+    figure: Optional[List[str]] = typer.Option(
+        None, "--figure", help="With --plot: one panel per file: time, steps, stages or winner (repeat for several).", metavar="PANEL"
+    ),
+    size: str = typer.Option("page", "--size", help="With --figure: column (3.5 in), page (7 in) or slide (10 in) wide."),
+    style: str = typer.Option("paper", "--style", help="With --figure: paper (8 pt text) or screen (11 pt)."),
+    title: Optional[str] = typer.Option(None, "--title", help="With --figure: a title over the panel (none by default)."),
     chunk: int = typer.Option(1 << 16, "--chunk", help="At most this many points evaluated at a time (bounds memory).", min=1),
 ) -> None:
     """Evaluate every scheme over a grid of params: one row per point.
@@ -343,10 +349,16 @@ def sweep(
       ctdsl sweep specs/llama70b_wan.ct --sweep 'wan_bw=1 GB/s:1 TB/s:99:log'
       ctdsl sweep specs/llama70b_wan.ct -f parquet -o grid.parquet
       ctdsl sweep specs/llama70b_wan.ct --plot out.png
+      ctdsl sweep specs/llama70b_wan.ct --plot t.pdf --figure time --size column
+      ctdsl sweep specs/llama70b_wan.ct --sweep wan_bw --sweep eff --plot w.pdf
     """
     sets = parse_sets(set_)
     sweeps = [parse_sweep(s) for s in sweep_ or []]
     plot_format = _plot_format(plot) if plot else None
+    if plot or figure:
+        from ctdsl.cli.sweep_figures import check_options
+
+        check_options(plot, figure or [], size, style, sweeps)
     write_data = output is not None or plot is None
     if write_data:
         _check_binary(format, output)
@@ -363,18 +375,6 @@ def sweep(
     if write_data:
         _write_data(format, output, forms, grid, components, chunk)
     if plot:
-        from ctdsl.numeric.crossings import sweep_curves, x_param
-        from ctdsl.report.plots import save, sweep_figure
+        from ctdsl.cli.sweep_figures import draw
 
-        p = x_param(sol.spec)
-        x_axis = next((a for a in axes if p is not None and a.name == p.name), None)
-        fig = sweep_figure(sol, sweep_curves(sol, forms, x_axis))
-        _save_or_exit(save, fig, plot, plot_format)
-        typer.echo(f"wrote {plot}", err=True)
-
-
-def _save_or_exit(save, fig, path: str, fmt: str) -> None:
-    try:
-        save(fig, path, fmt)
-    except OSError as exc:
-        raise fail_usage(f"cannot write {path}: {exc.strerror or exc}")
+        draw(sol, forms, axes, plot, plot_format, figure or [], size, style, title)
