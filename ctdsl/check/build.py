@@ -18,7 +18,7 @@ from ctdsl.check.draft import Draft
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import JitterKind, PlacementKind
+from ctdsl.language.enums import Counted, JitterKind, PlacementKind, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 
@@ -149,6 +149,7 @@ class Builder:
             distance=g("distance"),
             load=g("load"),
             transfer=g("transfer"),
+            counted=Counted(g("counted") or Counted.TRANSFER),  # None: written wrong, reported (CT108)
         )
 
     def _pluggable(self, b: MergedBlock) -> None:
@@ -287,6 +288,7 @@ class Builder:
             steps=g("steps"),
             overlap=bool(g("overlap")),
             cost=cost if cost is not None else E.num(S.DEFAULT_COST[payload]),
+            overhead=g("overhead"),
             model=model,
             label=g("label"),
         )
@@ -314,7 +316,7 @@ class Builder:
             )
             return
         g = lambda k: self._get(b, k)  # noqa: E731
-        sim = M.Simulation(**self._common(b), steps=g("steps"), seeds=g("seeds"), warmup=g("warmup"))
+        sim = M.Simulation(**self._common(b), steps=g("steps"), seeds=g("seeds"), warmup=g("warmup"), latency=SimLatency(g("latency") or SimLatency.PROPAGATE))
         self.draft.simulation = sim
         env = self.draft.defaults()
         for key, most in (("steps", limits.MAX_SIM_STEPS), ("warmup", limits.MAX_SIM_STEPS), ("seeds", limits.MAX_SIM_SEEDS)):

@@ -45,7 +45,7 @@ def explain(sol, name: str) -> str:
             for b in m.breaks:
                 out.append(f"    {m.binding} stops binding at {b} ({b.param} = {sp.sstr(b.expr)}); then {b.then} binds")
     elif r.transform_at.startswith("switch"):
-        out.append(f"  runs at {r.transform_at} on the streams it sums; the switch gives no rate, so it costs no time")
+        out.append(f"  runs at {r.transform_at} on the streams it sums; the switch gives no total_rate or stream_rate, so it costs no time")
     else:
         out.append("  none: the payload is sent as it is")
     out.append("")
@@ -64,9 +64,14 @@ def explain(sol, name: str) -> str:
             )
         out.extend(_queueing_lines(ph))
     out.append("")
+    if r.overhead is not None:
+        out.append(f"overhead: {_fmt(r.overhead)} per sync (fixed: software, kernel launches, pipeline fill)")
+        out.append(f"    = {sp.sstr(r.overhead.expr)} s")
+        out.append("")
     out.append("step")
     H = r.period
-    form = "max(compute, (transform + sync) / H)" if r.overlap else "compute + (transform + sync) / H"
+    side = "transform + sync + overhead" if r.overhead is not None else "transform + sync"
+    form = f"max(compute, ({side}) / H)" if r.overlap else f"compute + ({side}) / H"
     out.append(f"  T = {form} = {_fmt(r.step_time)}")
     for k, q in r.components.items():
         out.append(f"    {k:40s} {_fmt(q):>10s}  {100 * r.shares[k]:5.1f}%{'  <- binds' if k == r.binding else ''}")
