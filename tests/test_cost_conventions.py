@@ -247,3 +247,40 @@ def test_switch_rate_is_renamed(tmp_path):
     (d,) = [d for d in check(path).diagnostics if d.code == "CT104"]
     assert "no field 'rate'" in d.message
     assert "total_rate" in d.help and "stream_rate" in d.help
+
+
+OVERHEAD = """
+param bw = 10 GB/s in 1 GB/s .. 100 GB/s log 3
+model m { params = 1e9; bytes_per_value = 2 B; tokens = 1000 }
+device d { peak = 100 TFLOP/s; efficiency = 1 }
+link fast { bandwidth = bw; latency = 1 us }
+switch s {}
+dc a { workers = 2; device = d; link = fast; switch = s }
+scheme x { payload = dense; collective = allgather; period = 10; overhead = 2 ms; steps = 100 }
+"""
+
+
+def test_overhead_in_the_tables_csv_and_sweep(tmp_path):
+    # per step: overhead / H = 2 ms / 10 = 0.2 ms. The sweep over bw at 1, 10 and 100 GB/s:
+    #   step = 0.06 + (1e-6 + 2e9 / bw + 0.002) / 10 = 0.2602001, 0.0802001, 0.0622001 s
+    from typer.testing import CliRunner
+
+    from ctdsl.cli import app
+    from ctdsl.report.tables import render_csv, step_table
+
+    sol = solve_text(tmp_path, OVERHEAD)
+    t = step_table(sol)
+    col = t.header.index("overhead")
+    assert t.rows[0][col].startswith("200 us")
+    rows = render_csv(sol).splitlines()
+    header, row = rows[0].split(","), rows[1].split(",")
+    assert float(row[header.index("overhead_s")]) == pytest.approx(0.0002, rel=REL)
+    path = tmp_path / "ov.ct"
+    path.write_text(OVERHEAD, encoding="utf-8")
+    out = CliRunner().invoke(app, ["sweep", str(path), "--components"], env={"NO_COLOR": "1"})
+    assert out.exit_code == 0, out.output
+    lines = out.stdout.splitlines()
+    head = lines[0].split(",")
+    steps = [float(line.split(",")[head.index("x.step_s")]) for line in lines[1:4]]
+    assert steps == [pytest.approx(0.06 + (1e-6 + 2e9 / b + 0.002) / 10, rel=REL) for b in (1e9, 1e10, 1e11)]
+    assert [float(line.split(",")[head.index("x.overhead_s")]) for line in lines[1:4]] == [pytest.approx(0.0002, rel=REL)] * 3
