@@ -147,7 +147,7 @@ class Builder:
             return
         if stream > total:  # one stream cannot go faster than all of them together
             self._error_once(
-                "CT311",
+                "CT312",
                 f"switch '{b.name}': stream_rate {format_quantity(stream, RATE)} is above total_rate {format_quantity(total, RATE)}",
                 b.fields["stream_rate"].value.span,
                 secondary=(Label(b.fields["total_rate"].value.span, "the rate all its streams share"),) if "total_rate" in b.fields else (),
