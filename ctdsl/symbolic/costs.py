@@ -8,7 +8,8 @@ For one scheme:
 - the transform: on the GPU a roofline, max(cost D / (peak eff), D / mem_bw); in
   a pluggable, D through the module's pipelined stages at the slowest stage's
   rate, plus its latency (a DCT costs the compute budget nothing when the optics
-  performs it); at a switch, the streams it takes in over its rate;
+  performs it); at a switch, the streams it takes in over its total_rate
+  (shared) and stream_rate (each stream's), the slower;
 - step time = compute + (transform + sync + overhead) / H, or max(compute,
   (transform + sync + overhead) / H) when the scheme overlaps them; overhead is
   the scheme's fixed time per sync (the component "overhead");

@@ -5,10 +5,10 @@ are all alike; in each step a set of transfers runs at once. Each transfer
 follows its route in the graph (`Topology.route`), so which links a phase
 crosses is decided by the graph, never by a formula per named topology.
 
-Time of one step: every transfer pays the latencies along its route, plus its
-bytes over the narrowest share of
-bandwidth it meets: on each directed edge, the bytes of all the step's transfers
-that cross it, over the edge's bandwidth. A DC's WAN link carrying all its
+Time of one step: every transfer pays the latencies along its route (below),
+plus its bytes over the narrowest share of bandwidth it meets: on each directed
+edge, the bytes of all the step's transfers that cross it, over the edge's
+bandwidth. A DC's WAN link carrying all its
 workers' shards therefore takes their sum over its bandwidth (domain.md
 section 4). The step takes as long as its slowest transfer; the phase takes
 steps x that.
