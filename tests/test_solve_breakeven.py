@@ -19,12 +19,13 @@ from scipy.optimize import brentq
 
 from solvekit import ROOT, solve_file, solve_text
 
+# the links are counted per hop: the derivations below charge every edge its latency
 HEAD = """
 param b = 5 GB/s in 1 GB/s .. 100 GB/s log 20
 model m {{ params = 1e9; bytes_per_value = 2 B; tokens = 1000 }}
 device d {{ peak = 100 TFLOP/s; efficiency = 1 }}
-link fast {{ bandwidth = 10 GB/s; latency = 1 us }}
-link wan {{ bandwidth = b; latency = 10 us }}
+link fast {{ bandwidth = 10 GB/s; counted = hop; latency = 1 us }}
+link wan {{ bandwidth = b; counted = hop; latency = 10 us }}
 switch s {{ sum = true; loopback = true }}
 dc a {{ workers = 2; device = d; link = fast; switch = s }}
 dc c {{ workers = 2; device = d; link = fast; switch = s }}

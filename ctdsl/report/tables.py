@@ -79,7 +79,8 @@ def step_table(sol) -> Table:
     # columns for contention and stragglers, when the spec sets them and they are not 0 at the defaults
     has_q = any(_is_queueing(k) and q.value for r in rows for k, q in r.components.items())
     has_s = any("stragglers" in r.components and r.components["stragglers"].value for r in rows)
-    extra = (["queueing"] if has_q else []) + (["stragglers"] if has_s else [])
+    has_o = any("overhead" in r.components and r.components["overhead"].value for r in rows)
+    extra = (["queueing"] if has_q else []) + (["stragglers"] if has_s else []) + (["overhead"] if has_o else [])
     t = Table(
         "Step time at the defaults",
         ["scheme", "compute", "transform", "sync in dc", "sync across dcs", *extra, "step", "H", "binding"],
@@ -100,6 +101,9 @@ def step_table(sol) -> Table:
         if has_s:
             st = r.components.get("stragglers")
             cells.append(_share(st.value, r.step_time.value) if st is not None else "-")
+        if has_o:
+            ov = r.components.get("overhead")
+            cells.append(_share(ov.value, r.step_time.value) if ov is not None else "-")
         cells += [
             _f(r.step_time) + (" (overlapped)" if r.overlap else ""),
             f"{r.period:g}",
@@ -110,12 +114,16 @@ def step_table(sol) -> Table:
             col = 5
         elif col is None and r.binding == "stragglers":
             col = 5 + has_q
+        elif col is None and r.binding == "overhead":
+            col = 5 + has_q + has_s
         elif col is None:
             ph = next((p for p in r.phases if p.name == r.binding), None)
             col = 3 if ph is None or phase_group(ph) == "in dc" else 4
         t.marked.add((i, col))
         t.rows.append(cells)
     t.notes.append("sync is divided by H (steps between syncs); shares are of the step; the binding component is marked")
+    if has_o:
+        t.notes.append("overhead: each scheme's fixed time per sync (software, kernel launches, pipeline fill), divided by H")
     t.notes.extend(closed_form_notes(sol))
     return t
 
@@ -331,7 +339,7 @@ CSV_COLUMNS = [
     ("wan_B", lambda r: r.wan.value),
     ("compute_s", lambda r: r.components["compute"].value),
     ("transform_s", lambda r: r.components["transform"].value if "transform" in r.components else 0.0),
-    ("sync_s", lambda r: sum(q.value for k, q in r.components.items() if k not in ("compute", "transform", "stragglers") and not _is_queueing(k))),
+    ("sync_s", lambda r: sum(q.value for k, q in r.components.items() if k not in ("compute", "transform", "stragglers", "overhead") and not _is_queueing(k))),
     ("step_s", lambda r: r.step_time.value),
     ("binding", lambda r: r.binding),
     ("time_to_target_s", lambda r: r.time_to_target.value if r.time_to_target else None),
@@ -348,6 +356,8 @@ def render_csv(sol) -> str:
         columns.append(("queueing_s", lambda r: sum(q.value for k, q in r.components.items() if _is_queueing(k))))
     if any("stragglers" in r.components for r in sol.schemes.values()):
         columns.append(("stragglers_s", lambda r: r.components["stragglers"].value if "stragglers" in r.components else 0.0))
+    if any("overhead" in r.components for r in sol.schemes.values()):
+        columns.append(("overhead_s", lambda r: r.components["overhead"].value if "overhead" in r.components else 0.0))
     w.writerow([c for c, _ in columns])
     for r in sol.schemes.values():
         row = []

@@ -144,6 +144,7 @@ class SchemeResult:
     closed_forms: tuple[ClosedFormNote, ...]
     loaded_links: tuple[LoadedLink, ...]
     symbols: Symbols
+    overhead: Quantity | None = None  # the scheme's fixed time per sync (None: none)
 
     def _repr_latex_(self) -> str:
         return display.render("scheme", "latex", self)
