@@ -216,6 +216,11 @@ def test_overhead_in_explain_and_latex(tmp_path):
     assert "overhead: 2 ms per sync" in text
     assert "compute + (transform + sync + overhead) / H" in text
     assert r"t_{\mathrm{overhead}}" in scheme_align(r, sol.symbols)
+    from ctdsl.report.paper import paper_latex
+
+    paper = paper_latex(sol)
+    assert r"t_{\mathrm{overhead}} &= \qty{2}{\milli\second}" in paper and r"\label{eq:ctdsl:x:overhead}" in paper
+    assert r"T &= t_{\mathrm{compute}} + \frac{t_{\mathrm{overhead}} + t_{1}}{10} = \qty{80.2}{\milli\second}" in paper  # 60 ms + (2 ms + 200 ms) / 10
 
 
 # ---- a switch's rates ----------------------------------------------------------------------------

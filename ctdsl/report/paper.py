@@ -101,6 +101,9 @@ class Paper:
             rows.append(self.quantity(r"t_{\mathrm{transform}}", r.transform, key, "transform"))
             names.append(r"t_{\mathrm{transform}}")
         phases = []
+        if r.overhead is not None:  # the scheme's fixed time per sync
+            rows.append(self.quantity(r"t_{\mathrm{overhead}}", r.overhead, key, "overhead"))
+            names.append(r"t_{\mathrm{overhead}}")
         for i, ph in enumerate(r.phases, 1):
             rows.append(self.quantity(f"t_{{{i}}}", ph.time, key, f"t{i}"))
             names.append(f"t_{{{i}}}")
