@@ -23,6 +23,7 @@ from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Report, Severity, Sour
 from ctdsl.lint.catalogue import INTERNAL_ERROR, RULES, UNUSED_SUPPRESSION, all_rules
 from ctdsl.lint.config import LintConfig
 from ctdsl.lint.context import Context
+from ctdsl.lint.gitignore import GitIgnore
 from ctdsl.lint.registry import Rule
 from ctdsl.lint.suppressions import Suppression, find_suppressions
 
@@ -83,17 +84,21 @@ def _walk(top: Path, config: LintConfig, add, refused: list[tuple[str, Diagnosti
     # os.walk does not enter symbolic links to directories (followlinks=False): no
     # cycles, and no way out of `top` through a linked directory.
     root_real = os.path.realpath(top)
+    git = GitIgnore() if config.respect_gitignore else None
+
+    def skipped(p: Path, is_dir: bool) -> bool:
+        return config.excluded(p) or (git is not None and git.ignored(p, is_dir, top))
 
     def unreadable_dir(exc: OSError) -> None:
         refused.append(_refused(Path(exc.filename or top), os_problem(exc)))
 
     for folder, dirs, files in os.walk(top, onerror=unreadable_dir):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not config.excluded(Path(folder) / d))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not skipped(Path(folder) / d, True))
         for name in sorted(files):
             if not name.endswith(".ct"):
                 continue
             p = Path(folder) / name
-            if config.excluded(p):
+            if skipped(p, False):
                 continue
             why = _walked_file(p, root_real)
             if why is None:
