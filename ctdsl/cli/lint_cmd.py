@@ -5,8 +5,10 @@ Imports nothing heavy: no sympy, no numpy (a test holds it to that).
 
 from __future__ import annotations
 
+import json
 import sys
 from enum import Enum
+from pathlib import Path
 from typing import List, Optional
 
 import typer
@@ -62,8 +64,6 @@ def _statistics(report, fmt: Format, fixable: set) -> str:
         counts[d.code] = counts.get(d.code, 0) + 1
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     if fmt is Format.json:
-        import json
-
         items = [{"code": c, "name": rule_name(c), "count": n, "fixable": c in fixable} for c, n in rows]
         return json.dumps(items, indent=2, sort_keys=True) + "\n"
     width = max((len(str(n)) for _, n in rows), default=1)
@@ -102,7 +102,6 @@ def _fix(report, texts: dict[str, str], write: bool, stdin_name: str | None) -> 
 
 def _read_whole(file: str) -> str | None:
     from ctdsl.check.reading import Unreadable, read_source
-    from pathlib import Path
 
     try:
         return read_source(Path(file))  # with its last newline, which Sources drops
