@@ -58,9 +58,10 @@ class CtLexer(RegexLexer):
             ),
             (rf"({NAME})([ \t]*)(?==)", bygroups(Name.Attribute, Whitespace)),
             (rf"({NAME})([ \t]*)(\{{)", bygroups(Name.Label, Whitespace, Punctuation)),
-            (rf"(\d[\d_]*(?:\.\d+)?[eE][+-]?\d+|\d[\d_]*\.\d+|\.\d+(?:[eE][+-]?\d+)?)([ \t]*)({UNIT})", bygroups(Number.Float, Whitespace, Keyword.Type)),
+            # a number then its unit; `(?![eE][+-]?\d)`: `7.24e9` is one number, never 7.24 and a unit `e`
+            (rf"(\d[\d_]*(?:\.\d+)?[eE][+-]?\d+|\d[\d_]*\.\d+(?![eE][+-]?\d)|\.\d+(?:[eE][+-]?\d+)?)([ \t]*)({UNIT})", bygroups(Number.Float, Whitespace, Keyword.Type)),
             (r"\d[\d_]*(?:\.\d+)?[eE][+-]?\d+|\d[\d_]*\.\d+|\.\d+(?:[eE][+-]?\d+)?", Number.Float),
-            (rf"(\d[\d_]*)([ \t]*)({UNIT})", bygroups(Number.Integer, Whitespace, Keyword.Type)),
+            (rf"(\d[\d_]*(?![eE][+-]?\d))([ \t]*)({UNIT})", bygroups(Number.Integer, Whitespace, Keyword.Type)),
             (r"\d[\d_]*", Number.Integer),
             (words(STATEMENT_WORDS + ("lin", "log"), suffix=r"\b"), Keyword),
             (words(("true", "false"), suffix=r"\b"), Keyword.Constant),
