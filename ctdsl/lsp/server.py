@@ -114,8 +114,14 @@ class CtServer(LanguageServer):
             related_information=related or None,
         )
 
-    def refresh(self, uri: str, text: str) -> Analysis:
-        an = analyse(path_of(uri), text)
+    def refresh(self, uri: str, text: str) -> Analysis | None:
+        try:
+            an = analyse(path_of(uri), text)
+        except Exception as exc:  # noqa: BLE001 - a bug must not stop the server or go unseen
+            message = f"internal error: {type(exc).__name__}: {exc}; please report it with the spec"
+            diag = T.Diagnostic(range=T.Range(T.Position(0, 0), T.Position(0, 0)), message=message, source="ctdsl")
+            self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[diag]))
+            return None
         self.analyses[uri] = an
         if an.index is not None:
             self.good[uri] = an
