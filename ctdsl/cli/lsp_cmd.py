@@ -20,7 +20,8 @@ def lsp(
     try:
         from ctdsl.lsp.server import serve
     except ImportError as exc:
-        raise fail_usage(f"ctdsl lsp needs pygls and lsprotocol ({(exc.name or "a module").split(".")[0]} is missing): pip install 'ctdsl[lsp]'")
+        missing = (exc.name or "a module").split(".")[0]
+        raise fail_usage(f"ctdsl lsp needs pygls and lsprotocol ({missing} is missing): pip install 'ctdsl[lsp]'")
     serve()
 
 
