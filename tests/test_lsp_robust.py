@@ -1,0 +1,62 @@
+"""The language server's analysis on every position of every spec, and on broken text.
+
+No answer is checked here (tests/test_lsp.py does that through a real client):
+only that nothing raises, whatever the cursor or the text, since an exception
+in the server would lose the user's diagnostics. Truncated specs stand in for
+text being typed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctdsl.lsp.analysis import analyse, definition, hover, outline, references
+from ctdsl.lsp.complete import complete
+from ctdsl.lsp.tokens import semantic_tokens
+
+ROOT = Path(__file__).resolve().parents[1]
+SPECS = sorted([ROOT / "specs" / "llama70b_wan.ct", *ROOT.glob("examples/*.ct")])
+
+
+@pytest.mark.parametrize("path", SPECS, ids=lambda p: p.name)
+def test_every_cursor_position_is_answered_without_raising(path):
+    text = path.read_text(encoding="utf-8")
+    an = analyse(str(path), text)
+    assert an.index is not None
+    lines = text.split("\n")
+    for n, line in enumerate(lines, start=1):
+        for col in range(1, len(line) + 2, 3):
+            hover(an, n, col)
+            definition(an, n, col)
+            references(an, n, col)
+            complete(text, n, col, an.index)
+    outline(an)
+    assert len(semantic_tokens(text, an.index, str(path))) % 5 == 0
+
+
+@pytest.mark.parametrize("path", SPECS[:4], ids=lambda p: p.name)
+def test_text_being_typed_is_analysed_without_raising(path):
+    text = path.read_text(encoding="utf-8")
+    for cut in range(0, len(text), max(len(text) // 25, 1)):
+        partial = text[:cut]
+        an = analyse(str(path), partial)
+        lines = partial.split("\n")
+        complete(partial, len(lines), len(lines[-1]) + 1, an.index)
+        semantic_tokens(partial, an.index, str(path))
+        hover(an, len(lines), max(len(lines[-1]), 1))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "\n\n", "link {", "dc x { link = ", 'import "', "param p = 1 GB/s in", "}}}{{{", "\x00\x01", "pluggable q { port { ", "é ñ 中文 😀 = 1"],
+)
+def test_odd_text(text, tmp_path):
+    an = analyse(str(tmp_path / "odd.ct"), text)
+    lines = text.split("\n")
+    for n, line in enumerate(lines, start=1):
+        for col in range(1, len(line) + 2):
+            complete(text, n, col, an.index)
+            hover(an, n, col)
+    semantic_tokens(text, an.index, str(tmp_path / "odd.ct"))
