@@ -6,6 +6,7 @@ Imports nothing heavy: no sympy, no numpy (a test holds it to that).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -85,6 +86,8 @@ def _fix(report, texts: dict[str, str], write: bool, stdin_name: str | None) -> 
             by_file.setdefault(f.file, []).append(f)
     diff, fixes, applied = [], [], 0
     for file in sorted(by_file):
+        if file.startswith("<"):  # the standard library (`<std>/...`) is never edited
+            continue
         before = texts.get(file) or _read_whole(file)
         if before is None:
             continue
@@ -95,7 +98,7 @@ def _fix(report, texts: dict[str, str], write: bool, stdin_name: str | None) -> 
         if write and file == stdin_name:
             texts[file] = after
         elif write:
-            with atomic_open(file, "w", encoding="utf-8") as fh:
+            with atomic_open(os.path.realpath(file), "w", encoding="utf-8") as fh:  # through a link, not over it
                 fh.write(after)
     return "".join(diff), fixes, applied
 

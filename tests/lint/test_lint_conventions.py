@@ -273,3 +273,11 @@ def test_respect_gitignore_can_be_set_in_pyproject(here):
     assert json.loads(lint(".", "-f", "json").stdout)["files"] == []
     write(here / "pyproject.toml", "[tool.ctdsl.lint]\nrespect-gitignore = false\n")
     assert json.loads(lint(".", "-f", "json").stdout)["files"] == ["ignored.ct"]
+
+
+def test_fix_writes_through_a_symbolic_link(here):
+    real = write(here / "real" / "s.ct", HEAD + SLIP)
+    (here / "s.ct").symlink_to(real)
+    lint("s.ct", "--fix")
+    assert (here / "s.ct").is_symlink(), "the link is kept"
+    assert real.read_text(encoding="utf-8") == HEAD + FIXED_SLIP
