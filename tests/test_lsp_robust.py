@@ -60,3 +60,14 @@ def test_odd_text(text, tmp_path):
             complete(text, n, col, an.index)
             hover(an, n, col)
     semantic_tokens(text, an.index, str(tmp_path / "odd.ct"))
+
+
+def test_an_error_in_an_imported_file_is_shown_at_its_import(tmp_path):
+    (tmp_path / "lib.ct").write_text("link broken { bandwidth = 10 GB/s; latency = }\n", encoding="utf-8")
+    text = 'import std.links\nimport "lib.ct"\n'
+    an = analyse(str(tmp_path / "main.ct"), text)
+    (d,) = an.diagnostics
+    # line 2 is the import of lib.ct; the error itself is on lib.ct's line 1
+    assert (d.span.file, d.span.line, d.span.col) == (str(tmp_path / "main.ct"), 2, 1)
+    assert d.message.startswith("in imported file ") and "lib.ct:1:" in d.message
+    assert d.secondary[0].span.file.endswith("lib.ct") and d.secondary[0].span.line == 1

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ctdsl import units as U
 from ctdsl.check.loader import STD_PREFIX
-from ctdsl.diagnostics import Diagnostic, Sources, Span
+from ctdsl.diagnostics import Diagnostic, Label, Severity, Sources, Span
 from ctdsl.language.schema import KINDS, STAGES
 from ctdsl.lint.config import ConfigError, LintConfig, resolve_config
 from ctdsl.lint.fixes import Fix, fix_for
@@ -62,11 +62,38 @@ def _config(path: str) -> LintConfig:
 def analyse(path: str, text: str) -> Analysis:
     report = lint_files([path], _config(path), {path: text}, keep=True)
     loaded, spec = report.roots.get(path, (None, None))
-    diags = [d for d in report.all() if d.span is None or d.span.file == path]
     ok = loaded is not None and loaded.files and loaded.files[0].path == path
+    imports = [st for st in loaded.files[0].statements if isinstance(st, ast.Import)] if ok else []
+    diags = []
+    for d in report.all():
+        if d.span is None or d.span.file == path:
+            diags.append(d)
+        elif not d.span.file.startswith(STD_PREFIX) and d.severity is Severity.ERROR:
+            diags.append(_at_import(d, path, imports))
     index = Index(loaded.files) if ok else None
     sources = loaded.sources if loaded is not None else Sources()
     return Analysis(path, text, diags, index, sources, spec)
+
+
+def _at_import(d: Diagnostic, path: str, imports: list[ast.Import]) -> Diagnostic:
+    """An error in an imported file, shown at the import that reads it (else at the first
+    import, else line 1), with the place itself as a related location."""
+    target = os.path.abspath(file_of(d.span.file))
+    here = os.path.dirname(path)
+    stmt = next((i for i in imports if i.path and os.path.abspath(os.path.join(here, i.path)) == target), None)
+    stmt = stmt or (imports[0] if imports else None)
+    span = stmt.span if stmt is not None else Span(path, 1, 1, 1, 2)
+    where = f"{d.span.file}:{d.span.line}:{d.span.col}"
+    return Diagnostic(
+        d.code,
+        f"in imported file {where}: {d.message}",
+        span,
+        d.severity,
+        "the imported file has an error",
+        (Label(d.span, d.label or "here"),) + d.secondary,
+        d.notes,
+        d.help,
+    )
 
 
 def file_of(display: str) -> str:
