@@ -71,3 +71,27 @@ def test_an_error_in_an_imported_file_is_shown_at_its_import(tmp_path):
     assert (d.span.file, d.span.line, d.span.col) == (str(tmp_path / "main.ct"), 2, 1)
     assert d.message.startswith("in imported file ") and "lib.ct:1:" in d.message
     assert d.secondary[0].span.file.endswith("lib.ct") and d.secondary[0].span.line == 1
+
+
+def test_definition_of_an_import_and_of_a_dotted_field(tmp_path):
+    from ctdsl.lsp.analysis import file_of
+
+    text = "import std.links\nlink mine : ib_ndr { latency = 2 us }\nparam p = 2 * mine.bandwidth\n"
+    an = analyse(str(tmp_path / "d.ct"), text)
+    target = definition(an, 1, 10)  # on `std.links`
+    assert file_of(target.file).endswith("ctdsl/stdlib/links.ct") and target.line == 1
+    # `mine.bandwidth` (line 3, `bandwidth` from column 20): mine does not write it, its base ib_ndr does
+    span = definition(an, 3, 22)
+    assert span.file == "<std>/links.ct"
+    line = (Path(file_of(span.file)).read_text(encoding="utf-8").split("\n"))[span.line - 1]
+    assert line.startswith("link ib_ndr {") and line[span.col - 1 : span.end_col - 1] == "bandwidth"
+    # `latency` written in mine's own block: go to the base's latency, which it overrides
+    span = definition(an, 2, 23)
+    assert span.file == "<std>/links.ct" and span.line == line_of("link ib_ndr", span)
+
+
+def line_of(prefix: str, span) -> int:
+    from ctdsl.lsp.analysis import file_of
+
+    lines = Path(file_of(span.file)).read_text(encoding="utf-8").split("\n")
+    return next(n for n, line in enumerate(lines, start=1) if line.startswith(prefix))
