@@ -7,6 +7,7 @@ so `ctdsl check` and `ctdsl lint` start fast.
 
 from ctdsl.cli import (
     lint_cmd,  # noqa: F401,E402
+    lsp_cmd,  # noqa: F401,E402
     simulate_cmd,  # noqa: F401,E402
     solve_cmds,  # noqa: F401,E402  (registers solve, export)
     spec_cmds,  # noqa: F401,E402  (registers check, graph)
