@@ -306,3 +306,20 @@ def test_other_specs_match_solve(browser, tmp_path, rel):
         bad += compare(shown(o.page), expected(path, sets_of(params, point)), f"{rel} point {k}")
     assert bad == [] and o.problems == [] and len(o.requests) == 1
     o.page.close()
+
+
+def test_hostile_label_is_shown_not_run(browser, tmp_path):
+    text = (ROOT / "examples" / "14_breakeven.ct").read_text(encoding="utf-8")
+    label = "</script><script>alert(1)</script><img src=x onerror=alert(2)>"
+    path = tmp_path / "hostile.ct"
+    path.write_text(text.replace("scheme band {\n", f'scheme band {{\n  label = "{label}"\n'), encoding="utf-8")
+    out = tmp_path / "e.html"
+    ctdsl.load(path).explore(out)
+    o = open_page(browser, out)
+    dialogs = []
+    o.page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    o.page.evaluate("ctdslExplorer.update()")
+    assert o.page.locator("#solve-body tr[data-scheme=band] th").inner_text().startswith(label)
+    assert o.page.locator("#solve-body img").count() == 0
+    assert dialogs == [] and o.problems == [] and len(o.requests) == 1
+    o.page.close()
