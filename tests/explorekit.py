@@ -87,5 +87,5 @@ def open_page(browser, path: Path, fragment: str = "", viewport=(1200, 2400)) ->
     page.on("pageerror", lambda e: opened.problems.append(f"pageerror: {e}"))
     page.on("requestfailed", lambda r: opened.problems.append(f"request failed: {r.url}"))
     page.goto(url + ("#" + fragment if fragment else ""))
-    page.wait_for_function("window.ctdslExplorer !== undefined")
+    page.wait_for_function("() => window.ctdslExplorer !== undefined")
     return opened

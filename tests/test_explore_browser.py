@@ -244,7 +244,7 @@ def test_url_fragment_sets_the_state_and_follows_the_sliders(browser, flagship_p
     assert page.input_value("#x-param") == "1" and page.input_value("#quantity") == "energy"
     assert compare(shown(page), expected(FLAGSHIP, {"wan_bw": "20 GB/s"}), "fragment") == []
     page.fill("#num-2", "0.5")
-    assert "p.eff=0.5" in page.evaluate("location.hash")
+    page.wait_for_function("() => location.hash.includes('p.eff=0.5&')")  # written once the moves pause
     o.page.close()
 
 
@@ -270,7 +270,7 @@ def test_play_sweeps_the_chosen_param(browser, flagship_page):
     page = o.page
     start = page.evaluate("ctdslExplorer.values()")[0]
     page.click("#play")
-    page.wait_for_function(f"ctdslExplorer.values()[0] !== {start!r}")
+    page.wait_for_function(f"() => ctdslExplorer.values()[0] !== {start!r}")
     page.click("#play")
     assert page.get_attribute("#play", "aria-pressed") == "false"
     assert o.problems == []

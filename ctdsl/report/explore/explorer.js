@@ -379,7 +379,13 @@
   }
 
   let mapWinners = new Int16Array(0);
-  const rgb = COLORS.map((c) => [1, 3, 5].map((k) => parseInt(c.slice(k, k + 2), 16)));
+  const mapCanvas = document.createElement("canvas");
+  let mapImage = null;
+  // each scheme's colour, lightened, as one little-endian RGBA word of an ImageData
+  const tints = COLORS.map((c) => {
+    const [r, g, b] = [1, 3, 5].map((k) => parseInt(c.slice(k, k + 2), 16)).map((v) => Math.round(v + (255 - v) * 0.45));
+    return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
+  });
   function drawMap() {
     const cv = $("winner"), g = cv.getContext("2d");
     const n = state.n, ix = state.mx, iy = state.my;
@@ -388,6 +394,7 @@
     const xs = new Float64Array(n), ys = new Float64Array(n);
     for (let k = 0; k < n; k++) { xs[k] = fromFrac(ix, k / (n - 1)); ys[k] = fromFrac(iy, k / (n - 1)); }
     const ts = S.map((s) => s.t);
+    const tEval = performance.now();
     for (let r = 0; r < n; r++) {
       work[iy] = ys[r];
       for (let c = 0; c < n; c++) {
@@ -398,17 +405,20 @@
         mapWinners[r * n + c] = Number.isFinite(best) ? w : -1;
       }
     }
-    const W = cv.width, H = cv.height, img = g.createImageData(W, H), px = img.data;
-    const cw = W / n, ch = H / n;
-    for (let yy = 0; yy < H; yy++) {
-      const r = n - 1 - Math.min(n - 1, Math.floor(yy / ch));
-      for (let xx = 0; xx < W; xx++) {
-        const w = mapWinners[r * n + Math.min(n - 1, Math.floor(xx / cw))];
-        const o = (yy * W + xx) * 4, c = w >= 0 ? rgb[w % rgb.length] : [255, 255, 255];
-        px[o] = c[0] + (255 - c[0]) * 0.45; px[o + 1] = c[1] + (255 - c[1]) * 0.45; px[o + 2] = c[2] + (255 - c[2]) * 0.45; px[o + 3] = 255;
-      }
+    parts.mapEval = performance.now() - tEval;  // of the map's time, the evaluation
+    // one pixel per point on a small canvas, scaled up without smoothing
+    if (mapCanvas.width !== n) { mapCanvas.width = n; mapCanvas.height = n; mapImage = null; }
+    const mg = mapCanvas.getContext("2d");
+    if (mapImage === null) mapImage = mg.createImageData(n, n);
+    const px = new Uint32Array(mapImage.data.buffer);
+    for (let r = 0; r < n; r++) {
+      const row = (n - 1 - r) * n;
+      for (let c = 0; c < n; c++) { const w = mapWinners[r * n + c]; px[row + c] = w >= 0 ? tints[w % tints.length] : 0xffffffff; }
     }
-    g.putImageData(img, 0, 0);
+    mg.putImageData(mapImage, 0, 0);
+    const W = cv.width, H = cv.height, cw = W / n, ch = H / n;
+    g.imageSmoothingEnabled = false;
+    g.drawImage(mapCanvas, 0, 0, W, H);
     g.strokeStyle = "#000"; g.lineWidth = 1.5; g.beginPath();
     for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) {
       const w = mapWinners[r * n + c], x = c * cw, y = (n - 1 - r) * ch;
@@ -516,17 +526,20 @@
     }
   }
 
-  let last = 0;
+  let last = 0, fragmentTimer = 0;
+  const parts = {};
+  function timed(name, fn) { const t = performance.now(); const r = fn(); parts[name] = performance.now() - t; return r; }
   function update() {
     const t0 = performance.now();
-    updateTables();
-    updateBars();
-    updateStages();
-    const be = updateBreakevens();
-    drawCurves(be);
-    drawMap();
+    timed("tables", updateTables);
+    timed("bars", updateBars);
+    timed("stages", updateStages);
+    const be = timed("breakevens", updateBreakevens);
+    timed("curves", () => drawCurves(be));
+    timed("map", drawMap);
     if (state.subst) updateEquations();
-    writeFragment();
+    clearTimeout(fragmentTimer);
+    fragmentTimer = setTimeout(writeFragment, 120);  // history.replaceState is slow: once the moves pause
     last = performance.now() - t0;
     $("timing").textContent = "redrawn in " + last.toFixed(1) + " ms";
   }
@@ -574,6 +587,7 @@
   window.ctdslExplorer = {
     // for tests and benchmarks: the last redraw's time, and a redraw on demand
     lastMs: () => last,
+    lastParts: () => Object.assign({}, parts),
     update,
     values: () => Array.from(vals),
     stagesBinding: () => stages.map((st) => [decoded(S[st.j].name), st.binding]),
