@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEC = ROOT / "specs" / "llama70b_wan.ct"
+SPEC = Path("specs") / "llama70b_wan.ct"  # run from the root: the page names the spec as given
 sys.path.insert(0, str(ROOT / "tests"))
 
 from explorekit import launch, open_page, why_no_browser  # noqa: E402
@@ -64,8 +64,9 @@ def bench_moves(page_path: Path, screenshot: str | None) -> dict:
         o.page.evaluate(MEASURE, 50)  # warm the JIT
         times = o.page.evaluate(MEASURE, MOVES)
         if screenshot:
+            screenshot = str(Path(screenshot).resolve())
             o.page.evaluate("() => { document.querySelector('#reset').click(); }")
-            o.page.set_viewport_size({"width": 1200, "height": 1000})
+            o.page.set_viewport_size({"width": 1200, "height": 1480})
             o.page.screenshot(path=screenshot, full_page=False)
         assert o.problems == [] and len(o.requests) == 1, (o.problems, o.requests)
     finally:
@@ -82,7 +83,7 @@ def bench_generation(runs: int, out: Path) -> dict:
     for _ in range(runs):
         for key, cmd in (("solve", solve), ("explore", explore)):
             t0 = time.perf_counter()
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
             times[key].append(time.perf_counter() - t0)
     return {k: statistics.median(v) for k, v in times.items()}
 

@@ -10,6 +10,7 @@
   /*@FORMS@*/
 
   const P = D.params, S = D.schemes, NP = P.length;
+
   const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#393b79", "#637939"];
   const CURVE_POINTS = 400;
   const SLIDER_STEPS = 1000;
@@ -20,8 +21,12 @@
     if (html !== undefined) e.innerHTML = html; // only strings ctdsl encoded, or markup made here
     return e;
   };
+  const setHTML = (e, html) => { if (e._html !== html) { e.innerHTML = html; e._html = html; } }; // no relayout when unchanged
   const decoded = (html) => { const t = document.createElement("textarea"); t.innerHTML = html; return t.value; };
   const color = (i) => COLORS[i % COLORS.length];
+  // the plain text of the encoded names, decoded once (for attributes, titles and canvas text)
+  P.forEach((p) => { p.nameText = decoded(p.name); p.unitText = decoded(p.unit); });
+  S.forEach((s) => { s.compText = s.components.map(decoded).concat([""]); if (s.module) s.module.stageText = s.module.stages.map(decoded); });
 
   // ---- state ------------------------------------------------------------------------------
   const vals = new Float64Array(NP);
@@ -146,8 +151,8 @@
     }
   }
   function writeFragment() {
-    const parts = P.map((p, i) => "p." + encodeURIComponent(decoded(p.name)) + "=" + String(vals[i]));
-    const nm = (i) => encodeURIComponent(decoded(P[i].name));
+    const parts = P.map((p, i) => "p." + encodeURIComponent(p.nameText) + "=" + String(vals[i]));
+    const nm = (i) => encodeURIComponent(P[i].nameText);
     parts.push("x=" + nm(state.x), "q=" + state.q, "mx=" + nm(state.mx), "my=" + nm(state.my), "n=" + state.n);
     try { history.replaceState(null, "", "#" + parts.join("&")); } catch (e) { /* a sandboxed page: no fragment */ }
   }
@@ -345,7 +350,7 @@
     g.textAlign = "right";
     for (const t of ticks(lo, hi, ylog, qdim)) { const y = fy(t); g.beginPath(); g.moveTo(L, y); g.lineTo(W - R, y); g.stroke(); g.fillText(fmt(t, qdim, 4), L - 4, y + 4); }
     g.textAlign = "center";
-    g.fillText(decoded(px.name) + (px.unit ? " (" + decoded(px.unit) + ")" : "") + (px.log ? ", log" : ""), (L + W - R) / 2, H - 8);
+    g.fillText(px.nameText + (px.unit ? " (" + px.unitText + ")" : "") + (px.log ? ", log" : ""), (L + W - R) / 2, H - 8);
     g.save(); g.translate(14, (T + H - B) / 2); g.rotate(-Math.PI / 2); g.fillText(qname + (ylog ? ", log" : ""), 0, 0); g.restore();
     g.save(); g.beginPath(); g.rect(L, T, W - L - R, H - T - B); g.clip();
     g.lineWidth = 2;
@@ -429,17 +434,17 @@
     const fx = axis(P[ix].lo, P[ix].hi, P[ix].log, 0, W), fy = axis(P[iy].lo, P[iy].hi, P[iy].log, H, 0);
     const mx = fx(vals[ix]), my = fy(vals[iy]);
     g.strokeStyle = "#000"; g.beginPath(); g.arc(mx, my, 5, 0, 2 * Math.PI); g.stroke();
-    $("map-caption").textContent = "x: " + decoded(P[ix].name) + " " + fmt(P[ix].lo, P[ix].dim) + " .. " + fmt(P[ix].hi, P[ix].dim) + (P[ix].log ? " (log)" : "") +
-      "; y: " + decoded(P[iy].name) + " " + fmt(P[iy].lo, P[iy].dim) + " .. " + fmt(P[iy].hi, P[iy].dim) + (P[iy].log ? " (log)" : "") +
+    $("map-caption").textContent = "x: " + P[ix].nameText + " " + fmt(P[ix].lo, P[ix].dim) + " .. " + fmt(P[ix].hi, P[ix].dim) + (P[ix].log ? " (log)" : "") +
+      "; y: " + P[iy].nameText + " " + fmt(P[iy].lo, P[iy].dim) + " .. " + fmt(P[iy].hi, P[iy].dim) + (P[iy].log ? " (log)" : "") +
       "; " + n + " x " + n + " points; the ring marks the current values.";
     const counts = new Map();
     for (const w of mapWinners) counts.set(w, (counts.get(w) || 0) + 1);
-    const legend = $("map-legend");
-    legend.innerHTML = "";
+    let html = "";
     [...counts.keys()].sort((a, b) => a - b).forEach((w) => {
       const txt = w >= 0 ? S[w].label : "no finite time";
-      legend.append(el("li", { "data-scheme": w >= 0 ? decoded(S[w].name) : "" }, '<span class="swatch" style="background:' + (w >= 0 ? color(w) : "#fff") + '"></span>' + txt + " (" + (100 * counts.get(w) / (n * n)).toFixed(1) + "%)"));
+      html += '<li data-scheme="' + (w >= 0 ? S[w].name : "") + '"><span class="swatch" style="background:' + (w >= 0 ? color(w) : "#fff") + '"></span>' + txt + " (" + (100 * counts.get(w) / (n * n)).toFixed(1) + "%)</li>";
     });
+    setHTML($("map-legend"), html);
   }
 
   // ---- the update on every move -----------------------------------------------------------
@@ -456,13 +461,13 @@
       setCell(c.wan, outAll[o.wan], DATA);
       const comps = o.comp.map((k) => outAll[k]);
       const bi = binding(s, comps);
-      c.binding.textContent = decoded(s.components[bi] || "");
-      c.binding.dataset.value = decoded(s.components[bi] || "");
+      c.binding.textContent = s.compText[bi < 0 ? s.compText.length - 1 : bi];
+      c.binding.dataset.value = s.compText[bi < 0 ? s.compText.length - 1 : bi];
       if (outAll[o.time] < best) { best = outAll[o.time]; winner = j; }
       s._comps = comps; s._bind = bi;
     });
     cells.forEach((c, j) => c.step.parentElement.classList.toggle("winner", j === winner));
-    $("winner-now").innerHTML = winner >= 0 ? "Fastest to target here: <strong>" + S[winner].label + "</strong>, " + fmt(best, TIME) + "." : "No scheme has a time to target.";
+    setHTML($("winner-now"), winner >= 0 ? "Fastest to target here: <strong>" + S[winner].label + "</strong>, " + fmt(best, TIME) + "." : "No scheme has a time to target.");
   }
   function updateBars() {
     let top = 0;
@@ -475,9 +480,9 @@
         seg.classList.toggle("binding", k === s._bind);
         seg.dataset.value = String(v);
       });
-      b.note.textContent = fmt(outAll[s.i.step], TIME) + "; binds: " + decoded(s.components[s._bind] || "");
-      b.note.dataset.binding = decoded(s.components[s._bind] || "");
-      b.track.setAttribute("aria-label", s.components.map((c, k) => decoded(c) + " " + fmt(s._comps[k], TIME)).join(", "));
+      b.note.textContent = fmt(outAll[s.i.step], TIME) + "; binds: " + s.compText[s._bind < 0 ? s.compText.length - 1 : s._bind];
+      b.note.dataset.binding = s.compText[s._bind < 0 ? s.compText.length - 1 : s._bind];
+      b.track.setAttribute("aria-label", s.components.map((c, k) => s.compText[k] + " " + fmt(s._comps[k], TIME)).join(", "));
     });
   }
   function updateStages() {
@@ -492,29 +497,29 @@
         r.val.dataset.value = String(ts[k]);
         r.row.classList.toggle("binding", k === bi);
       });
-      st.binding = decoded(m.stages[bi]);
+      st.binding = m.stageText[bi];
       st.rows[0].row.parentElement.dataset.binding = st.binding;
       const text = m.breaks.map((b) => {
         const pi = P.findIndex((p) => p.name === b.param);
         const dim = pi >= 0 ? P[pi].dim : b.dim;
         return "beyond <code>" + b.param + "</code> = " + fmt(outAll[b.bi], dim) + ", " + b.then + " binds";
       });
-      st.breaks.innerHTML = text.length ? "Break points: " + text.join("; ") + "." : "No break point in a param.";
+      setHTML(st.breaks, text.length ? "Break points: " + text.join("; ") + "." : "No break point in a param.");
     }
   }
   function updateBreakevens() {
     const res = D.breakevens.map((b) => (b.missing ? null : breakeven(b)));
     D.breakevens.forEach((b, k) => {
       const li = beRows[k], over = P[b.over], head = "<strong>" + S[b.x].label + "</strong> vs <strong>" + S[b.y].label + "</strong> over <code>" + over.name + "</code>: ";
-      if (b.missing) { li.innerHTML = head + b.missing; li.dataset.roots = "[]"; return; }
+      if (b.missing) { setHTML(li, head + b.missing); li.dataset.roots = "[]"; return; }
       const r = res[k];
       li.dataset.roots = JSON.stringify(r.roots.map((x) => x.value));
       if (!r.roots.length) {
-        li.innerHTML = head + "never in range (" + fmt(over.lo, over.dim) + " .. " + fmt(over.hi, over.dim) + "): " +
-          (r.lo === r.hi ? "<code>" + r.lo + "</code> is faster over all of it" : "no crossing found");
+        setHTML(li, head + "never in range (" + fmt(over.lo, over.dim) + " .. " + fmt(over.hi, over.dim) + "): " +
+          (r.lo === r.hi ? "<code>" + r.lo + "</code> is faster over all of it" : "no crossing found"));
         return;
       }
-      li.innerHTML = head + r.roots.map((x) => "<code>" + over.name + "</code> = " + fmt(x.value, over.dim, 6) + ": <code>" + x.below + "</code> faster below, <code>" + x.above + "</code> above").join("; ");
+      setHTML(li, head + r.roots.map((x) => "<code>" + over.name + "</code> = " + fmt(x.value, over.dim, 6) + ": <code>" + x.below + "</code> faster below, <code>" + x.above + "</code> above").join("; "));
     });
     return res;
   }

@@ -77,10 +77,7 @@ expressions <code>ctdsl solve</code> derives, printed as JavaScript by ctdsl; th
 <ul class="legend" id="bars-legend"></ul>
 <div id="bars"></div>
 </section>
-<section id="modules" aria-labelledby="h-modules">
-<h2 id="h-modules">Module stages</h2>
-<div id="stages"></div>
-</section>
+<div class="grid2">
 <section id="map" aria-labelledby="h-map">
 <h2 id="h-map">Winner map</h2>
 <div class="toolbar"><label>x <select id="map-x"></select></label><label>y <select id="map-y"></select></label></div>
@@ -88,6 +85,11 @@ expressions <code>ctdsl solve</code> derives, printed as JavaScript by ctdsl; th
 <p id="map-caption" class="note"></p>
 <ul class="legend" id="map-legend"></ul>
 </section>
+<section id="modules" aria-labelledby="h-modules">
+<h2 id="h-modules">Module stages</h2>
+<div id="stages"></div>
+</section>
+</div>
 <section id="tables" aria-labelledby="h-table">
 <h2 id="h-table">Solve table</h2>
 <table id="solve-table"><thead><tr><th scope="col">scheme</th><th scope="col">step time</th><th scope="col">binds</th>
