@@ -36,5 +36,5 @@ class _Printer(MathMLPresentationPrinter):
 def mathml(expr: sp.Expr, args: tuple[sp.Symbol, ...]) -> str:
     """`<math>` markup of `expr`, each of `args` marked with its index."""
     printer = _Printer({s: k for k, s in enumerate(args)})
-    body = printer.doprint(sp.sympify(expr))
+    body = printer.doprint(expr)
     return f'<math display="block">{body}</math>'
