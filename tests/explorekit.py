@@ -87,5 +87,8 @@ def open_page(browser, path: Path, fragment: str = "", viewport=(1200, 2400)) ->
     page.on("pageerror", lambda e: opened.problems.append(f"pageerror: {e}"))
     page.on("requestfailed", lambda r: opened.problems.append(f"request failed: {r.url}"))
     page.goto(url + ("#" + fragment if fragment else ""))
-    page.wait_for_function("() => window.ctdslExplorer !== undefined")
+    try:
+        page.wait_for_function("() => window.ctdslExplorer !== undefined", timeout=10_000)
+    except Exception as exc:
+        raise AssertionError(f"the page did not start: {opened.problems}") from exc
     return opened

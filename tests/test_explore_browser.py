@@ -51,10 +51,10 @@ def flagship_page(tmp_path_factory):
 
 
 def close(a, b) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
+    """Equal to 1e-9 relative; a missing value (JSON null, NaN on the page) only matches a missing one."""
+    missing = lambda v: v is None or math.isnan(v)  # noqa: E731
+    if missing(a) or missing(b):
+        return missing(a) and missing(b)
     return a == b or abs(a - b) <= REL * max(abs(a), abs(b))
 
 
@@ -286,6 +286,19 @@ def test_equations_are_mathml_with_values_on_demand(browser, flagship_page):
     assert page.locator("#equations .ct-sym mn").count() == page.locator("#equations .ct-sym").count()
     page.uncheck("#subst")
     assert page.locator("#equations .ct-sym mn").count() == 0
+    o.page.close()
+
+
+ALL = sorted(p.relative_to(ROOT).as_posix() for p in [*ROOT.glob("examples/*.ct"), *ROOT.glob("specs/*.ct")])
+
+
+@pytest.mark.parametrize("rel", ALL)
+def test_every_spec_and_example_starts_at_the_solvers_values(browser, tmp_path, rel):
+    out = tmp_path / "e.html"
+    ctdsl.load(ROOT / rel).explore(out)
+    o = open_page(browser, out)
+    assert compare(shown(o.page), expected(ROOT / rel, {}), rel) == []
+    assert o.problems == [] and len(o.requests) == 1
     o.page.close()
 
 

@@ -153,7 +153,7 @@
   function writeFragment() {
     const parts = P.map((p, i) => "p." + encodeURIComponent(p.nameText) + "=" + String(vals[i]));
     const nm = (i) => encodeURIComponent(P[i].nameText);
-    parts.push("x=" + nm(state.x), "q=" + state.q, "mx=" + nm(state.mx), "my=" + nm(state.my), "n=" + state.n);
+    if (NP >= 1) parts.push("x=" + nm(state.x), "q=" + state.q, "mx=" + nm(state.mx), "my=" + nm(state.my), "n=" + state.n);
     try { history.replaceState(null, "", "#" + parts.join("&")); } catch (e) { /* a sandboxed page: no fragment */ }
   }
 
@@ -540,8 +540,8 @@
     timed("bars", updateBars);
     timed("stages", updateStages);
     const be = timed("breakevens", updateBreakevens);
-    timed("curves", () => drawCurves(be));
-    timed("map", drawMap);
+    if (NP >= 1) timed("curves", () => drawCurves(be));
+    if (NP >= 2) timed("map", drawMap);
     if (state.subst) updateEquations();
     clearTimeout(fragmentTimer);
     fragmentTimer = setTimeout(writeFragment, 120);  // history.replaceState is slow: once the moves pause
@@ -575,6 +575,7 @@
   }
 
   // ---- start ------------------------------------------------------------------------------
+  const note = (id, text) => { const sec = $(id); for (const e of sec.querySelectorAll("canvas, .toolbar, .legend")) e.remove(); sec.append(el("p", { class: "note" }, text)); };
   vals.set(start);
   defaultMapAxes();
   readFragment();
@@ -585,6 +586,8 @@
   buildStages();
   buildBreakevens();
   P.forEach((_, i) => showParam(i, true));
+  if (NP === 0) { note("curves", "This spec has no params: there is nothing to sweep."); $("play").disabled = true; }
+  if (NP < 2) note("map", "The winner map needs two params; this spec has " + NP + ".");
   $("play").addEventListener("click", play);
   $("reset").addEventListener("click", reset);
   $("subst").addEventListener("change", (e) => { state.subst = e.target.checked; updateEquations(); });
