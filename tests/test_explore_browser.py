@@ -336,3 +336,17 @@ def test_hostile_label_is_shown_not_run(browser, tmp_path):
     assert o.page.locator("#solve-body img").count() == 0
     assert dialogs == [] and o.problems == [] and len(o.requests) == 1
     o.page.close()
+
+
+def test_controls_have_accessible_names_and_print_drops_them(browser, flagship_page):
+    o = open_page(browser, flagship_page)
+    page = o.page
+    for name in ("wan_bw (GB/s)", "budget (GFLOP/s)", "eff", "wan_load"):
+        assert page.get_by_role("slider", name=name).count() == 1, name
+    assert page.get_by_role("spinbutton", name="wan_bw in GB/s").count() == 1
+    assert page.get_by_role("button", name="Play").count() == 1
+    assert page.is_visible("#params input[type=range]")
+    page.emulate_media(media="print")
+    assert not page.is_visible("#params input[type=range]") and not page.is_visible("#play")
+    assert page.is_visible("#solve-table") and page.is_visible("#curve")
+    o.page.close()
