@@ -92,6 +92,9 @@ class JsPrinter(JavascriptCodePrinter):
     def _print_NaN(self, expr) -> str:
         return "NaN"
 
+    def _print_ComplexInfinity(self, expr) -> str:
+        return "NaN"  # 1/0 of exact numbers: no value, as the solver's value() gives nan
+
     def _print_ceiling(self, expr) -> str:
         return f"ceilTol({self._print(expr.args[0])})"
 
