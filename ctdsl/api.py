@@ -95,6 +95,17 @@ class Study:
             return load(self.path, {**self.overrides, **overrides}).solve()
         return solve(self.spec)
 
+    def explore(self, path: str | Path | None = None) -> str:
+        """The interactive explorer (`ctdsl explore`): one offline HTML page; written to `path` when given."""
+        from ctdsl.files import atomic_open
+        from ctdsl.report.explore import explorer_html
+
+        html = explorer_html(self.solve())
+        if path is not None:
+            with atomic_open(path, "w", encoding="utf-8") as fh:
+                fh.write(html)
+        return html
+
     def simulate(
         self,
         steps: int | None = None,

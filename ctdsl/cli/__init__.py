@@ -6,6 +6,7 @@ so `ctdsl check` and `ctdsl lint` start fast.
 """
 
 from ctdsl.cli import (
+    explore_cmd,  # noqa: F401,E402
     lint_cmd,  # noqa: F401,E402
     lsp_cmd,  # noqa: F401,E402
     simulate_cmd,  # noqa: F401,E402
