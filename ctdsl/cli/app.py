@@ -32,7 +32,19 @@ from ctdsl.files import atomic_open
 
 # Python's type names, as a command line's users read them
 _PLAIN = {"<str>": "TEXT", "<list[str]>": "TEXT", "<int>": "INTEGER", "<int range>": "INTEGER", "<float>": "NUMBER"}
-_WIDEST_CHOICES = 16  # wider lists of choices show as the option's name; its help lists them
+_WIDEST_CHOICES = 18  # a list of choices wider than this goes on to a second line, between two choices
+
+
+def _choice_lines(choices: list[str]) -> str:
+    lines, line = [], ""
+    for c in choices:
+        piece = c if not line else "|" + c
+        if line and len(line) + len(piece) > _WIDEST_CHOICES:
+            lines.append(line + "|")
+            line = c
+        else:
+            line += piece
+    return "\n".join(lines + [line])
 
 
 def _flags_show_no_value() -> None:
@@ -55,8 +67,8 @@ def _flags_show_no_value() -> None:
         if self.is_flag:
             return None
         text = shown(self, ctx)
-        if text and text.startswith("<") and "|" in text and len(text) > _WIDEST_CHOICES:
-            return self.name.upper()
+        if text and text.startswith("<") and "|" in text:  # choices: broken between choices, never inside one
+            return _choice_lines(text[1:-1].split("|"))
         return _PLAIN.get(text, text)
 
     def argument_type(self, ctx):  # an argument's name (FILE) is its metavar already

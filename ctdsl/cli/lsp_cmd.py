@@ -16,6 +16,11 @@ def lsp(
     Editors start it: diagnostics as you type (the checker's and lint's), hover,
     go to definition, references, completion, symbols, semantic tokens and quick
     fixes. Set-up for VS Code, Neovim and others: docs/editors.md.
+
+    \b
+    Examples:
+      ctdsl lsp --stdio
+      nvim spec.ct   # with the lspconfig entry of docs/editors.md
     """
     try:
         from ctdsl.lsp.server import serve
