@@ -289,6 +289,7 @@ class Builder:
             cost=cost if cost is not None else E.num(S.DEFAULT_COST[payload]),
             model=model,
             label=g("label"),
+            transform_charge=g("transform_charge"),
         )
 
     def _payload_fields(self, b: MergedBlock, payload) -> None:

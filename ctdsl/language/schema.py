@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, JitterKind, Operation, Payload
+from ctdsl.language.enums import Collective, JitterKind, Operation, Payload, TransformCharge
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
 PAYLOADS = tuple(Payload)
 COLLECTIVES = tuple(Collective)
 JITTER_KINDS = tuple(JitterKind)
+TRANSFORM_CHARGES = tuple(TransformCharge)
 
 # scheme fields that belong to one payload kind only
 PAYLOAD_FIELDS = {
@@ -85,6 +86,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("power", Q, "board power", dim=U.POWER, bound="nonneg", example="700 W"),
             F("energy_per_flop", Q, "energy per FLOP", dim=U.ENERGY_PER_OP, bound="nonneg", default=Fraction(0), example="1 pJ/FLOP"),
             F("energy_per_byte", Q, "energy per memory byte", dim=U.ENERGY_PER_DATA, bound="nonneg", default=Fraction(0), example="60 pJ/B"),
+            F("transform_charge", "enum", "how a transform on it is charged: roofline, max(FLOPs / (peak x efficiency), bytes / mem_bw), or flops, the FLOPs alone", choices=TRANSFORM_CHARGES, default="roofline", example="flops"),
         ]
     },
     "link": {
@@ -149,6 +151,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("steps", Q, "steps to the target loss", dim=U.ONE, bound="positive", example="12000"),
             F("overlap", "bool", "compute and sync overlap", default=False, example="true"),
             F("cost", Q, "transform FLOPs per input byte (DCT: 10 by default)", dim=U.OPS_PER_DATA, bound="nonneg", example="10 FLOP/B"),
+            F("transform_charge", "enum", "how its transform on the GPU is charged: roofline or flops (default: the device's)", choices=TRANSFORM_CHARGES, example="flops"),
             F("model", "ref", "the model trained (default: the only one in the file)", refs=("model",), example="llama70b"),
             F("label", "string", "a display name", example='"band in the module"'),
         ]

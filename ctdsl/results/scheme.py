@@ -91,6 +91,26 @@ class ModuleResult:
 
 
 @dataclass(frozen=True, slots=True)
+class RooflineResult:
+    """Both sides of a GPU transform's roofline on one kind of device, and which binds.
+
+    `binds` is the side that is larger (memory when the intensity is below the
+    ridge point); `charge` says what the transform is charged: the roofline (the
+    larger side) or, with `transform_charge = flops`, the compute side alone.
+    """
+
+    device: str
+    dcs: tuple[str, ...]
+    charge: str  # roofline | flops
+    compute: Quantity  # cost D / (peak eff)
+    memory: Quantity | None  # D / mem_bw; None: the device gives no mem_bw
+    intensity: Quantity  # the transform's cost, FLOP/B
+    ridge: Quantity | None  # peak eff / mem_bw, FLOP/B
+    binds: str  # compute | memory
+    time: Quantity  # what the transform is charged
+
+
+@dataclass(frozen=True, slots=True)
 class ClosedFormNote:
     """A term added for contention or stragglers, with how far to trust it."""
 
@@ -144,6 +164,7 @@ class SchemeResult:
     closed_forms: tuple[ClosedFormNote, ...]
     loaded_links: tuple[LoadedLink, ...]
     symbols: Symbols
+    roofline: tuple[RooflineResult, ...] = ()  # a transform on the GPU, one per kind of device
 
     def _repr_latex_(self) -> str:
         return display.render("scheme", "latex", self)
