@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ctdsl.check.checker import Checker
 from ctdsl.check.loader import Loaded, Unreadable, load as load_files
+from ctdsl.check.topology import require_runnable
 from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Severity, Sources, render_text, sort_diagnostics
 from ctdsl.model.entities import Spec
 
@@ -50,17 +51,22 @@ class CheckResult:
         return not any(d.severity is Severity.ERROR for d in self.diagnostics)
 
 
-def check(path: str | Path, text: str | None = None, overrides: dict[str, str] | None = None) -> CheckResult:
+def check(
+    path: str | Path, text: str | None = None, overrides: dict[str, str] | None = None, runnable: bool = False
+) -> CheckResult:
     """Parse and check one spec. Raises `Unreadable` if the file cannot be read.
 
     `overrides` replaces param defaults (`{"wan_bw": "25 GB/s"}`); every check then
-    runs at the new values.
+    runs at the new values. A file without a dc is a library and checks clean,
+    unless `runnable` asks for a spec that can be solved (CT410).
     """
     sink = DiagnosticSink()
     loaded = load_files(path, sink, text=text)
     spec = None
     if not loaded.parse_failed:
         spec = Checker(loaded, sink, overrides or {}).run()
+        if spec is not None and runnable:
+            require_runnable(spec, sink)
     return CheckResult(str(path), spec if not sink.has_errors else None, sort_diagnostics(sink.items), loaded.sources, loaded)
 
 
@@ -110,7 +116,7 @@ class Study:
 def load(path: str | Path, overrides: dict[str, str] | None = None) -> Study:
     """Parse and check a spec; raise SpecError (with every diagnostic) if it has errors."""
     try:
-        result = check(path, overrides=overrides)
+        result = check(path, overrides=overrides, runnable=True)
     except Unreadable as exc:
         raise FileNotFoundError(str(exc)) from None
     if not result.ok:

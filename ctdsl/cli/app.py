@@ -219,7 +219,7 @@ def load_or_exit(path: str, overrides: dict[str, str] | None = None):
     from ctdsl.check.loader import Unreadable
 
     try:
-        result = check(path, overrides=overrides)
+        result = check(path, overrides=overrides, runnable=True)
     except Unreadable as exc:
         raise fail_usage(str(exc))
     if not result.ok:
