@@ -103,6 +103,7 @@ class Study:
         schemes: list[str] | None = None,
     ) -> "SimResult":
         """Run the SimPy model of every scheme (or `schemes`); settings default to the spec's."""
+        from ctdsl.report import notebook  # noqa: F401  (registers how results show themselves)
         from ctdsl.simulate.runner import settings, simulate
 
         cfg = settings(self.spec, steps, seeds, warmup, seed)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ctdsl import units as U
-from ctdsl.results import display
+from ctdsl.results import display, reprs
 from ctdsl.results.frozen import FrozenDict
 from ctdsl.results.params import Symbols
 from ctdsl.results.quantity import Quantity
@@ -165,6 +165,9 @@ class SchemeResult:
     loaded_links: tuple[LoadedLink, ...]
     symbols: Symbols
     roofline: tuple[RooflineResult, ...] = ()  # a transform on the GPU, one per kind of device
+
+    def __repr__(self) -> str:
+        return reprs.scheme_repr(self)
 
     def _repr_latex_(self) -> str:
         return display.render("scheme", "latex", self)
