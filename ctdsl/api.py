@@ -51,22 +51,17 @@ class CheckResult:
         return not any(d.severity is Severity.ERROR for d in self.diagnostics)
 
 
-def check(
-    path: str | Path, text: str | None = None, overrides: dict[str, str] | None = None, runnable: bool = False
-) -> CheckResult:
+def check(path: str | Path, text: str | None = None, overrides: dict[str, str] | None = None) -> CheckResult:
     """Parse and check one spec. Raises `Unreadable` if the file cannot be read.
 
     `overrides` replaces param defaults (`{"wan_bw": "25 GB/s"}`); every check then
-    runs at the new values. A file without a dc is a library and checks clean,
-    unless `runnable` asks for a spec that can be solved (CT410).
+    runs at the new values.
     """
     sink = DiagnosticSink()
     loaded = load_files(path, sink, text=text)
     spec = None
     if not loaded.parse_failed:
         spec = Checker(loaded, sink, overrides or {}).run()
-        if spec is not None and runnable:
-            require_runnable(spec, sink)
     return CheckResult(str(path), spec if not sink.has_errors else None, sort_diagnostics(sink.items), loaded.sources, loaded)
 
 
@@ -114,10 +109,23 @@ class Study:
         return f"<Study {self.path}: {len(s.schemes)} schemes, {len(s.dcs)} dcs, {len(s.params)} params>"
 
 
+def check_runnable(path: str | Path, text: str | None = None, overrides: dict[str, str] | None = None) -> CheckResult:
+    """`check`, for a spec that is to run: a file without a dc is a library, and checks
+    clean, but cannot be solved (CT410 when it has schemes)."""
+    result = check(path, text, overrides)
+    if result.spec is None:
+        return result
+    sink = DiagnosticSink()
+    require_runnable(result.spec, sink)
+    if not sink.items:
+        return result
+    return CheckResult(result.path, None, sort_diagnostics([*result.diagnostics, *sink.items]), result.sources, result.loaded)
+
+
 def load(path: str | Path, overrides: dict[str, str] | None = None) -> Study:
     """Parse and check a spec; raise SpecError (with every diagnostic) if it has errors."""
     try:
-        result = check(path, overrides=overrides, runnable=True)
+        result = check_runnable(path, overrides=overrides)
     except Unreadable as exc:
         raise FileNotFoundError(str(exc)) from None
     if not result.ok:

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from ctdsl import units as U
-from ctdsl.api import check
+from ctdsl.api import check_runnable
 from ctdsl.language import schema as S
 from ctdsl.language.enums import Operation
 
@@ -147,7 +147,7 @@ def _helps() -> list[tuple[str, str, list[str]]]:
         for f in sorted((ROOT / "tests" / "errors").glob("*.ct")):
             os.chdir(f.parent)
             for c in read_chunks(f):
-                for d in check(SPEC_NAME, text=c.text, runnable=True).diagnostics:
+                for d in check_runnable(SPEC_NAME, text=c.text).diagnostics:
                     if d.help:
                         out.setdefault((d.code, d.help), (c.id, [c.text]))
         os.chdir(FIXTURES)
