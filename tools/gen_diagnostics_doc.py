@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from chunkedfile import SPEC_NAME, read_chunks  # noqa: E402
 
 from ctdsl import limits  # noqa: E402
-from ctdsl.api import check_runnable  # noqa: E402
+from ctdsl.api import check, check_runnable  # noqa: E402,F401  (check: the synthetic examples that need no dc)
 from ctdsl.check.loader import Unreadable  # noqa: E402
 from ctdsl.codes import CODES, PHASES  # noqa: E402
 from ctdsl.diagnostics import Sources, render_text  # noqa: E402
