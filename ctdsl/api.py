@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ctdsl.check.checker import Checker
 from ctdsl.check.loader import Loaded, Unreadable, load as load_files
+from ctdsl.check.topology import require_runnable
 from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Severity, Sources, render_text, sort_diagnostics
 from ctdsl.model.entities import Spec
 
@@ -115,6 +116,7 @@ class Study:
         schemes: list[str] | None = None,
     ) -> "SimResult":
         """Run the SimPy model of every scheme (or `schemes`); settings default to the spec's."""
+        from ctdsl.report import notebook  # noqa: F401  (registers how results show themselves)
         from ctdsl.simulate.runner import settings, simulate
 
         cfg = settings(self.spec, steps, seeds, warmup, seed)
@@ -167,10 +169,23 @@ class Study:
         return f"<Study {self.path}: {count_of(len(s.schemes), 'scheme')}, {count_of(len(s.dcs), 'dc')}, {count_of(len(s.params), 'param')}>"
 
 
+def check_runnable(path: str | Path, text: str | None = None, overrides: dict[str, str] | None = None) -> CheckResult:
+    """`check`, for a spec that is to run: a file without a dc is a library, and checks
+    clean, but cannot be solved (CT410 when it has schemes)."""
+    result = check(path, text, overrides)
+    if result.spec is None:
+        return result
+    sink = DiagnosticSink()
+    require_runnable(result.spec, sink)
+    if not sink.items:
+        return result
+    return CheckResult(result.path, None, sort_diagnostics([*result.diagnostics, *sink.items]), result.sources, result.loaded)
+
+
 def load(path: str | Path, overrides: dict[str, str] | None = None) -> Study:
     """Parse and check a spec; raise SpecError (with every diagnostic) if it has errors."""
     try:
-        result = check(path, overrides=overrides)
+        result = check_runnable(path, overrides=overrides)
     except Unreadable as exc:
         raise FileNotFoundError(str(exc)) from None
     if not result.ok:

@@ -23,7 +23,7 @@ Nothing in the lexer evaluates anything: it is regular expressions over text.
 from __future__ import annotations
 
 from pygments.lexer import RegexLexer, bygroups, words
-from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
+from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Whitespace
 
 KINDS = ("model", "device", "link", "pluggable", "switch", "dc", "scheme", "simulation")
 STATEMENT_WORDS = ("import", "param", "wan", "breakeven", "baseline", "vs", "over", "in")

@@ -129,6 +129,7 @@ def _build_units() -> dict[str, Unit]:
     for p, e in si.items():
         u[p + "B"] = Unit(byte * 10**e, DATA)
         u[p + "b"] = Unit(bit * 10**e, DATA)
+        u[p + "bit"] = Unit(bit * 10**e, DATA)  # Gbit/s, as data sheets write it
         u[p + "FLOP"] = Unit(Fraction(10**e), OPS)
     for p, e in binary.items():
         u[p + "B"] = Unit(byte * 2**e, DATA)

@@ -64,4 +64,4 @@ def test_the_tree_shows_itself_through_the_report_layer(sol):
     data = sol.to_json()
     assert json.loads(json.dumps(data))["schema"] == "ctdsl.solve/1"
     assert "Bytes per sync" in str(sol)
-    assert len(repr(sol)) < 200
+    assert len(repr(sol)) < 2000  # a few lines: the bound derived in tests/test_notebook_display.py

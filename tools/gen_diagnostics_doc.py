@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from chunkedfile import SPEC_NAME, read_chunks  # noqa: E402
 
 from ctdsl import limits  # noqa: E402
-from ctdsl.api import check  # noqa: E402
+from ctdsl.api import check, check_runnable  # noqa: E402,F401  (check: the synthetic examples that need no dc)
 from ctdsl.check.loader import Unreadable  # noqa: E402
 from ctdsl.codes import CODES, PHASES  # noqa: E402
 from ctdsl.diagnostics import Sources, render_text  # noqa: E402
@@ -96,7 +96,7 @@ def _from_chunk(code: str) -> str | None:
                 continue
             text = _ANNOTATION.sub("", chunk.text)
             with _cwd(file.parent):
-                result = check(SPEC_NAME, text=text)
+                result = check_runnable(SPEC_NAME, text=text)
             for d in result.diagnostics:
                 if d.code == code:
                     return render_text(d, result.sources)
@@ -110,7 +110,7 @@ def _from_solve_chunk(code: str) -> str | None:
                 continue
             text = _ANNOTATION.sub("", chunk.text)
             with _cwd(file.parent):
-                result = check(SPEC_NAME, text=text)
+                result = check_runnable(SPEC_NAME, text=text)
                 if not result.ok:
                     raise SystemExit(f"{file.name}:{chunk.first_line}: the chunk for {code} does not check clean")
                 try:
@@ -127,7 +127,7 @@ def _synthetic(code: str) -> str | None:
     if code == "CT601":
         line = "# a spec over the size limit\n"
         text = line * (limits.MAX_FILE_BYTES // len(line) + 1)
-        result = check(SPEC_NAME, text=text)
+        result = check_runnable(SPEC_NAME, text=text)
         return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)
     if code == "CT311":
         text = 'param wan_bw = 12.5 GB/s in 1 GB/s .. 100 GB/s log 21\n'
@@ -135,7 +135,7 @@ def _synthetic(code: str) -> str | None:
         return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)
     if code == "CT621":
         text = "".join(f"param p{i} = {i + 1}\n" for i in range(limits.MAX_STATEMENTS + 1))
-        result = check(SPEC_NAME, text=text)
+        result = check_runnable(SPEC_NAME, text=text)
         return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)
     return None
 

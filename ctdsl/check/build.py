@@ -307,6 +307,7 @@ class Builder:
             overhead=g("overhead"),
             model=model,
             label=g("label"),
+            transform_charge=g("transform_charge"),
         )
 
     def _payload_fields(self, b: MergedBlock, payload) -> None:

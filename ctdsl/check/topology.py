@@ -23,6 +23,23 @@ from ctdsl.model import graph as G
 from ctdsl.model.topology import Topology
 
 
+def require_runnable(spec: M.Spec, sink: DiagnosticSink) -> None:
+    """CT410 for a library file asked to run: schemes, but no dc to run them on.
+
+    A file with no dc at all is a library (schemes, params, models, devices for
+    the specs that import it): `check` and `lint` take it as it is; the commands
+    that solve, sweep, simulate or draw it need a topology and call this.
+    """
+    if spec.schemes and not spec.dcs:
+        first = next(iter(spec.schemes.values()))
+        sink.error(
+            "CT410",
+            "the spec has schemes but no data centre to run them on (a file without a dc is a library)",
+            first.span,
+            help="run a spec that imports this file and defines its dc blocks and wan links",
+        )
+
+
 def check_topology(spec: Draft, ns: Namespace, sink: DiagnosticSink, blocks: BlockChecker) -> Topology | None:
     """The topology of a draft whose definitions check, or None (with errors reported)."""
     return _TopologyCheck(spec, ns, sink, blocks).run()
@@ -47,15 +64,6 @@ class _TopologyCheck:
         for scheme in spec.schemes.values():
             placement.scheme(scheme)
         if self.sink.has_errors:
-            return None
-        if spec.schemes and not spec.dcs:
-            first = next(iter(spec.schemes.values()))
-            self.sink.error(
-                "CT410",
-                "the spec has schemes but no data centre to run them on",
-                first.span,
-                help="add a dc block: dc east { workers = 4; device = gpu; link = ib; switch = tor }",
-            )
             return None
         topology = G.build_graph(spec)
         self._connected(topology)

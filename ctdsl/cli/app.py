@@ -290,11 +290,11 @@ def print_diagnostics(diags: Iterable, sources, err: bool = False) -> None:
 
 def load_or_exit(path: str, overrides: dict[str, str] | None = None):
     """Check a spec for a command that needs a clean one; diagnostics go to stderr."""
-    from ctdsl.api import Study, check
+    from ctdsl.api import Study, check_runnable
     from ctdsl.check.loader import Unreadable
 
     try:
-        result = check(path, overrides=overrides)
+        result = check_runnable(path, overrides=overrides)
     except Unreadable as exc:
         raise fail_usage(str(exc))
     if not result.ok:

@@ -56,6 +56,13 @@ class SimLatency(StrEnum):
     HOLD = "hold"  # store-and-forward, request/response: held for latency + bytes / bandwidth
 
 
+class TransformCharge(StrEnum):
+    """How a transform on the GPU is charged: by the roofline, or by its FLOPs alone."""
+
+    ROOFLINE = "roofline"  # max(FLOPs / (peak eff), bytes / mem_bw)
+    FLOPS = "flops"  # FLOPs / (peak eff), the memory traffic free (fused into a kernel that streams it anyway)
+
+
 class Operation(StrEnum):
     """What a transform needs, and what a module or switch offers."""
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, Counted, JitterKind, Operation, Payload, SimLatency
+from ctdsl.language.enums import Collective, Counted, JitterKind, Operation, Payload, SimLatency, TransformCharge
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -25,6 +25,7 @@ SIM_LATENCIES = tuple(SimLatency)
 RENAMED = {
     ("switch", "rate"): "rate is now total_rate (all the streams it takes in at once, shared) or stream_rate (each stream's own)",
 }
+TRANSFORM_CHARGES = tuple(TransformCharge)
 
 # scheme fields that belong to one payload kind only
 PAYLOAD_FIELDS = {
@@ -92,6 +93,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("power", Q, "board power", dim=U.POWER, bound="nonneg", example="700 W"),
             F("energy_per_flop", Q, "energy per FLOP", dim=U.ENERGY_PER_OP, bound="nonneg", default=Fraction(0), example="1 pJ/FLOP"),
             F("energy_per_byte", Q, "energy per memory byte", dim=U.ENERGY_PER_DATA, bound="nonneg", default=Fraction(0), example="60 pJ/B"),
+            F("transform_charge", "enum", "how a transform on it is charged: roofline, max(FLOPs / (peak x efficiency), bytes / mem_bw), or flops, the FLOPs alone", choices=TRANSFORM_CHARGES, default="roofline", example="flops"),
         ]
     },
     "link": {
@@ -159,6 +161,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("overlap", "bool", "compute and sync overlap", default=False, example="true"),
             F("overhead", Q, "fixed time per sync: software, kernel launches, pipeline fill", dim=U.TIME, bound="nonneg", default=Fraction(0), example="2 ms"),
             F("cost", Q, "transform FLOPs per input byte (DCT: 10 by default)", dim=U.OPS_PER_DATA, bound="nonneg", example="10 FLOP/B"),
+            F("transform_charge", "enum", "how its transform on the GPU is charged: roofline or flops (default: the device's)", choices=TRANSFORM_CHARGES, example="flops"),
             F("model", "ref", "the model trained (default: the only one in the file)", refs=("model",), example="llama70b"),
             F("label", "string", "a display name", example='"band in the module"'),
         ]

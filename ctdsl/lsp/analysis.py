@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 
 from ctdsl import units as U
 from ctdsl.check.loader import STD_PREFIX

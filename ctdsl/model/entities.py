@@ -27,7 +27,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, Counted, JitterKind, Operation, Payload, PlacementKind, SimLatency, Spacing
+from ctdsl.language.enums import Collective, Counted, JitterKind, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
 from ctdsl.model.expr import Expr, emin
 from ctdsl.model.topology import Topology
 from ctdsl.units import Dim
@@ -106,6 +106,10 @@ class Device(Definition):
     power: Expr | None  # W
     energy_per_flop: Expr  # J/FLOP
     energy_per_byte: Expr  # J/B of memory traffic
+    transform_charge: TransformCharge = TransformCharge.ROOFLINE  # how a transform on it is charged
+
+    def __post_init__(self) -> None:
+        _freeze(self, spans=frozen_map, transform_charge=TransformCharge)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -217,9 +221,10 @@ class Scheme(Definition):
     overhead: Expr  # s, fixed time per sync
     model: str
     label: str | None  # display name; None: the name
+    transform_charge: TransformCharge | None = None  # on the GPU; None: the device's
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, payload=Payload, collective=Collective)
+        _freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge)
 
 
 @dataclass(frozen=True, slots=True)

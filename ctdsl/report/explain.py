@@ -33,6 +33,7 @@ def explain(sol, name: str) -> str:
     if "transform" in r.components:
         out.append(f"  runs at {r.transform_at}: {_fmt(r.transform)} per sync")
         out.append(f"    = {sp.sstr(r.transform.expr)} s")
+        out.extend(_roofline_lines(r))
         if r.module is not None:
             m = r.module
             out.append(f"  the dense stream ({_fmt(m.stream)}) passes the stages of {m.pluggable}:")
@@ -102,6 +103,31 @@ def _overhead_lines(r) -> list[str]:
 def _step_form(r) -> str:
     side = "transform + sync + overhead" if r.overhead is not None else "transform + sync"
     return f"max(compute, ({side}) / H)" if r.overlap else f"compute + ({side}) / H"
+
+
+def _roofline_lines(r) -> list[str]:
+    """Both sides of each GPU roofline, which binds, and the intensity against the ridge point."""
+    out = []
+    for x in r.roofline:
+        where = ("dcs " if len(x.dcs) > 1 else "dc ") + ", ".join(x.dcs)
+        if x.memory is None:
+            out.append(f"  on {x.device} ({where}): no mem_bw, so the FLOPs alone: compute-bound")
+            out.append(f"    arithmetic  cost D / (peak x efficiency) = {_fmt(x.compute)}")
+            continue
+        bound = f"{x.binds}-bound"
+        if x.charge == "flops":
+            out.append(f"  on {x.device} ({where}): charged by its FLOPs alone (transform_charge = flops); the roofline would be {bound}")
+        else:
+            out.append(f"  on {x.device} ({where}): roofline, {bound}")
+        mark = {x.binds: "  <- binds"} if x.charge == "roofline" else {"compute": "  <- charged"}
+        out.append(f"    arithmetic  cost D / (peak x efficiency) = {_fmt(x.compute):>10s}{mark.get('compute', '')}")
+        out.append(f"    memory      D / mem_bw                   = {_fmt(x.memory):>10s}{mark.get('memory', '')}")
+        side = "below" if x.intensity.value < x.ridge.value else "at or above"
+        out.append(
+            f"    intensity {_fmt(x.intensity)} (the cost) is {side} the ridge point "
+            f"peak x efficiency / mem_bw = {_fmt(x.ridge)}"
+        )
+    return out
 
 
 def _queueing_lines(ph) -> list[str]:

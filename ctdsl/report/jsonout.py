@@ -137,6 +137,7 @@ def _scheme(r) -> dict:
         ],
         "links": _links(r.links, "bytes_per_sync"),
         "module": module,
+        "roofline": [_roofline(x) for x in r.roofline],
         "expressions": {
             "payload": _expr(r.payload.expr),
             "wan_bytes": _expr(r.wan.expr),
@@ -144,6 +145,20 @@ def _scheme(r) -> dict:
             "time_to_target": _expr(r.time_to_target.expr if r.time_to_target else None),
             "energy_to_target": _expr(r.energy_to_target.expr if r.energy_to_target else None),
         },
+    }
+
+
+def _roofline(x) -> dict:
+    return {
+        "device": x.device,
+        "dcs": list(x.dcs),
+        "charge": x.charge,
+        "binds": x.binds,
+        "compute_seconds": _num(x.compute.value),
+        "memory_seconds": _num(x.memory.value) if x.memory is not None else None,
+        "intensity": _num(x.intensity.value),
+        "ridge": _num(x.ridge.value) if x.ridge is not None else None,
+        "seconds": _num(x.time.value),
     }
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ctdsl import units as U
-from ctdsl.results import display
+from ctdsl.results import display, reprs
 from ctdsl.results.frozen import FrozenDict
 from ctdsl.results.params import Symbols
 from ctdsl.results.quantity import Quantity
@@ -91,6 +91,26 @@ class ModuleResult:
 
 
 @dataclass(frozen=True, slots=True)
+class RooflineResult:
+    """Both sides of a GPU transform's roofline on one kind of device, and which binds.
+
+    `binds` is the side that is larger (memory when the intensity is below the
+    ridge point); `charge` says what the transform is charged: the roofline (the
+    larger side) or, with `transform_charge = flops`, the compute side alone.
+    """
+
+    device: str
+    dcs: tuple[str, ...]
+    charge: str  # roofline | flops
+    compute: Quantity  # cost D / (peak eff)
+    memory: Quantity | None  # D / mem_bw; None: the device gives no mem_bw
+    intensity: Quantity  # the transform's cost, FLOP/B
+    ridge: Quantity | None  # peak eff / mem_bw, FLOP/B
+    binds: str  # compute | memory
+    time: Quantity  # what the transform is charged
+
+
+@dataclass(frozen=True, slots=True)
 class ClosedFormNote:
     """A term added for contention or stragglers, with how far to trust it."""
 
@@ -145,6 +165,10 @@ class SchemeResult:
     loaded_links: tuple[LoadedLink, ...]
     symbols: Symbols
     overhead: Quantity | None = None  # the scheme's fixed time per sync (None: none)
+    roofline: tuple[RooflineResult, ...] = ()  # a transform on the GPU, one per kind of device
+
+    def __repr__(self) -> str:
+        return reprs.scheme_repr(self)
 
     def _repr_latex_(self) -> str:
         return display.render("scheme", "latex", self)

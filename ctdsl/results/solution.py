@@ -7,7 +7,7 @@ from typing import Any
 
 from ctdsl import units as U
 from ctdsl.model.entities import Spec
-from ctdsl.results import display
+from ctdsl.results import display, reprs
 from ctdsl.results.frozen import FrozenDict
 from ctdsl.results.params import Symbols
 from ctdsl.results.quantity import Quantity
@@ -41,8 +41,14 @@ class BreakevenResult:
             )
         return "; ".join(parts)
 
+    def __repr__(self) -> str:
+        return reprs.breakeven_repr(self)
+
     def _repr_latex_(self) -> str:
         return display.render("breakeven", "latex", self)
+
+    def _repr_html_(self) -> str:
+        return display.render("breakeven", "html", self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +79,9 @@ class Solution:
     def _repr_latex_(self) -> str:
         return display.render("solution", "latex", self)
 
+    def _repr_markdown_(self) -> str:
+        return display.render("solution", "markdown", self)
+
     def to_json(self) -> dict:
         return display.render("solution", "json", self)
 
@@ -82,4 +91,4 @@ class Solution:
         return display.render("solution", "text", self)
 
     def __repr__(self) -> str:
-        return f"<Solution {self.spec.root}: {len(self.schemes)} schemes, {len(self.breakevens)} break-evens>"
+        return reprs.solution_repr(self)

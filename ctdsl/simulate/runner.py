@@ -18,7 +18,8 @@ from ctdsl.language import schema as S
 from ctdsl.language.enums import SimLatency
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
-from ctdsl.simulate import engine
+from ctdsl.results import display as results_display
+from ctdsl.simulate import display, engine
 from ctdsl.simulate.budget import check_budget, check_rounds
 from ctdsl.simulate.plan import Edge, SchemePlan, build_plans, loaded_edges
 from ctdsl.simulate.stats import Estimate, estimate
@@ -79,6 +80,9 @@ class SchemeSim:
     def events(self) -> int:
         return sum(r.events for r in self.runs)
 
+    def __repr__(self) -> str:
+        return display.scheme_sim_repr(self)
+
     @property
     def growth(self) -> float:
         """Simulated step over the closed-form step with no load and no jitter."""
@@ -95,6 +99,15 @@ class SimResult:
     @property
     def events(self) -> int:
         return sum(s.events for s in self.schemes.values())
+
+    def __repr__(self) -> str:
+        return display.sim_repr(self)
+
+    def _repr_html_(self) -> str:
+        return results_display.render("simulation", "html", self)
+
+    def _repr_markdown_(self) -> str:
+        return results_display.render("simulation", "markdown", self)
 
 
 def spawn_keys(spec: Spec) -> list[Edge]:

@@ -21,6 +21,7 @@ from ctdsl.results.scheme import (
     PhaseQueueing,
     PhaseResult,
     QueueWait,
+    RooflineResult,
     SchemeResult,
     StageResult,
 )
@@ -28,6 +29,7 @@ from ctdsl.results.solution import ModelResult
 from ctdsl.symbolic.convert import NumericError, value
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 from ctdsl.symbolic.dimensioned import DimExpr
+from ctdsl.symbolic.transform import rooflines
 
 
 def quantity(x: DimExpr, env) -> Quantity:
@@ -128,7 +130,23 @@ def scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
         loaded_links=_loaded(c, env),
         symbols=cm.symbols,
         overhead=quantity(c.overhead, env) if c.overhead != 0 else None,
+        roofline=roofline_results(cm, c, env),
     )
+
+
+def roofline_results(cm: CostModel, c: SchemeCosts, env) -> tuple[RooflineResult, ...]:
+    """Both sides of the roofline of a transform on the GPU, per kind of device."""
+    out = []
+    for r in rooflines(cm, c.scheme, c.dense):
+        compute, time = quantity(r.compute, env), quantity(r.time, env)
+        memory = _maybe(r.memory, env)
+        binds = "memory" if memory is not None and memory.value > compute.value else "compute"
+        out.append(
+            RooflineResult(
+                r.device, tuple(r.dcs), str(r.charge), compute, memory, quantity(r.intensity, env), _maybe(r.ridge, env), binds, time
+            )
+        )
+    return tuple(out)
 
 
 def module_result(cm: CostModel, c: SchemeCosts, env) -> ModuleResult:

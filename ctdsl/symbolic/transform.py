@@ -1,6 +1,8 @@
 """Where a scheme's transform runs, and what it costs (domain.md section 6).
 
-- on the GPU: a roofline, max(cost D / (peak eff), D / mem_bw), per dc;
+- on the GPU: a roofline, max(cost D / (peak eff), D / mem_bw), per dc; or its
+  FLOPs alone, cost D / (peak eff), where the scheme or the device says
+  `transform_charge = flops` (the scheme's word wins) or the device gives no mem_bw;
 - in a pluggable: D through the module's pipelined stages at the slowest stage's
   rate, plus its latency; a DCT costs the compute budget nothing when the optics
   performs it (`language.transforms.optics_performs_transform`);
@@ -15,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ctdsl import units as U
-from ctdsl.language.enums import PlacementKind
+from ctdsl.language.enums import PlacementKind, TransformCharge
 from ctdsl.language.transforms import PAYLOAD_NEEDS, optics_performs_transform
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic.dimensioned import DimExpr
@@ -51,6 +53,59 @@ class ModuleStages:
         return self.stream / self.rate + self.latency
 
 
+@dataclass
+class Roofline:
+    """A transform on one kind of GPU: both sides of its roofline and which is charged.
+
+    The arithmetic intensity of the transform is its cost (FLOP per byte of the
+    dense buffer); the ridge point is peak x efficiency / mem_bw, the intensity
+    at which both sides take the same time. Below it the memory side binds.
+    """
+
+    device: str
+    dcs: list[str]
+    charge: TransformCharge
+    compute: DimExpr  # cost D / (peak eff), s
+    memory: DimExpr | None  # D / mem_bw, s; None: the device gives no mem_bw
+    intensity: DimExpr  # cost, FLOP/B
+    ridge: DimExpr | None  # peak eff / mem_bw, FLOP/B
+
+    @property
+    def time(self) -> DimExpr:
+        if self.memory is None or self.charge == TransformCharge.FLOPS:
+            return self.compute
+        return D.emax(self.compute, self.memory)
+
+
+def charge_of(scheme, device) -> TransformCharge:
+    """The scheme's `transform_charge`, else its device's (roofline by default)."""
+    return TransformCharge(scheme.transform_charge or device.transform_charge)
+
+
+def rooflines(cm, scheme, dense: DimExpr) -> list[Roofline]:
+    """One roofline per kind of device the scheme's workers run on, in dc order."""
+    if scheme.at.kind != PlacementKind.GPU or not PAYLOAD_NEEDS.get(scheme.payload, ()):
+        return []
+    cost = cm.field(scheme, "cost")
+    out: dict[str, Roofline] = {}
+    for dc, dev in cm.devices().items():
+        if dev.name in out:
+            out[dev.name].dcs.append(dc)
+            continue
+        rate = cm.field(dev, "peak") * cm.field(dev, "efficiency")
+        mem = cm.field(dev, "mem_bw") if dev.mem_bw is not None else None
+        out[dev.name] = Roofline(
+            dev.name,
+            [dc],
+            charge_of(scheme, dev),
+            cost * dense / rate,
+            dense / mem if mem is not None else None,
+            cost,
+            rate / mem if mem is not None else None,
+        )
+    return list(out.values())
+
+
 def per_dc_max(per_dc: dict[str, DimExpr], label: str, labels: dict) -> DimExpr:
     """The slowest dc's term; alike dcs give one term, unlike ones a max labelled per dc."""
     unique: dict[DimExpr, str] = {}
@@ -69,7 +124,7 @@ def transform(cm, scheme, dense: DimExpr, up: DimExpr, labels: dict) -> tuple[Di
     cost = cm.field(scheme, "cost")
     at = scheme.at
     if at.kind == PlacementKind.GPU:
-        return _on_gpu(cm, cost, dense, labels), "gpu", None
+        return _on_gpu(cm, scheme, dense, labels), "gpu", None
     if at.kind == PlacementKind.PLUGGABLE:
         module = _in_module(cm, scheme, cost, dense, labels)
         return module.time, f"pluggable {module.pluggable}", module
@@ -97,17 +152,14 @@ def _at_switch(cm, sw, up: DimExpr, labels: dict) -> DimExpr:
     return per_dc_max(per_dc, "switch in dc {}", labels)
 
 
-def _on_gpu(cm, cost: DimExpr, dense: DimExpr, labels: dict) -> DimExpr:
-    per_dc = {}
-    for dc, dev in cm.devices().items():
-        arith = cost * dense / (cm.field(dev, "peak") * cm.field(dev, "efficiency"))
-        if dev.mem_bw is not None:
-            memory = dense / cm.field(dev, "mem_bw")
-            labels.setdefault(arith.e, "transform arithmetic on the GPU")
-            labels.setdefault(memory.e, "transform memory traffic on the GPU")
-            per_dc[dc] = D.emax(arith, memory)
-        else:
-            per_dc[dc] = arith
+def _on_gpu(cm, scheme, dense: DimExpr, labels: dict) -> DimExpr:
+    by_device = {}
+    for r in rooflines(cm, scheme, dense):
+        if r.memory is not None and r.charge == TransformCharge.ROOFLINE:
+            labels.setdefault(r.compute.e, "transform arithmetic on the GPU")
+            labels.setdefault(r.memory.e, "transform memory traffic on the GPU")
+        by_device[r.device] = r.time
+    per_dc = {dc: by_device[dev.name] for dc, dev in cm.devices().items()}
     return per_dc_max(per_dc, "transform in dc {}", labels)
 
 

@@ -12,13 +12,31 @@ from ctdsl.lint.registry import Hit, rule
 
 _UNUSED_KINDS = ("param", "model", "device", "link", "pluggable", "switch")
 _USE_HINT = {
-    "param": "name it in a field (bandwidth = {n}) or a break-even (breakeven a vs b over {n})",
     "model": "train it: model = {n} in a scheme",
     "device": "use it in a dc: device = {n}",
-    "link": "use it in a dc (link = {n}) or between dcs (wan a <-> b = {n})",
+    "link": "use it in a dc (link = {n})",
     "pluggable": "put it in a dc's ports: pluggable = {n}",
     "switch": "use it in a dc (switch = {n}) or in a scheme (at = {n}, sum_at = {n})",
 }
+
+
+def _use_hint(ctx: Context, kind: str, name: str) -> str:
+    """How to use `name`, in code that is valid where it is suggested: a field of the
+    param's dimension, and the spec's own schemes and dcs (never made-up names)."""
+    spec = ctx.spec
+    if kind != "param":
+        hint = _USE_HINT[kind].format(n=name)
+        dcs = list(spec.dcs)
+        if kind == "link" and len(dcs) >= 2:
+            hint += f" or between dcs (wan {dcs[0]} <-> {dcs[1]} = {name})"
+        return hint
+    dim = spec.params[name].dim
+    fields = [(k, f.name) for k, fs in S.KINDS.items() for f in fs.values() if f.type == "quantity" and f.dim == dim]
+    ways = [f"in a {k}'s field ({f} = {name})" for k, f in fields[:1]] or ["in a field of its dimension"]
+    schemes = list(spec.schemes)
+    if len(schemes) >= 2:
+        ways.append(f"in a break-even (breakeven {schemes[0]} vs {schemes[1]} over {name})")
+    return "name it " + " or ".join(ways)
 # field types whose words are choices or flags, never names of definitions
 _NOT_NAMES = ("ops", "enum", "bool", "string")
 
@@ -73,12 +91,12 @@ def unused_definition(ctx: Context) -> Iterator[Hit]:
 
     Only definitions in the file being linted are reported: an imported file is a
     library for its importers, and the standard library's presets are never
-    reported. A file with no scheme is taken to be such a library, and the rule is
-    quiet there. Schemes are never unused: every scheme visible from the root file
+    reported. A file with no scheme, or with no dc, is taken to be such a library
+    (see "Library files" above), and the rule is quiet there. Schemes are never unused: every scheme visible from the root file
     is solved and reported; dcs are never unused: they are the topology.
     """
     spec = ctx.spec
-    if not spec.schemes:
+    if not spec.schemes or not spec.dcs:
         return
     edges = _references(ctx)
     roots: set[str] = set(spec.schemes) | set(spec.dcs)
@@ -116,5 +134,5 @@ def unused_definition(ctx: Context) -> Iterator[Hit]:
             span,
             label="never used",
             notes=notes,
-            help="remove it, or " + _USE_HINT[kind].format(n=name),
+            help="remove it, or " + _use_hint(ctx, kind, name),
         )
