@@ -188,6 +188,15 @@ class UnitError(Exception):
         self.help = help
 
 
+def _rate_spelling(atom: str) -> str | None:
+    """`GBs`, `Gbps`, `MFLOPs`: a rate written without its slash."""
+    for cut in ("ps", "s"):
+        stem = atom[: -len(cut)]
+        if atom.endswith(cut) and stem in UNITS and UNITS[stem].dim in (DATA, OPS):
+            return f"did you mean '{stem}/s'?"
+    return None
+
+
 def parse_unit(text: str) -> Unit:
     """'GB/s' -> Unit(1e9, B/s). Raises UnitError naming the bad atom."""
     atoms = text.split("/")
@@ -198,7 +207,8 @@ def parse_unit(text: str) -> Unit:
         if unit is None:
             if atom in _MISSPELLINGS:
                 raise UnitError(f"unknown unit '{atom}'", _MISSPELLINGS[atom])
-            raise UnitError(f"unknown unit '{atom}'", did_you_mean(atom, UNITS))
+            rate = _rate_spelling(atom) if len(atoms) == 1 else None
+            raise UnitError(f"unknown unit '{atom}'", rate or did_you_mean(atom, UNITS))
         if i == 0:
             scale, d = unit.scale, unit.dim
         else:

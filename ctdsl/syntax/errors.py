@@ -98,6 +98,9 @@ def _acceptable(err: UnexpectedInput) -> set[str]:
     return set(getattr(err, "expected", None) or ())
 
 
+BLOCK_WORDS = ("model", "device", "link", "pluggable", "switch", "dc", "scheme", "simulation", "variant", "param", "wan", "import", "breakeven", "baseline")
+
+
 def _unclosed_brace(text: str, upto: int) -> tuple[int, int] | None:
     """Line and column of the last '{' not closed before offset `upto`."""
     stack: list[tuple[int, int]] = []
@@ -257,6 +260,19 @@ def _unexpected_token(err: UnexpectedToken, file: str, text: str) -> Diagnostic:
     if wordlike and expected & {"_NL", "SEMICOLON"}:
         return _missing_separator(file, span, shown)
     label = f"expected {_expected_words(expected)}"
+    lead = prev if prev is not None and str(prev) in BLOCK_WORDS else tok  # `dc west`: dc was read as a field's key
+    open_at = _unclosed_brace(text, lead.start_pos) if lead.start_pos is not None else None
+    if open_at is not None and open_at[0] < lead.line and str(lead) in BLOCK_WORDS:
+        # `dc west {` on a later line, inside a block whose '}' is missing
+        brace = Label(Span(file, open_at[0], open_at[1], open_at[0], open_at[1] + 1), "this '{' is still open")
+        return Diagnostic(
+            "CT002",
+            f"unexpected {_token_words(tok, shown, wordlike)}: the '{{' on line {open_at[0]} is never closed",
+            span,
+            label=label,
+            secondary=(brace,),
+            help=f"close the block with '}}' before line {lead.line}",
+        )
     return Diagnostic("CT002", f"unexpected {_token_words(tok, shown, wordlike)}", span, label=label, help=_token_help(tok, expected, wordlike))
 
 
