@@ -51,6 +51,8 @@ _TABLE = [
     Code("CT111", "bad-reference", "a dotted reference to a field or stage that does not exist or is not set"),
     Code("CT112", "wrong-argument-count", "a function called with too few or too many arguments"),
     Code("CT113", "field-not-applicable", "a field that does not apply given another field: a scheme's payload, a dc's jitter_kind"),
+    Code("CT114", "not-a-dc", "a stage of a variant that does not name a data centre of the sites"),
+    Code("CT115", "cannot-remove", "none given to a field that cannot be removed (a dc's device, link or switch), or outside a variant"),
     # units and dimensions
     Code("CT201", "dimension-mismatch", "quantities of different dimensions added, subtracted or compared by min or max"),
     Code("CT202", "wrong-dimension", "a field or --set value whose dimension is not the one it takes"),
@@ -85,6 +87,8 @@ _TABLE = [
     Code("CT413", "wan-self-loop", "a WAN link from a dc to itself"),
     Code("CT414", "duplicate-wan", "the same direction of a WAN link declared twice"),
     Code("CT415", "self-breakeven", "a break-even of a scheme against itself"),
+    Code("CT416", "unknown-wan-connection", "a variant that replaces the link of a WAN connection the sites do not have"),
+    Code("CT417", "wan-outside-variant", "a WAN statement inside a block other than a variant, or inside a stage"),
     # imports
     Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),
     Code("CT502", "import-outside", "an import that leaves the importing file's directory, or one from a library file"),

@@ -241,6 +241,9 @@ class Builder:
             )
         return self._get(b, "jitter"), kind, sigma
 
+    def _variant(self, b: MergedBlock) -> None:
+        """Resolved once the declared sites are checked (`variants.py`)."""
+
     # ---- schemes and the simulation ---------------------------------------------------
 
     def _scheme(self, b: MergedBlock) -> None:
@@ -288,6 +291,7 @@ class Builder:
             overlap=bool(g("overlap")),
             cost=cost if cost is not None else E.num(S.DEFAULT_COST[payload]),
             model=model,
+            sites=g("sites"),
             label=g("label"),
         )
 

@@ -17,6 +17,7 @@ from ctdsl.check.complete import Completeness
 from ctdsl.check.draft import Draft
 from ctdsl.check.names import Namespace
 from ctdsl.check.placement import PlacementCheck
+from ctdsl.check.variants import VariantCheck
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
 from ctdsl.model import entities as M
 from ctdsl.model import graph as G
@@ -35,7 +36,7 @@ class _TopologyCheck:
 
     def run(self) -> Topology | None:
         spec = self.spec
-        self._sizes()
+        self._sizes(spec, self.sink)
         for dc in spec.dcs.values():
             self.complete.dc(dc)
         self._wans()
@@ -45,7 +46,9 @@ class _TopologyCheck:
                 self.complete.scheme(block)
         placement = PlacementCheck(spec, self.sink)
         for scheme in spec.schemes.values():
-            placement.scheme(scheme)
+            if scheme.sites is None:  # a scheme on a variant is placed on its variant's sites
+                placement.scheme(scheme)
+        variants = self._variants()
         if self.sink.has_errors:
             return None
         if spec.schemes and not spec.dcs:
@@ -58,13 +61,30 @@ class _TopologyCheck:
             )
             return None
         topology = G.build_graph(spec)
-        self._connected(topology)
+        self._connected(spec, topology, self.sink)
+        for name, (tables, sink) in variants.items():
+            graph = G.build_graph(tables)
+            self._connected(tables, graph, sink)
+            spec.variants[name] = M.Sites(name, tables.dcs, tuple(tables.wans), graph, self.ns.defs[name].span)
         return topology
+
+    def _variants(self) -> dict:
+        """Each variant resolved and checked (`variants.py`): name -> (its tables, the sink that notes it)."""
+        check = VariantCheck(self.spec, self.ns, self.sink, self.complete.blocks)
+        out = {}
+        for name in self.ns.names_of("variant"):
+            tables = check.resolve(name)
+            if tables is None:
+                continue
+            on = [s for s in self.spec.schemes.values() if s.sites == name]
+            sink = check.check(name, tables, self.complete, on)
+            self._sizes(tables, sink)
+            out[name] = (tables, sink)
+        return out
 
     # ---- sizes ------------------------------------------------------------------
 
-    def _sizes(self) -> None:
-        spec = self.spec
+    def _sizes(self, spec, sink) -> None:
         total = 0
         over = None  # the dc that takes the total over the limit
         for dc in spec.dcs.values():
@@ -72,14 +92,14 @@ class _TopologyCheck:
             if total > limits.MAX_WORKERS and over is None:
                 over = dc
             if dc.workers > limits.MAX_WORKERS_PER_DC:
-                self.sink.error(
+                sink.error(
                     "CT606",
                     f"dc '{dc.name}' has {dc.workers} workers; at most {limits.MAX_WORKERS_PER_DC} are modelled",
                     dc.spans.get("workers", dc.span),
                     help="model a representative slice: costs per worker do not change with copies",
                 )
         if over is not None:
-            self.sink.error(
+            sink.error(
                 "CT606",
                 f"the topology has {total} workers; at most {limits.MAX_WORKERS} are modelled",
                 over.span,
@@ -88,7 +108,7 @@ class _TopologyCheck:
             )
         if len(spec.dcs) > limits.MAX_DCS:
             extra = list(spec.dcs.values())[limits.MAX_DCS]
-            self.sink.error(
+            sink.error(
                 "CT606",
                 f"the topology has {len(spec.dcs)} dcs; at most {limits.MAX_DCS} are modelled",
                 extra.span,
@@ -143,8 +163,7 @@ class _TopologyCheck:
 
     # ---- graph --------------------------------------------------------------------
 
-    def _connected(self, topology: Topology) -> None:
-        spec = self.spec
+    def _connected(self, spec, topology: Topology, sink) -> None:
         dcs = list(spec.dcs)
         if len(dcs) < 2:
             return
@@ -159,7 +178,7 @@ class _TopologyCheck:
                         span, label, other, other_label = spec.dcs[b].span, "no WAN link reaches it", spec.dcs[a].span, f"dc '{a}'"
                     else:
                         span, label, other, other_label = spec.dcs[a].span, f"no route to dc '{b}'", spec.dcs[b].span, f"dc '{b}'"
-                    self.sink.error(
+                    sink.error(
                         "CT412",
                         f"workers in dc '{a}' cannot reach dc '{b}'",
                         span,
