@@ -95,7 +95,7 @@ class VariantCheck:
                 if value is None:
                     return None  # written wrong: reported by the block checker
                 changes[key] = value
-                spans[key] = fields[key].value.span
+                spans[key] = fields[key].span
         if "workers" in changes:
             changes["workers"] = self._workers(changes["workers"], spans["workers"])
             if changes["workers"] is None:

@@ -76,6 +76,7 @@ def check(
 def graph(
     file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
     format: GraphFormat = typer.Option(GraphFormat.json, "--format", "-f", help="json (node-link) or dot."),
+    variant: str | None = typer.Option(None, "--variant", help="The graph of this variant of the sites (default: as declared).", metavar="NAME"),
 ) -> None:
     """Print the topology graph: workers, modules and switches, links as edges.
 
@@ -83,11 +84,17 @@ def graph(
     Examples:
       ctdsl graph specs/llama70b_wan.ct
       ctdsl graph specs/llama70b_wan.ct --format dot | dot -Tsvg > topology.svg
+      ctdsl graph examples/16_variants.ct --variant bare
     """
     from ctdsl.model.graph import to_dot, to_json
 
     study = load_or_exit(file)
     g = study.spec.topology
+    if variant is not None:
+        if variant not in study.spec.variants:
+            have = ", ".join(study.spec.variants) or "none"
+            raise fail_usage(f"--variant: the spec has no variant '{variant}' (its variants: {have})")
+        g = study.spec.variants[variant].topology
     defaults = study.spec.defaults()
     if format is GraphFormat.dot:
         typer.echo(to_dot(g, defaults), nl=False)

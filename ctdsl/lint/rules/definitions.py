@@ -8,9 +8,10 @@ from ctdsl.diagnostics import Severity, Span
 from ctdsl.language import schema as S
 from ctdsl.lint.context import Context, iter_fields, iter_refs
 from ctdsl.lint.registry import Hit, rule
+from ctdsl.syntax import ast
 # ---- CTL001 ---------------------------------------------------------------------------
 
-_UNUSED_KINDS = ("param", "model", "device", "link", "pluggable", "switch")
+_UNUSED_KINDS = ("param", "model", "device", "link", "pluggable", "switch", "variant")
 _USE_HINT = {
     "param": "name it in a field (bandwidth = {n}) or a break-even (breakeven a vs b over {n})",
     "model": "train it: model = {n} in a scheme",
@@ -18,6 +19,7 @@ _USE_HINT = {
     "link": "use it in a dc (link = {n}) or between dcs (wan a <-> b = {n})",
     "pluggable": "put it in a dc's ports: pluggable = {n}",
     "switch": "use it in a dc (switch = {n}) or in a scheme (at = {n}, sum_at = {n})",
+    "variant": "run a scheme on it: sites = {n}",
 }
 # field types whose words are choices or flags, never names of definitions
 _NOT_NAMES = ("ops", "enum", "bool", "string")
@@ -37,10 +39,11 @@ def _references(ctx: Context) -> dict[str, set[str]]:
             if spec is not None and spec.type in _NOT_NAMES:
                 continue
             out.update(r.parts[0].text for r in iter_refs(f.value))
+        out.update(item.link.text for item in block.items if isinstance(item, ast.Wan))  # a variant's WAN links
         edges[name] = out & known
     spec = ctx.spec
     for s in spec.schemes.values():  # what the checker resolved: the default model
-        edges.setdefault(s.name, set()).update(x for x in (s.model, s.at.name, s.sum_at) if x)
+        edges.setdefault(s.name, set()).update(x for x in (s.model, s.at.name, s.sum_at, s.sites) if x)
     return edges
 
 
@@ -48,7 +51,7 @@ def _references(ctx: Context) -> dict[str, set[str]]:
     "CTL001",
     "unused-definition",
     Severity.WARNING,
-    "A param, model, device, link, pluggable or switch that nothing uses.",
+    "A param, model, device, link, pluggable, switch or variant that nothing uses.",
     bad="""
     link ib_hdr { bandwidth = 25 GB/s; latency = 10 us }   # left over: every dc uses ib_ndr
     """,
