@@ -49,8 +49,13 @@ class _Noting:
 
     def __init__(self, sink: DiagnosticSink, note: str):
         self.sink, self.note = sink, note
+        self._seen: set[tuple[str, Span | None]] = set()
 
     def error(self, code: str, message: str, span: Span | None, **kw) -> None:
+        """Once per code and place: two dcs of a variant that use one incomplete definition are one mistake."""
+        if (code, span) in self._seen:
+            return
+        self._seen.add((code, span))
         kw["notes"] = tuple(kw.get("notes", ())) + (self.note,)
         self.sink.error(code, message, span, **kw)
 
