@@ -345,6 +345,8 @@ def render_csv(sol) -> str:
         columns.append(("queueing_s", lambda r: sum(q.value for k, q in r.components.items() if _is_queueing(k))))
     if any("stragglers" in r.components for r in sol.schemes.values()):
         columns.append(("stragglers_s", lambda r: r.components["stragglers"].value if "stragglers" in r.components else 0.0))
+    if any(r.sites is not None for r in sol.schemes.values()):  # the sites, when a scheme runs on a variant
+        columns.append(("sites", lambda r: r.sites or "declared"))
     w.writerow([c for c, _ in columns])
     for r in sol.schemes.values():
         row = []
