@@ -29,7 +29,6 @@ from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
 from ctdsl.language import schema as S
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
-from ctdsl.model import graph as G
 
 
 class Tables:
@@ -38,10 +37,6 @@ class Tables:
     def __init__(self, draft: Draft, dcs: Mapping[str, M.DataCentre], wans: Sequence[M.WanLink]):
         self.dcs, self.wans = dict(dcs), list(wans)
         self.links, self.pluggables, self.switches = draft.links, draft.pluggables, draft.switches
-        self.devices, self.models, self.schemes = draft.devices, draft.models, draft.schemes
-
-    def defaults(self) -> dict[str, float]:
-        return {}
 
 
 class _Noting:
@@ -173,8 +168,4 @@ class VariantCheck:
         return noting
 
 
-def variant_names(ns: Namespace) -> list[str]:
-    return ns.names_of("variant")
-
-
-__all__ = ["VariantCheck", "Tables", "variant_names", "G"]
+__all__ = ["VariantCheck", "Tables"]

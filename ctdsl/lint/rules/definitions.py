@@ -70,9 +70,10 @@ def unused_definition(ctx: Context) -> Iterator[Hit]:
     study); every link named by a `wan` statement; every param named by a
     break-even; and, from there, whatever a used definition names: its base
     (`link wan : eth100g`), the definitions and params in its fields (`link = ib`,
-    `bandwidth = wan_bw`, `2 * ib.bandwidth`), and the model a scheme trains (named,
-    or the spec's only model). A param or definition named only by unused
-    definitions is unused too.
+    `bandwidth = wan_bw`, `2 * ib.bandwidth`), the model a scheme trains (named,
+    or the spec's only model), the variant it runs on (`sites = bare`) and what
+    that variant names, its WAN statements' links included. A param or definition
+    named only by unused definitions is unused too.
 
     Only definitions in the file being linted are reported: an imported file is a
     library for its importers, and the standard library's presets are never
