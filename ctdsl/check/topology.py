@@ -62,17 +62,29 @@ class _TopologyCheck:
             return None
         topology = G.build_graph(spec)
         self._connected(spec, topology, self.sink)
-        for name, (tables, sink) in variants.items():
+        # a variant keeps the dcs and the WAN connections (it only replaces their links), so every
+        # dc reaches every other on it as on the declared sites: its graph needs no second search
+        for name, (tables, _sink) in variants.items():
             graph = G.build_graph(tables)
-            self._connected(tables, graph, sink)
             spec.variants[name] = M.Sites(name, tables.dcs, tuple(tables.wans), graph, self.ns.defs[name].span)
         return topology
 
     def _variants(self) -> dict:
         """Each variant resolved and checked (`variants.py`): name -> (its tables, the sink that notes it)."""
         check = VariantCheck(self.spec, self.ns, self.sink, self.complete.blocks)
-        out = {}
-        for name in self.ns.names_of("variant"):
+        out: dict = {}
+        names = self.ns.names_of("variant")
+        if len(names) > limits.MAX_VARIANTS:
+            extra = self.ns.defs[names[limits.MAX_VARIANTS]]
+            self.sink.error(
+                "CT623",
+                f"the spec has {len(names)} variants of the sites; at most {limits.MAX_VARIANTS} are checked",
+                extra.span,
+                label=f"variant number {limits.MAX_VARIANTS + 1}",
+                help="split the study into several specs, or share hardware between schemes",
+            )
+            return out
+        for name in names:
             tables = check.resolve(name)
             if tables is None:
                 continue
