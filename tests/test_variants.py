@@ -45,6 +45,8 @@ link wan4 { bandwidth = 4 * wan_bw; latency = 0 s }
 link busy_wan { bandwidth = wan_bw; latency = 0 s; load = 0.5; transfer = 1 GB }
 switch tor {}
 pluggable q { port { rate = 25 GB/s }; optics { rate = 50 GB/s; performs = [dct] }; ops = [fft, dct, mac, add] }
+pluggable q50 { port { rate = 50 GB/s }; ops = [fft, dct, mac, add] }
+switch agg { sum = true }
 """
 SITES = """\
 dc east {{ workers = 2; device = d; link = intra; switch = tor{plug} }}
@@ -58,6 +60,8 @@ variant oneway : bare { wan east -> west = wan4 }
 variant lopsided : bare { east { link = slow_intra } }
 variant big : bare { workers = 4 }
 variant busy : bare { wan east <-> west = busy_wan }
+variant other { pluggable = q50 }
+variant summing : bare { switch = agg }
 scheme dense_module { payload = dense; collective = hier_allreduce; steps = 1000 }
 scheme band_module { payload = band; fraction = 1/16; at = q; collective = hier_allreduce; steps = 1000 }
 scheme dense_bare { payload = dense; collective = hier_allreduce; steps = 1000; sites = bare }
@@ -66,6 +70,8 @@ scheme dense_oneway { payload = dense; collective = hier_allreduce; steps = 1000
 scheme dense_lop { payload = dense; collective = hier_allreduce; steps = 1000; sites = lopsided }
 scheme dense_big { payload = dense; collective = hier_allreduce; steps = 1000; sites = big }
 scheme dense_busy { payload = dense; collective = hier_allreduce; steps = 1000; sites = busy }
+scheme dense_other { payload = dense; collective = hier_allreduce; steps = 1000; sites = other }
+scheme dense_sum { payload = dense; collective = innet_sum; steps = 1000; sites = summing }
 breakeven band_module vs dense_bare over wan_bw
 """
 MODULE = "; pluggable = q"
@@ -159,6 +165,17 @@ def test_workers_for_every_dc(sol):
     assert _step(sol, "dense_big") == pytest.approx(0.012 + 0.015 + 0.16 + 0.015, rel=1e-12)
 
 
+def test_another_module_and_a_summing_switch(spec_path, sol):
+    spec = ctdsl.load(spec_path).spec
+    assert {dc.pluggable for dc in spec.variants["other"].dcs.values()} == {"q50"}
+    # the port at 50 GB/s: reduce-scatter 1e9 / 5e10 = 0.02 s; across 2 x max(5e8 / 5e10, 0.08); all-gather 0.02 s
+    assert _step(sol, "dense_other") == pytest.approx(0.012 + 0.02 + 0.16 + 0.02, rel=1e-12)
+    # innet_sum at the variant's summing switch, no module: up, 2e9 B / 1e11 = 0.02 s; between the switches
+    # 2 (N_dc - 1) = 2 steps of c / N_dc = 1e9 B / 12.5e9 = 0.08 s; down, 0.02 s
+    assert {dc.switch for dc in spec.variants["summing"].dcs.values()} == {"agg"}
+    assert _step(sol, "dense_sum") == pytest.approx(0.012 + 0.02 + 2 * 0.08 + 0.02, rel=1e-12)
+
+
 # ---- break-even between variants -----------------------------------------------------------------
 
 
@@ -228,7 +245,7 @@ def _codes(found) -> list[str]:
 
 def test_lint_reads_the_variant_a_scheme_runs_on(tmp_path):
     # the hardware without the definitions the other tests use (CTL001 would name them)
-    kept = [line for line in HARDWARE.splitlines() if not line.startswith(("link slow_intra", "link wan4", "link busy_wan", "pluggable q"))]
+    kept = [line for line in HARDWARE.splitlines() if not line.startswith(("link slow_intra", "link wan4", "link busy_wan", "pluggable q", "switch agg"))]
     base = "\n".join(kept) + "\n" + SITES.format(plug="") + "scheme dense { payload = dense; collective = hier_allreduce; steps = 10 }\n"
     assert _codes(_lint(tmp_path, base)) == []
     # one worker a dc on the variant a hierarchical scheme runs on: CTL010 there, and only there

@@ -200,10 +200,6 @@ class Sites:
     def __post_init__(self) -> None:
         _freeze(self, dcs=frozen_map, wans=tuple)
 
-    @property
-    def label(self) -> str:
-        return self.name if self.name is not None else "declared"
-
 
 @dataclass(frozen=True, slots=True)
 class Placement:
