@@ -320,3 +320,12 @@ def test_the_six_variant_example(tmp_path):
             assert f(root.value * 0.99) * f(root.value * 1.01) < 0, (b.x, b.y)
     ties = {(b.x, b.y): len(b.result.roots) for b in sol.breakevens}
     assert ties == {("band_module", "adamw"): 1, ("band_switch", "band_gpu"): 1, ("band_module", "band_gpu"): 0}
+
+
+def test_the_report_lists_each_variant(tmp_path):
+    out = tmp_path / "r.md"
+    done = CliRunner().invoke(app, ["report", str(ROOT / "examples" / "16_variants.ct"), "-o", str(out)])
+    assert done.exit_code == 0, done.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "| summing | east | 4 | accel | ib_ndr | agg | - | band_switch |" in text
+    assert "| gpu_only | west | 4 | accel | ib_ndr | tor | - | adamw, diloco, demo, band_gpu |" in text
