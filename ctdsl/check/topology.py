@@ -61,16 +61,16 @@ class _TopologyCheck:
             )
             return None
         topology = G.build_graph(spec)
-        self._connected(spec, topology, self.sink)
+        self._connected(topology)
         # a variant keeps the dcs and the WAN connections (it only replaces their links), so every
         # dc reaches every other on it as on the declared sites: its graph needs no second search
-        for name, (tables, _sink) in variants.items():
+        for name, tables in variants.items():
             graph = G.build_graph(tables)
             spec.variants[name] = M.Sites(name, tables.dcs, tuple(tables.wans), graph, self.ns.defs[name].span)
         return topology
 
     def _variants(self) -> dict:
-        """Each variant resolved and checked (`variants.py`): name -> (its tables, the sink that notes it)."""
+        """Each variant resolved and checked (`variants.py`): name -> its dcs and WAN links."""
         check = VariantCheck(self.spec, self.ns, self.sink, self.complete.blocks)
         out: dict = {}
         names = self.ns.names_of("variant")
@@ -91,7 +91,7 @@ class _TopologyCheck:
             on = [s for s in self.spec.schemes.values() if s.sites == name]
             sink = check.check(name, tables, self.complete, on)
             self._sizes(tables, sink)
-            out[name] = (tables, sink)
+            out[name] = tables
         return out
 
     # ---- sizes ------------------------------------------------------------------
@@ -175,7 +175,8 @@ class _TopologyCheck:
 
     # ---- graph --------------------------------------------------------------------
 
-    def _connected(self, spec, topology: Topology, sink) -> None:
+    def _connected(self, topology: Topology) -> None:
+        spec = self.spec
         dcs = list(spec.dcs)
         if len(dcs) < 2:
             return
@@ -190,7 +191,7 @@ class _TopologyCheck:
                         span, label, other, other_label = spec.dcs[b].span, "no WAN link reaches it", spec.dcs[a].span, f"dc '{a}'"
                     else:
                         span, label, other, other_label = spec.dcs[a].span, f"no route to dc '{b}'", spec.dcs[b].span, f"dc '{b}'"
-                    sink.error(
+                    self.sink.error(
                         "CT412",
                         f"workers in dc '{a}' cannot reach dc '{b}'",
                         span,
