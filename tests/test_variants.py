@@ -329,3 +329,14 @@ def test_the_report_lists_each_variant(tmp_path):
     text = out.read_text(encoding="utf-8")
     assert "| summing | east | 4 | accel | ib_ndr | agg | - | band_switch |" in text
     assert "| gpu_only | west | 4 | accel | ib_ndr | tor | - | adamw, diloco, demo, band_gpu |" in text
+
+
+def test_a_variant_keeps_the_declared_jitter(tmp_path):
+    # jitter 12 ms x Exp(1) on every worker: the slowest of N = 4 waits 12 ms x H_4 = 12 ms x 25/12 = 25 ms
+    # per step (H = 1); a variant changes the hardware, not the workers' variability
+    sites = SITES.format(plug=MODULE).replace("switch = tor; pluggable = q", "switch = tor; pluggable = q; jitter = 12 ms")
+    sol = solve_text(tmp_path, HARDWARE + sites + VARIANTS)
+    for name in ("dense_module", "dense_bare", "dense_fat"):
+        assert sol.schemes[name].components["stragglers"].value == pytest.approx(0.012 * 25 / 12, rel=1e-12), name
+    # dense on `big` has 8 workers: 12 ms x H_8 = 12 ms x 761/280
+    assert sol.schemes["dense_big"].components["stragglers"].value == pytest.approx(0.012 * 761 / 280, rel=1e-12)
