@@ -20,6 +20,10 @@ from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Severity, Sources, ren
 from ctdsl.model.entities import Spec
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Mapping
+
+    from ctdsl.numeric.grid import Axis
+    from ctdsl.numeric.sweepdata import SweepResult
     from ctdsl.model.topology import Topology
     from ctdsl.simulate.runner import SimResult
     from ctdsl.results.solution import Solution
@@ -61,7 +65,10 @@ def check(path: str | Path, text: str | None = None, overrides: dict[str, str] |
     spec = None
     if not loaded.parse_failed:
         spec = Checker(loaded, sink, overrides or {}).run()
-    return CheckResult(str(path), spec if not sink.has_errors else None, sort_diagnostics(sink.items), loaded.sources, loaded)
+    diagnostics = sort_diagnostics(sink.items)
+    if sink.has_errors:  # a --set value outside its declared range (CT311) matters only to a spec that runs
+        diagnostics = [d for d in diagnostics if d.code != "CT311"]
+    return CheckResult(str(path), spec if not sink.has_errors else None, diagnostics, loaded.sources, loaded)
 
 
 class Study:
@@ -88,6 +95,17 @@ class Study:
             return load(self.path, {**self.overrides, **overrides}).solve()
         return solve(self.spec)
 
+    def explore(self, path: str | Path | None = None) -> str:
+        """The interactive explorer (`ctdsl explore`): one offline HTML page; written to `path` when given."""
+        from ctdsl.files import atomic_open
+        from ctdsl.report.explore import explorer_html
+
+        html = explorer_html(self.solve())
+        if path is not None:
+            with atomic_open(path, "w", encoding="utf-8") as fh:
+                fh.write(html)
+        return html
+
     def simulate(
         self,
         steps: int | None = None,
@@ -102,9 +120,51 @@ class Study:
         cfg = settings(self.spec, steps, seeds, warmup, seed)
         return simulate(self.spec, cfg, schemes)
 
+    def sweep(
+        self,
+        axes: "Mapping[str, tuple | None] | None" = None,
+        components: bool = False,
+        overrides: dict[str, str] | None = None,
+    ) -> "SweepResult":
+        """Every scheme over a grid of params, held in memory: `ctdsl sweep`'s columns as numpy arrays.
+
+        `axes` maps a param to `(lo, hi, count)` or `(lo, hi, count, "log")`, the
+        ends given with their units as for `--set` ("0.1 GB/s"), or to None for
+        the range, count and spacing the spec declares. Without `axes`, the
+        params with a sweep in the spec vary (as `ctdsl sweep` does without
+        --sweep). An end the spec cannot take raises SpecError, as `load` does.
+        """
+        from ctdsl.numeric import CompiledForms, Grid
+        from ctdsl.numeric.grid import Axis, check_default_grid
+        from ctdsl.numeric.sweepdata import collect
+
+        if overrides:
+            return load(self.path, {**self.overrides, **overrides}).sweep(axes, components)
+        spec = self.spec
+        if axes is None:
+            check_default_grid(spec)
+            grid = Grid([Axis.from_param(p) for p in spec.params.values() if p.lo is not None and p.count])
+        else:
+            grid = Grid([self._axis(name, given) for name, given in axes.items()])
+        return collect(CompiledForms(self.solve()), grid, components)
+
+    def _axis(self, name: str, given) -> "Axis":
+        from ctdsl.numeric.grid import Axis
+
+        p = self.spec.params.get(name)
+        if p is None:
+            raise KeyError(f"no param {name!r}; params are: {', '.join(self.spec.params) or 'none'}")
+        if given is None:
+            return Axis.from_param(p)
+        lo, hi, count, *rest = given
+        ends = [load(self.path, {**self.overrides, name: str(end)}).spec.params[name].default for end in (lo, hi)]
+        return Axis(name, float(ends[0]), float(ends[1]), int(count), rest[0] if rest else "lin")
+
     def __repr__(self) -> str:
         s = self.spec
-        return f"<Study {self.path}: {len(s.schemes)} schemes, {len(s.dcs)} dcs, {len(s.params)} params>"
+        from ctdsl.report.words import count_of
+
+        return f"<Study {self.path}: {count_of(len(s.schemes), 'scheme')}, {count_of(len(s.dcs), 'dc')}, {count_of(len(s.params), 'param')}>"
 
 
 def load(path: str | Path, overrides: dict[str, str] | None = None) -> Study:

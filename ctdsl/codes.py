@@ -72,6 +72,8 @@ _TABLE = [
     Code("CT308", "inconsistent-model", "a model with both params and a shape, or a shape that does not divide"),
     Code("CT309", "not-constant", "a param default or a dc's workers that depends on another name"),
     Code("CT310", "unsafe-display-name", "a param's display name with characters or commands LaTeX output cannot use safely"),
+    Code("CT311", "set-outside-range", "a --set value outside the param's declared range (a warning: the value is used)"),
+    Code("CT312", "stream-above-total", "a switch whose stream_rate (each stream's) is above its total_rate (all streams', shared)"),
     # topology and placement
     Code("CT401", "unsupported-operation", "a transform placed where its operations do not exist, e.g. top-k on a pluggable"),
     Code("CT402", "sum-not-at-switch", "an in-network sum placed on something that is not a switch, or without innet_sum"),

@@ -20,9 +20,33 @@ def test_a_value_in_other_units_of_the_same_dimension():
     assert result.spec.params["wan_bw"].default == 25e9  # 200 Gb/s = 25 GB/s
 
 
-def test_an_override_may_leave_the_swept_range():
+def test_an_override_may_leave_the_swept_range_with_a_warning():
     result, diags = run(wan_bw="2000 GB/s")
-    assert diags == [] and result.spec.params["wan_bw"].default == 2e12
+    assert result.ok and result.spec.params["wan_bw"].default == 2e12  # the value is used
+    assert diags == [("CT311", "--set wan_bw")]
+    d = result.diagnostics[0]
+    assert d.severity.value == "warning"
+    # the flagship declares wan_bw in 0.1 GB/s .. 1000 GB/s
+    assert d.message == "--set wan_bw = 2 TB/s lies outside its declared range 100 MB/s .. 1 TB/s; the value is used"
+    assert d.secondary[0].span.file == str(FLAGSHIP) and d.secondary[0].span.line == 12
+
+
+def test_an_override_inside_the_range_is_silent_and_marked_as_given():
+    result, diags = run(wan_bw="1000 GB/s")  # the high end itself
+    assert diags == []
+    assert result.spec.params["wan_bw"].given and not result.spec.params["eff"].given
+
+
+def test_solve_says_which_values_were_set(tmp_path):
+    from typer.testing import CliRunner
+
+    from ctdsl.cli import app
+
+    r = CliRunner().invoke(app, ["solve", str(FLAGSHIP), "--set", "eff=0.5", "--format", "markdown"])
+    assert r.exit_code == 0
+    assert "Params (defaults, except as set): wan_bw = 12.5 GB/s, budget = 50 GFLOP/s, eff = 0.5 (--set), wan_load = 0." in r.stdout
+    r = CliRunner().invoke(app, ["solve", str(FLAGSHIP), "--set", "eff=0.9"])  # range 0.2 .. 0.6
+    assert r.exit_code == 0 and "CT311" in r.stderr and "0.2 .. 0.6" in r.stderr
 
 
 def test_wrong_dimension():

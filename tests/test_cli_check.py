@@ -329,7 +329,7 @@ def test_help_shows_example_invocations():
     assert r.exit_code == 0
     assert "Examples:" in r.stdout
     assert "ctdsl check specs/llama70b_wan.ct" in r.stdout
-    assert "ctdsl graph specs/llama70b_wan.ct --format dot" in r.stdout
+    assert "ctdsl graph specs/llama70b_wan.ct -f svg -o topology.svg" in r.stdout
     for command in ("check", "graph"):
         assert command in r.stdout
 

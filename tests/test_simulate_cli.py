@@ -45,7 +45,7 @@ def test_json_is_deterministic_and_shows_growth():
     assert a.exit_code == 0 and a.stdout == b.stdout
     data = json.loads(a.stdout)
     assert data["schema"] == "ctdsl.simulate/1"
-    assert data["settings"] == {"steps": 15, "seeds": 3, "warmup": 2, "seed": 0}
+    assert data["settings"] == {"steps": 15, "seeds": 3, "warmup": 2, "seed": 0, "latency": "propagate"}
     by = {s["name"]: s for s in data["schemes"]}
     adamw, diloco = by["adamw"], by["diloco"]
     # the dense scheme that syncs every step grows far more than the one that syncs every 100

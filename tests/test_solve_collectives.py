@@ -5,7 +5,8 @@ rules in docs/cost-model.md, not by the code:
 
   D = v P = 2 B x 1e9 = 2 GB. Intra-DC link 10 GB/s, 1 us; WAN 1 GB/s, 10 us.
   A worker reaches another worker of its DC through the switch: two link
-  crossings, 2 us. Across the WAN: worker -> switch -> switch -> worker, 12 us.
+  crossings, 2 us (the links are `counted = hop`: every edge pays its latency;
+  tests/test_cost_conventions.py has the per-transfer default). Across the WAN: worker -> switch -> switch -> worker, 12 us.
   Compute: 6 P x 1000 tokens / 100 TFLOP/s = 0.06 s.
 """
 
@@ -20,8 +21,8 @@ US = 1e-6
 HEAD = """
 model m { params = 1e9; bytes_per_value = 2 B; tokens = 1000 }
 device d { peak = 100 TFLOP/s; efficiency = 1 }
-link fast { bandwidth = 10 GB/s; latency = 1 us }
-link slow { bandwidth = 1 GB/s; latency = 10 us }
+link fast { bandwidth = 10 GB/s; latency = 1 us; counted = hop }
+link slow { bandwidth = 1 GB/s; latency = 10 us; counted = hop }
 switch s { sum = true; loopback = true }
 """
 ONE_DC = HEAD + "dc a { workers = 2; device = d; link = fast; switch = s }\n"

@@ -80,7 +80,7 @@ def test_the_port_caps_everything_the_worker_sends(tmp_path):
 DILOCO = """
 model m { params = 1e9; bytes_per_value = 2 B; tokens = 1000 }
 device d { peak = 100 TFLOP/s; efficiency = 1 }
-link fast { bandwidth = 10 GB/s; latency = 1 us }
+link fast { bandwidth = 10 GB/s; counted = hop; latency = 1 us }
 switch s {}
 dc a { workers = 2; device = d; link = fast; switch = s }
 scheme every { payload = dense; collective = ring_allreduce; steps = 1000 }

@@ -129,6 +129,10 @@ def _synthetic(code: str) -> str | None:
         text = line * (limits.MAX_FILE_BYTES // len(line) + 1)
         result = check(SPEC_NAME, text=text)
         return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)
+    if code == "CT311":
+        text = 'param wan_bw = 12.5 GB/s in 1 GB/s .. 100 GB/s log 21\n'
+        result = check(SPEC_NAME, text=text, overrides={"wan_bw": "400 GB/s"})
+        return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)
     if code == "CT621":
         text = "".join(f"param p{i} = {i + 1}\n" for i in range(limits.MAX_STATEMENTS + 1))
         result = check(SPEC_NAME, text=text)

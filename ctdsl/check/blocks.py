@@ -65,7 +65,7 @@ class BlockChecker:
             spec = table.get(key)
             if spec is None:
                 where = f"{kind} '{block.name}'"
-                hint = did_you_mean(key, table) or (
+                hint = S.RENAMED.get((kind, key)) or did_you_mean(key, table) or (
                     f"'{key}' is a stage: write {key} {{ ... }}" if key in S.STAGES and kind == "pluggable" else None
                 )
                 self.sink.error(

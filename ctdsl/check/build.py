@@ -18,9 +18,10 @@ from ctdsl.check.draft import Draft
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import JitterKind, PlacementKind
+from ctdsl.language.enums import Counted, JitterKind, PlacementKind, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
+from ctdsl.units import RATE, format_quantity
 
 
 class Builder:
@@ -137,7 +138,22 @@ class Builder:
         self.draft.devices[b.name] = self._plain(b, M.Device)
 
     def _switch(self, b: MergedBlock) -> None:
-        self.draft.switches[b.name] = self._plain(b, M.Switch)
+        sw = self.draft.switches[b.name] = self._plain(b, M.Switch)
+        if sw.total_rate is None or sw.stream_rate is None or "stream_rate" not in b.fields:
+            return
+        try:
+            total, stream = E.evaluate(sw.total_rate, self.draft.defaults()), E.evaluate(sw.stream_rate, self.draft.defaults())
+        except E.EvalError:
+            return
+        if stream > total:  # one stream cannot go faster than all of them together
+            self._error_once(
+                "CT312",
+                f"switch '{b.name}': stream_rate {format_quantity(stream, RATE)} is above total_rate {format_quantity(total, RATE)}",
+                b.fields["stream_rate"].value.span,
+                secondary=(Label(b.fields["total_rate"].value.span, "the rate all its streams share"),) if "total_rate" in b.fields else (),
+                help="total_rate is shared by all the streams the switch takes in at once, stream_rate is each one's: "
+                "a stream's rate is at most the total",
+            )
 
     def _link(self, b: MergedBlock) -> None:
         g = lambda k: self._get(b, k)  # noqa: E731
@@ -149,6 +165,7 @@ class Builder:
             distance=g("distance"),
             load=g("load"),
             transfer=g("transfer"),
+            counted=Counted(g("counted") or Counted.TRANSFER),  # None: written wrong, reported (CT108)
         )
 
     def _pluggable(self, b: MergedBlock) -> None:
@@ -290,6 +307,7 @@ class Builder:
             steps=g("steps"),
             overlap=bool(g("overlap")),
             cost=cost if cost is not None else E.num(S.DEFAULT_COST[payload]),
+            overhead=g("overhead"),
             model=model,
             sites=g("sites"),
             label=g("label"),
@@ -318,7 +336,7 @@ class Builder:
             )
             return
         g = lambda k: self._get(b, k)  # noqa: E731
-        sim = M.Simulation(**self._common(b), steps=g("steps"), seeds=g("seeds"), warmup=g("warmup"))
+        sim = M.Simulation(**self._common(b), steps=g("steps"), seeds=g("seeds"), warmup=g("warmup"), latency=SimLatency(g("latency") or SimLatency.PROPAGATE))
         self.draft.simulation = sim
         env = self.draft.defaults()
         for key, most in (("steps", limits.MAX_SIM_STEPS), ("warmup", limits.MAX_SIM_STEPS), ("seeds", limits.MAX_SIM_SEEDS)):

@@ -90,6 +90,7 @@ class ParamChecker:
             count=count,
             display=node.display,
             span=node.name.span,
+            given=overridden,
         )
 
     def _display(self, node: ast.Param) -> None:
@@ -131,6 +132,16 @@ class ParamChecker:
                 r.span,
                 label=f"{U.format_quantity(lo_v, dim)} .. {U.format_quantity(hi_v, dim)}",
                 help="write the smaller end first",
+            )
+        elif overridden and not lo_v <= value <= hi_v:
+            where, text = f"--set {name}", self.overrides[name]
+            self.sink.warning(
+                "CT311",
+                f"--set {name} = {U.format_quantity(value, dim)} lies outside its declared range"
+                f" {U.format_quantity(lo_v, dim)} .. {U.format_quantity(hi_v, dim)}; the value is used",
+                Span(where, 1, 1, 1, len(text) + 1),
+                secondary=(Label(r.span, "declared range"),),
+                help="widen the param's range in the spec if the value is meant",
             )
         elif not overridden and not lo_v <= value <= hi_v:
             self.sink.error(

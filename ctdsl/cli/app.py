@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import gc
 import os
+import re
 import sys
 import traceback
 from contextlib import contextmanager
@@ -23,10 +24,62 @@ import typer
 from typer.core import TyperGroup
 
 from ctdsl import __version__
-from ctdsl.diagnostics import Sources, render_text, summary_line
+from ctdsl.diagnostics import Sources, did_you_mean, render_text, summary_line
 from ctdsl.diagnostics.terminal import printable
 from ctdsl.failure import Failure
 from ctdsl.files import atomic_open
+
+
+# Python's type names, as a command line's users read them
+_PLAIN = {"<str>": "TEXT", "<list[str]>": "TEXT", "<int>": "INTEGER", "<int range>": "INTEGER", "<float>": "NUMBER"}
+_WIDEST_CHOICES = 18  # a list of choices wider than this goes on to a second line, between two choices
+
+
+def _choice_lines(choices: list[str]) -> str:
+    lines, line = [], ""
+    for c in choices:
+        piece = c if not line else "|" + c
+        if line and len(line) + len(piece) > _WIDEST_CHOICES:
+            lines.append(line + "|")
+            line = c
+        else:
+            line += piece
+    return "\n".join(lines + [line])
+
+
+def _flags_show_no_value() -> None:
+    """Boolean flags in --help without a `<bool>` beside them: they take no value.
+
+    Typer's rich help prints a flag's Python type in the value column, which reads
+    as `--standalone <bool>` although `--standalone true` is an error. A flag's
+    value column is left empty instead, and other types read as TEXT, INTEGER or
+    NUMBER rather than `<str>` (an explicit metavar is shown as given).
+    """
+    from typer.core import TyperArgument, TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "_ctdsl", False):
+        return
+
+    def display_type_rich(self, ctx):
+        if self.metavar is not None:
+            return self.metavar
+        if self.is_flag:
+            return None
+        text = shown(self, ctx)
+        if text and text.startswith("<") and "|" in text:  # choices: broken between choices, never inside one
+            return _choice_lines(text[1:-1].split("|"))
+        return _PLAIN.get(text, text)
+
+    def argument_type(self, ctx):  # an argument's name (FILE) is its metavar already
+        return None
+
+    display_type_rich._ctdsl = True
+    TyperOption.display_type_rich = display_type_rich
+    TyperArgument.display_type_rich = argument_type
+
+
+_flags_show_no_value()
 
 
 class Exit(IntEnum):
@@ -63,13 +116,35 @@ def handle_exception(exc: Exception) -> int:
     return Exit.INTERNAL
 
 
+_NOT_ONE_OF = re.compile(r"^(?:Value error, )?'(?P<value>[^']*)' is not one of (?P<choices>.*)\.$", re.S)
+
+
+def _plain_choice_error(exc: BaseException) -> None:
+    """A wrong choice (`--format jsn`) said plainly, with the nearest choice suggested.
+
+    The option parser's message comes through a validation layer that prefixes
+    `Value error, `; the prefix goes, and a suggestion is added when one is close.
+    """
+    message = getattr(exc, "message", None)
+    if not isinstance(message, str):
+        return
+    m = _NOT_ONE_OF.match(message)
+    if m is None:
+        return
+    choices = re.findall(r"'([^']*)'", m.group("choices"))
+    text = f"{m.group('value')!r} is not one of {', '.join(map(repr, choices))}"
+    hint = did_you_mean(m.group("value"), choices)
+    exc.message = text + (f"; {hint}" if hint else ".")
+
+
 class _GuardedGroup(TyperGroup):
     """The root command: an exception from any command becomes diagnostics or one line, never a traceback."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except _cli_signals():
+        except _cli_signals() as exc:
+            _plain_choice_error(exc)
             raise
         except OSError as exc:
             if exc.errno == errno.EPIPE:  # stdout closed early (`| head`): typer exits quietly
@@ -82,7 +157,7 @@ class _GuardedGroup(TyperGroup):
 EPILOG = """\b
 Examples:
   ctdsl check specs/llama70b_wan.ct examples/*.ct
-  ctdsl graph specs/llama70b_wan.ct --format dot | dot -Tsvg > topo.svg
+  ctdsl graph specs/llama70b_wan.ct -f svg -o topology.svg
   ctdsl solve specs/llama70b_wan.ct --set wan_bw="25 GB/s"
   ctdsl solve specs/llama70b_wan.ct --explain band_switch
   ctdsl export latex specs/llama70b_wan.ct --standalone -o study.tex
@@ -98,7 +173,7 @@ app = typer.Typer(
     help="Model gradient sync across slow links: check, graph and solve .ct hardware specs.",
     epilog=EPILOG,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion, --show-completion
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -226,6 +301,8 @@ def load_or_exit(path: str, overrides: dict[str, str] | None = None):
         print_diagnostics(result.diagnostics, result.sources, err=True)
         typer.echo(summary_line(result.diagnostics), err=True)
         raise typer.Exit(Exit.FINDINGS)
+    if result.diagnostics:  # warnings only (a --set value outside its range): said, then used
+        print_diagnostics(result.diagnostics, result.sources, err=True)
     _Session.sources = result.sources
     return Study(result, overrides)
 

@@ -5,8 +5,11 @@ Imports nothing heavy: no sympy, no numpy (a test holds it to that).
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from enum import Enum
+from pathlib import Path
 from typing import List, Optional
 
 import typer
@@ -31,7 +34,7 @@ def _explain(code: str) -> None:
 
         c = check_lookup(code)
         if c is not None:
-            typer.echo(f"{c.code} {c.name} (checker error): {c.summary}\nSee docs/diagnostics.md.")
+            typer.echo(f"{c.code} {c.name} (checker error): {c.summary}\nThe full text: ctdsl docs {c.code}")
             raise typer.Exit(Exit.OK)
         codes = ", ".join(x.code for x in all_rules())
         raise fail_usage(f"unknown lint code or name '{code}'; the rules are {codes}")
@@ -41,10 +44,83 @@ def _explain(code: str) -> None:
     raise typer.Exit(Exit.OK)
 
 
+def _read_stdin() -> str:
+    from ctdsl import limits
+
+    data = sys.stdin.buffer.read(limits.MAX_FILE_BYTES + 1)
+    if len(data) > limits.MAX_FILE_BYTES:
+        raise fail_usage(f"standard input is larger than {limits.MAX_FILE_BYTES // 1024} KiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise fail_usage(f"standard input is not UTF-8 text (byte {exc.start})")
+
+
+def _statistics(report, fmt: Format, fixable: set) -> str:
+    """ruff's --statistics: a count per code, most frequent first."""
+    from ctdsl.lint.formats import rule_name
+
+    counts: dict[str, int] = {}
+    for d in report.all():
+        counts[d.code] = counts.get(d.code, 0) + 1
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if fmt is Format.json:
+        items = [{"code": c, "name": rule_name(c), "count": n, "fixable": c in fixable} for c, n in rows]
+        return json.dumps(items, indent=2, sort_keys=True) + "\n"
+    width = max((len(str(n)) for _, n in rows), default=1)
+    return "".join(f"{n:>{width}}\t{c:<6}\t{'[*] ' if c in fixable else ''}{rule_name(c) or ''}\n" for c, n in rows)
+
+
+def _fix(report, texts: dict[str, str], write: bool, stdin_name: str | None) -> tuple[str, list, int]:
+    """Apply (or, for --diff, only show) every exact fix; returns the diff, the fixes, and how many applied."""
+    from ctdsl.files import atomic_open
+    from ctdsl.lint.fixes import apply_fixes, fix_for, unified_diff
+
+    by_file: dict[str, list] = {}
+    for d in report.diagnostics:
+        text = texts.get(d.span.file) if d.span is not None else None
+        if text is None and d.span is not None:
+            text = report.sources.text(d.span.file)
+        f = fix_for(d, text) if text is not None else None
+        if f is not None:
+            by_file.setdefault(f.file, []).append(f)
+    diff, fixes, applied = [], [], 0
+    for file in sorted(by_file):
+        if file.startswith("<"):  # the standard library (`<std>/...`) is never edited
+            continue
+        before = texts.get(file) or _read_whole(file)
+        if before is None:
+            continue
+        after, n = apply_fixes(before, by_file[file])
+        fixes += by_file[file]
+        applied += n
+        diff.append(unified_diff(file, before, after))
+        if write and file == stdin_name:
+            texts[file] = after
+        elif write:
+            with atomic_open(os.path.realpath(file), "w", encoding="utf-8") as fh:  # through a link, not over it
+                fh.write(after)
+    return "".join(diff), fixes, applied
+
+
+def _read_whole(file: str) -> str | None:
+    from ctdsl.check.reading import Unreadable, read_source
+
+    try:
+        return read_source(Path(file))  # with its last newline, which Sources drops
+    except Unreadable:
+        return None
+
+
+class _Flags:
+    def __init__(self, **kw) -> None:
+        self.__dict__.update(kw)
+
+
 @app.command()
 def lint(
     paths: Optional[List[str]] = typer.Argument(
-        None, help="Spec files, or directories to search for *.ct (default: the current directory).", metavar="PATH..."
+        None, help="Spec files, or directories to search for *.ct (default: the current directory); - reads standard input.", metavar="PATH..."
     ),
     format: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
     select: Optional[List[str]] = typer.Option(
@@ -58,52 +134,112 @@ def lint(
     ),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to this file, not stdout."),
     explain: Optional[str] = typer.Option(None, "--explain", help="Explain a rule (code or name) and exit.", metavar="CODE"),
+    fix: bool = typer.Option(False, "--fix", help="Apply the fixes of findings whose help names an exact edit, then report what is left."),
+    diff: bool = typer.Option(False, "--diff", help="Print the fixes --fix would make as a unified diff; change nothing (exit 1 if there are any)."),
+    statistics: bool = typer.Option(False, "--statistics", help="Print the number of findings of each code, not the findings."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when findings are at or above --fail-on."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print the findings and nothing else (no summary, no warnings)."),
+    stdin_filename: Optional[str] = typer.Option(
+        None, "--stdin-filename", help="The name of the spec read from standard input (for messages, imports and settings)."
+    ),
+    respect_gitignore: Optional[bool] = typer.Option(
+        None, "--respect-gitignore/--no-respect-gitignore", help="Skip files and folders that .gitignore files ignore in directory walks."
+    ),
 ) -> None:
     """Report what looks wrong in specs that parse and check: unused definitions, rates
     that can never bind, bit/byte slips, links faster than light, and more.
 
-    Checker errors are reported too. Exit 0 when no finding is at or above --fail-on,
-    1 when one is, 2 on a usage error. Settings may also go in pyproject.toml under
-    \\[tool.ctdsl.lint] (select, ignore, fail-on, exclude). Silence one finding with a
-    comment on its line: # ctdsl: ignore\\[CTL003]. The rules: docs/lint-rules.md.
+    Checker errors are reported too. Exit 0 when no finding is at or above --fail-on
+    (or with --exit-zero), 1 when one is, 2 on a usage error. Settings may also go in
+    pyproject.toml under \\[tool.ctdsl.lint] (select, ignore, fail-on, exclude,
+    respect-gitignore). Silence one finding with a comment on its line:
+    # ctdsl: ignore\\[CTL003]. The rules: docs/lint-rules.md.
 
     \b
     Examples:
       ctdsl lint specs/ examples/
       ctdsl lint specs/ --format sarif -o ctdsl.sarif
       ctdsl lint specs/ --format github --fail-on warning
+      ctdsl lint specs/ --statistics
+      ctdsl lint specs/ --diff
+      cat a.ct | ctdsl lint - --stdin-filename specs/a.ct
       ctdsl lint --explain CTL006
     """
     if explain is not None:
         _explain(explain)
-    from ctdsl.lint.config import (
-        ConfigError,
-        resolve_config,
-        split_codes,
-        validate_codes,
-    )
-    from ctdsl.lint.formats import render
-    from ctdsl.lint.runner import UsageError, lint_paths
+    flags = _Flags(format=format, output=output, fix=fix, diff=diff, statistics=statistics, exit_zero=exit_zero, quiet=quiet)
+    _run(list(paths or ["."]), select, ignore, fail_on, stdin_filename, respect_gitignore, flags)
 
-    targets = list(paths or ["."])
+
+def _run(targets, select, ignore, fail_on, stdin_filename, respect_gitignore, flags) -> None:
+    from ctdsl.lint.config import ConfigError, resolve_config, split_codes, validate_codes
+    from ctdsl.lint.runner import UsageError, lint_files, lint_paths
+
+    stdin = "-" in targets
+    if stdin and len(targets) > 1:
+        raise fail_usage("- (standard input) cannot be given with other paths")
+    if stdin_filename is not None and not stdin:
+        raise fail_usage("--stdin-filename names the spec read from standard input: give - as the path")
+    name = (stdin_filename or "-") if stdin else None
+    texts = {name: _read_stdin()} if name is not None else {}
     try:
-        config = resolve_config(targets[0])
+        config = resolve_config(name if name not in (None, "-") else (None if stdin else targets[0]))
         sel = validate_codes(split_codes(select), "--select") if select else None
         ign = validate_codes(split_codes(ignore), "--ignore") if ignore else None
-        config = config.override(select=sel, ignore=ign, fail_on=fail_on.value if fail_on else None)
-        report = lint_paths(targets, config)
+        config = config.override(
+            select=sel, ignore=ign, fail_on=fail_on.value if fail_on else None, respect_gitignore=respect_gitignore
+        )
+
+        def run():
+            return lint_files([name], config, texts) if name is not None else lint_paths(targets, config)
+
+        report = run()
+        if flags.fix or flags.diff:
+            patch, fixes, applied = _fix(report, texts, write=flags.fix and not flags.diff, stdin_name=name)
+            if flags.diff:
+                emit(patch, flags.output)
+                raise typer.Exit(Exit.FINDINGS if fixes else Exit.OK)
+            if name is not None:  # stdin: the fixed text goes to stdout, as ruff does
+                emit(texts[name], flags.output)
+            elif applied and not flags.quiet:
+                typer.echo(f"Fixed {applied} finding{'s' * (applied != 1)}.", err=True)
+            report = run()
     except (ConfigError, UsageError) as exc:
         raise fail_usage(str(exc))
-    if not report.files and not report.unreadable:
+    _finish(report, targets, config, flags, fixed_stdin=name is not None and flags.fix)
+
+
+def _finish(report, targets, config, flags, fixed_stdin: bool) -> None:
+    from ctdsl.lint.fixes import fix_for
+    from ctdsl.lint.formats import render
+
+    fmt = flags.format
+    if not report.files and not report.unreadable and not flags.quiet:
         typer.echo(f"warning: no spec files (*.ct) found in {', '.join(targets)}", err=True)
-    color = format is Format.text and output is None and use_color(sys.stdout)
-    text = render(report, format.value, color=color)
-    emit(text, output)
+    if flags.statistics:
+        fixable = {d.code for d in report.diagnostics if d.span is not None and fix_for(d, report.sources.text(d.span.file) or "")}
+        text = _statistics(report, fmt, fixable)
+    else:
+        color = fmt is Format.text and flags.output is None and use_color(sys.stdout)
+        report.exit_code = _exit_code(report, config, flags)
+        text = render(report, fmt.value, color=color)
+        if flags.quiet and fmt is Format.text:
+            text = "".join(text.splitlines(keepends=True)[:-1]).rstrip("\n") + ("\n" if report.diagnostics else "")
+    if not fixed_stdin:  # with --fix on stdin, stdout carries the fixed spec
+        emit(text, flags.output)
+    elif report.diagnostics:
+        typer.echo(text, err=True, nl=False)
     for d in report.unreadable:
         typer.echo(f"error: {printable(d.message)}", err=True)
+    raise typer.Exit(_exit_code(report, config, flags))
+
+
+def _exit_code(report, config, flags) -> int:
     if report.unreadable:
-        raise typer.Exit(Exit.USAGE)
-    raise typer.Exit(Exit.FINDINGS if report.fails(config.fail_on) else Exit.OK)
+        return Exit.USAGE
+    if flags.exit_zero:
+        return Exit.OK
+    return Exit.FINDINGS if report.fails(config.fail_on) else Exit.OK
 
 
 __all__ = ["lint"]

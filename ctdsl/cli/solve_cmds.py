@@ -39,7 +39,7 @@ def solve(
     \b
     Examples:
       ctdsl solve specs/llama70b_wan.ct
-      ctdsl solve specs/llama70b_wan.ct --set wan_bw="25 GB/s" --set budget="99 GFLOP/s"
+      ctdsl solve specs/llama70b_wan.ct -s wan_bw="25 GB/s" -s budget="99 GFLOP/s"
       ctdsl solve specs/llama70b_wan.ct --format json > result.json
       ctdsl solve specs/llama70b_wan.ct --explain band_switch
     """
@@ -80,21 +80,34 @@ export_app = typer.Typer(help="Export the symbolic results.", no_args_is_help=Tr
 app.add_typer(export_app, name="export")
 
 
+class Units(str, Enum):
+    siunitx = "siunitx"
+    plain = "plain"
+
+
 @export_app.command("latex")
 def export_latex(
     file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
     standalone: bool = typer.Option(False, "--standalone", help="A complete document, ready for pdflatex."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
     set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
+    columns: int = typer.Option(1, "--columns", help="Fit a one- or two-column page (1 or 2).", min=1, max=2),
+    units: Units = typer.Option(Units.siunitx, "--units", help="siunitx (\\qty, \\unit) or plain (\\mathrm)."),
+    label_prefix: str = typer.Option("ctdsl", "--label-prefix", help="Labels are eq:PREFIX:SCHEME:QUANTITY.", metavar="PREFIX"),
 ) -> None:
-    """Equations for payload, WAN bytes, step time and break-evens, plus a table of numbers.
+    """Numbered, labelled equations of every scheme's costs and break-evens, and a table of numbers.
+
+    The fragment's first lines say which packages it needs; --standalone wraps
+    it in an article that compiles with pdflatex.
 
     \b
     Examples:
-      ctdsl export latex specs/llama70b_wan.ct
-      ctdsl export latex specs/llama70b_wan.ct --standalone -o study.tex && pdflatex study.tex
+      ctdsl export latex specs/llama70b_wan.ct -o results.tex
+      ctdsl export latex specs/llama70b_wan.ct --columns 2 -o results.tex
+      ctdsl export latex specs/llama70b_wan.ct --standalone -o study.tex
     """
-    from ctdsl.report.latex import solution_latex
+    from ctdsl.report.paper import paper_latex
 
     study = load_or_exit(file, parse_sets(set_))
-    emit(solution_latex(study.solve(), standalone=standalone), output)
+    text = paper_latex(study.solve(), standalone=standalone, columns=columns, units=units.value, prefix=label_prefix)
+    emit(text, output)

@@ -5,18 +5,25 @@ from __future__ import annotations
 import json
 import sys
 from enum import Enum
-from typing import List
+from typing import List, Optional
 
 import typer
 
 from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, use_color
 from ctdsl.diagnostics import Format, Report
 from ctdsl.diagnostics.terminal import printable
+from ctdsl.files import atomic_open
 
 
 class GraphFormat(str, Enum):
     json = "json"
     dot = "dot"
+    svg = "svg"
+    png = "png"
+    pdf = "pdf"
+
+
+DRAWN = (GraphFormat.svg, GraphFormat.png, GraphFormat.pdf)
 
 
 def check_files(files: list[str]) -> Report:
@@ -75,31 +82,65 @@ def check(
 @app.command()
 def graph(
     file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
-    format: GraphFormat = typer.Option(GraphFormat.json, "--format", "-f", help="json (node-link) or dot."),
-    variant: str | None = typer.Option(None, "--variant", help="The graph of this variant of the sites (default: as declared).", metavar="NAME"),
+    format: GraphFormat = typer.Option(
+        GraphFormat.json, "--format", "-f", help="json (node-link), dot, or a drawing: svg, png, pdf (needs -o)."
+    ),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to this file (a drawing must go to one)."),
+    variant: Optional[str] = typer.Option(None, "--variant", help="The graph of this variant of the sites (default: as declared).", metavar="NAME"),
 ) -> None:
     """Print the topology graph: workers, modules and switches, links as edges.
+
+    A drawing (svg, png, pdf) is made with matplotlib, by data centre, as in
+    ctdsl report; no Graphviz is needed.
 
     \b
     Examples:
       ctdsl graph specs/llama70b_wan.ct
+      ctdsl graph specs/llama70b_wan.ct -f svg -o topology.svg
       ctdsl graph specs/llama70b_wan.ct --format dot | dot -Tsvg > topology.svg
       ctdsl graph examples/16_variants.ct --variant bare
     """
     from ctdsl.model.graph import to_dot, to_json
 
+    if format in DRAWN and (output is None or output == "-"):
+        raise fail_usage(f"--format {format.value} draws a figure: give -o FILE.{format.value}")
     study = load_or_exit(file)
-    g = study.spec.topology
+    sites = study.spec.sites
     if variant is not None:
         if variant not in study.spec.variants:
             have = ", ".join(study.spec.variants) or "none"
             raise fail_usage(f"--variant: the spec has no variant '{variant}' (its variants: {have})")
-        g = study.spec.variants[variant].topology
+        sites = study.spec.variants[variant]
+    g = sites.topology
     defaults = study.spec.defaults()
+    if format in DRAWN:
+        _draw(study.spec.on(sites), output, format.value)
+        return
+    if output not in (None, "-"):
+        text = to_dot(g, defaults) if format is GraphFormat.dot else json.dumps(to_json(g, defaults), indent=2, sort_keys=True) + "\n"
+        try:
+            with atomic_open(output, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise fail_usage(f"cannot write {output}: {exc.strerror or exc}")
+        typer.echo(f"wrote {printable(output)}", err=True)
+        return
     if format is GraphFormat.dot:
         typer.echo(to_dot(g, defaults), nl=False)
     else:
         typer.echo(json.dumps(to_json(g, defaults), indent=2, sort_keys=True))
+
+
+def _draw(spec, output: str, fmt: str) -> None:
+    """The topology of `spec` (its declared sites, or a variant's through `Spec.on`) drawn to a file."""
+    from ctdsl.report.plots import save, topology_figure
+
+    fig = topology_figure(spec, spec.topology)
+    try:
+        save(fig, output, fmt)
+    except OSError as exc:
+        raise fail_usage(f"cannot write {output}: {exc.strerror or exc}")
+    typer.echo(f"wrote {printable(output)}", err=True)
 
 
 __all__ = ["check", "graph", "fail_usage"]

@@ -1,6 +1,6 @@
-"""`ctdsl sweep` and `ctdsl report`.
+"""`ctdsl sweep`.
 
-Both solve the spec symbolically, compile the forms once (`ctdsl.numeric`) and
+It solves the spec symbolically, compile the forms once (`ctdsl.numeric`) and
 evaluate them over param values; the figure's curves, break-evens and regime
 changes are computed by `ctdsl.numeric.crossings` and handed to
 `ctdsl.report.plots` as data. numpy and matplotlib are imported inside the
@@ -57,6 +57,12 @@ MAX_AXIS = 10**8  # on one axis (its values are held in memory)
 class SweepFormat(str, Enum):
     csv = "csv"
     json = "json"
+    parquet = "parquet"
+    arrow = "arrow"
+    npz = "npz"
+
+
+TEXT_FORMATS = (SweepFormat.csv, SweepFormat.json)
 
 
 @dataclass
@@ -229,16 +235,55 @@ def _plot_format(path: str) -> str:
 
 
 @contextmanager
-def _open_out(path: str | None):
+def _open_out(path: str | None, binary: bool = False):
     """stdout, or the file `path` written whole or not at all (a failed sweep leaves the old file)."""
     if path is None or path == "-":
-        yield sys.stdout
+        yield sys.stdout.buffer if binary else sys.stdout
         return
     try:
-        with atomic_open(path, "w", encoding="utf-8", newline="") as fh:
-            yield fh
+        if binary:
+            with atomic_open(path, "wb") as fh:
+                yield fh
+        else:
+            with atomic_open(path, "w", encoding="utf-8", newline="") as fh:
+                yield fh
     except OSError as exc:
         raise fail_usage(f"cannot write {path}: {exc.strerror}")
+
+
+def _check_binary(format: SweepFormat, output: str | None) -> None:
+    """A binary format goes to a file (or a pipe), never to a terminal; Parquet and Arrow need pyarrow."""
+    if format in TEXT_FORMATS:
+        return
+    if (output is None or output == "-") and sys.stdout.isatty():
+        raise fail_usage(f"--format {format.value} writes binary data: give -o FILE (or pipe stdout)")
+    if format is not SweepFormat.npz:
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise fail_usage(f"--format {format.value} needs pyarrow: pip install 'ctdsl[data]' (or use --format npz)")
+
+
+def _write_data(format: SweepFormat, output, forms, grid, components: bool, chunk: int) -> None:
+    from ctdsl.numeric import iter_chunks
+    from ctdsl.numeric.alloc import keep_freed_memory
+    from ctdsl.numeric.columns import columns
+    from ctdsl.report.sweepout import CsvWriter, JsonWriter
+
+    keep_freed_memory()
+    cols = columns(forms, components)
+    with _open_out(output, binary=format not in TEXT_FORMATS) as fh:
+        if format is SweepFormat.csv:
+            writer = CsvWriter(fh, cols)
+        elif format is SweepFormat.json:
+            writer = JsonWriter(fh, cols, forms, grid, grid.size)
+        else:
+            from ctdsl.report.sweep_binary import binary_writer
+
+            writer = binary_writer(format.value, fh, cols, forms, grid)
+        for ch in _with_progress(iter_chunks(forms, grid, chunk), grid.size, "sweep"):
+            writer.write(ch)
+        writer.close()
 
 
 def _with_progress(chunks, total: int, label: str):
@@ -280,10 +325,16 @@ def sweep(
         None, "--sweep", help="Vary a param: name=lo:hi:n[:log|lin] with units, or a name alone for its range in the spec."
     ),
     set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
-    format: SweepFormat = typer.Option(SweepFormat.csv, "--format", "-f", help="csv or json."),
+    format: SweepFormat = typer.Option(SweepFormat.csv, "--format", "-f", help="csv, json, or binary columns: parquet, arrow (both need pyarrow) or npz."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the data to this file ('-': stdout)."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Draw the figure to FILE.png, .svg or .pdf."),
     components: bool = typer.Option(False, "--components", help="Add a column per step-time component."),
+    figure: Optional[List[str]] = typer.Option(
+        None, "--figure", help="With --plot: one panel per file: time, steps, stages or winner (repeat for several).", metavar="PANEL"
+    ),
+    size: str = typer.Option("page", "--size", help="With --figure: column (3.5 in), page (7 in) or slide (10 in) wide."),
+    style: str = typer.Option("paper", "--style", help="With --figure: paper (8 pt text) or screen (11 pt)."),
+    title: Optional[str] = typer.Option(None, "--title", help="With --figure: a title over the panel (none by default)."),
     chunk: int = typer.Option(1 << 16, "--chunk", help="At most this many points evaluated at a time (bounds memory).", min=1),
 ) -> None:
     """Evaluate every scheme over a grid of params: one row per point.
@@ -295,17 +346,26 @@ def sweep(
     \b
     Examples:
       ctdsl sweep specs/llama70b_wan.ct > grid.csv
-      ctdsl sweep specs/llama70b_wan.ct --sweep 'wan_bw=0.1 GB/s:1000 GB/s:200:log' -f json -o wan.json
+      ctdsl sweep specs/llama70b_wan.ct --sweep 'wan_bw=1 GB/s:1 TB/s:99:log'
+      ctdsl sweep specs/llama70b_wan.ct -f parquet -o grid.parquet
       ctdsl sweep specs/llama70b_wan.ct --plot out.png
+      ctdsl sweep specs/llama70b_wan.ct --plot t.pdf --figure time --size column
+      ctdsl sweep specs/llama70b_wan.ct --sweep wan_bw --sweep eff --plot w.pdf
     """
     sets = parse_sets(set_)
     sweeps = [parse_sweep(s) for s in sweep_ or []]
     plot_format = _plot_format(plot) if plot else None
+    if plot or figure:
+        from ctdsl.cli.sweep_figures import check_options
+
+        check_options(plot, figure or [], size, style, sweeps)
     write_data = output is not None or plot is None
+    if write_data:
+        _check_binary(format, output)
     with startup_work():
         study = load_or_exit(file, sets)
         axes = resolve_axes(study, sweeps, sets)
-        from ctdsl.numeric import CompiledForms, Grid, iter_chunks
+        from ctdsl.numeric import CompiledForms, Grid
 
         grid = Grid(axes)
         if grid.size > MAX_POINTS:
@@ -313,73 +373,8 @@ def sweep(
         sol = study.solve()
         forms = CompiledForms(sol)
     if write_data:
-        from ctdsl.numeric.alloc import keep_freed_memory
-        from ctdsl.report.sweepout import CsvWriter, JsonWriter, columns
-
-        keep_freed_memory()
-
-        with _open_out(output) as fh:
-            cols = columns(forms, components)
-            writer = CsvWriter(fh, cols) if format is SweepFormat.csv else JsonWriter(fh, cols, forms, grid, grid.size)
-            for ch in _with_progress(iter_chunks(forms, grid, chunk), grid.size, "sweep"):
-                writer.write(ch)
-            writer.close()
+        _write_data(format, output, forms, grid, components, chunk)
     if plot:
-        from ctdsl.numeric.crossings import sweep_curves, x_param
-        from ctdsl.report.plots import save, sweep_figure
+        from ctdsl.cli.sweep_figures import draw
 
-        p = x_param(sol.spec)
-        x_axis = next((a for a in axes if p is not None and a.name == p.name), None)
-        fig = sweep_figure(sol, sweep_curves(sol, forms, x_axis))
-        _save_or_exit(save, fig, plot, plot_format)
-        typer.echo(f"wrote {plot}", err=True)
-
-
-def _save_or_exit(save, fig, path: str, fmt: str) -> None:
-    try:
-        save(fig, path, fmt)
-    except OSError as exc:
-        raise fail_usage(f"cannot write {path}: {exc.strerror or exc}")
-
-
-class ReportFormat(str, Enum):
-    html = "html"
-    md = "md"
-
-
-@app.command()
-def report(
-    file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
-    output: str = typer.Option(..., "--output", "-o", help="report.html or report.md (one self-contained file)."),
-    set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
-    format: Optional[ReportFormat] = typer.Option(None, "--format", "-f", help="html or md; by default from the extension."),
-) -> None:
-    """One self-contained document: the spec, its topology, the solve tables, the plots and the break-evens.
-
-    \b
-    Examples:
-      ctdsl report specs/llama70b_wan.ct -o report.html
-      ctdsl report specs/llama70b_wan.ct -o report.md
-    """
-    fmt = format.value if format is not None else Path(output).suffix.lower().lstrip(".")
-    if fmt == "markdown":
-        fmt = "md"
-    if fmt not in ("html", "md"):
-        raise fail_usage(f"--output names a .html or .md file, or give --format (got {output!r})")
-    sets = parse_sets(set_)
-    with startup_work():
-        study = load_or_exit(file, sets)
-        sol = study.solve()
-        from ctdsl.numeric import CompiledForms
-
-        forms = CompiledForms(sol)
-    from ctdsl.numeric.crossings import sweep_curves
-    from ctdsl.report.document import render_document
-
-    text = render_document(sol, study.graph(), sweep_curves(sol, forms), fmt)
-    try:
-        with atomic_open(output, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise fail_usage(f"cannot write {output}: {exc.strerror}")
-    typer.echo(f"wrote {output}", err=True)
+        draw(sol, forms, axes, plot, plot_format, figure or [], size, style, title)

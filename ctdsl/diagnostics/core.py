@@ -180,6 +180,7 @@ class Report:
     origin: dict[Diagnostic, str] = field(default_factory=dict)
     suppressed: int = 0
     tool: str = "ctdsl"
+    exit_code: int | None = None  # the command's exit status, once decided (SARIF's invocation)
 
     def all(self) -> list[Diagnostic]:
         """The findings, then the files that could not be read."""

@@ -4,7 +4,9 @@ One run. `tool.driver.rules` describes every rule the command passes as listed
 (lint's rules, found or not) and every other code found (from ctdsl/codes.py);
 each result has its rule's id and index, a level, a message with the notes and
 help, a location, related locations, and a partial fingerprint that survives
-lines moving.
+lines moving. Each rule has a `helpUri`, its section of the docs. The run's one
+invocation says whether it succeeded and its exit code; a file that could not
+be read is a `toolExecutionNotification` there as well as a result.
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ from ctdsl.diagnostics.core import Diagnostic, Report, Severity, Span
 from ctdsl.diagnostics.rules import RuleInfo, Rules, describe
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# Where the rules' pages are, relative to the repository's root (the docs are not
+# published at an address of their own yet; set the base here when they are).
+DOCS_BASE = ""
+DOCS_PAGE = {"lint": "docs/lint-rules.md", "check": "docs/diagnostics.md"}
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
@@ -26,10 +32,16 @@ def _uri(path: str) -> str:
     return quote(path.replace("\\", "/").encode("utf-8", "surrogateescape"), safe="/-._~")
 
 
+def help_uri(r: RuleInfo) -> str:
+    """The rule's section in the docs: GitHub's anchor of its heading `CODE name`."""
+    return f"{DOCS_BASE}{DOCS_PAGE.get(r.source, DOCS_PAGE['check'])}#{r.code.lower()}-{r.name.lower()}"
+
+
 def rule_descriptor(r: RuleInfo) -> dict:
     return {
         "id": r.code,
         "name": r.name,
+        "helpUri": help_uri(r),
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": r.description},
         "help": {"text": r.help_text, "markdown": r.help_markdown},
@@ -108,11 +120,30 @@ def sarif_document(report: Report, rules: Rules) -> dict:
         "semanticVersion": __version__,
         "rules": [rule_descriptor(describe(c, rules)) for c in codes],
     }
-    return {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}],
-    }
+    run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results, "invocations": [_invocation(report, index)]}
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _invocation(report: Report, index: dict[str, int]) -> dict:
+    """How the run ended: its exit code, and a notification for each file that could not be read
+    (reported as a result too, so that a run over unreadable files is never empty)."""
+    notes = []
+    for d in report.unreadable:
+        note = {
+            "level": "error",
+            "message": {"text": full_message(d)},
+            "associatedRule": {"id": d.code, "index": index[d.code]},
+        }
+        file = report.file_of(d)
+        if file:
+            note["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": _uri(file), "uriBaseId": "%SRCROOT%"}}}]
+        notes.append(note)
+    inv: dict = {"executionSuccessful": not report.unreadable and report.exit_code in (None, 0, 1)}
+    if report.exit_code is not None:
+        inv["exitCode"] = int(report.exit_code)
+    if notes:
+        inv["toolExecutionNotifications"] = notes
+    return inv
 
 
 def render_sarif(report: Report, rules: Rules) -> str:

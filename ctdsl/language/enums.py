@@ -42,6 +42,20 @@ class JitterKind(StrEnum):
     LOGNORMAL = "lognormal"
 
 
+class Counted(StrEnum):
+    """How a link's latency and energy per bit are charged along a route (docs/cost-model.md)."""
+
+    TRANSFER = "transfer"  # once per segment: a run of consecutive edges of the link, end to end
+    HOP = "hop"  # once per edge crossed
+
+
+class SimLatency(StrEnum):
+    """Whether a transfer holds a simulated link during its latency (docs/simulation.md)."""
+
+    PROPAGATE = "propagate"  # latency is propagation: the link is held for bytes / bandwidth only
+    HOLD = "hold"  # store-and-forward, request/response: held for latency + bytes / bandwidth
+
+
 class Operation(StrEnum):
     """What a transform needs, and what a module or switch offers."""
 

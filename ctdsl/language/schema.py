@@ -11,13 +11,20 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, JitterKind, Operation, Payload
+from ctdsl.language.enums import Collective, Counted, JitterKind, Operation, Payload, SimLatency
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
 PAYLOADS = tuple(Payload)
 COLLECTIVES = tuple(Collective)
 JITTER_KINDS = tuple(JitterKind)
+COUNTED = tuple(Counted)
+SIM_LATENCIES = tuple(SimLatency)
+
+# fields that were renamed: (kind, old name) -> the help line the checker gives (CT104)
+RENAMED = {
+    ("switch", "rate"): "rate is now total_rate (all the streams it takes in at once, shared) or stream_rate (each stream's own)",
+}
 
 # scheme fields that belong to one payload kind only
 PAYLOAD_FIELDS = {
@@ -91,8 +98,9 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
         f.name: f
         for f in [
             F("bandwidth", Q, "bandwidth, one direction", dim=U.RATE, bound="positive", required=True, example="50 GB/s"),
-            F("latency", Q, "latency of one transfer", dim=U.TIME, bound="nonneg", required=True, example="10 us"),
-            F("energy_per_bit", Q, "energy per bit carried", dim=U.ENERGY_PER_DATA, bound="nonneg", default=Fraction(0), example="15 pJ/bit"),
+            F("latency", Q, "latency, charged as `counted` says", dim=U.TIME, bound="nonneg", required=True, example="10 us"),
+            F("energy_per_bit", Q, "energy per bit, charged as `counted` says", dim=U.ENERGY_PER_DATA, bound="nonneg", default=Fraction(0), example="15 pJ/bit"),
+            F("counted", "enum", "latency and energy per bit once per transfer (end to end over consecutive edges of the link) or per hop (every edge)", choices=COUNTED, default="transfer", example="hop"),
             F("distance", Q, "length of the link", dim=U.LENGTH, bound="positive", example="800 km"),
             F("load", Q, "background utilisation rho of the link, in [0, 1)", dim=U.ONE, bound="utilisation", example="0.5"),
             F("transfer", Q, "size of one background transfer", dim=U.DATA, bound="positive", example="1 GB"),
@@ -112,8 +120,9 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("sum", "bool", "can sum the streams through it (in-network aggregation)", default=False, example="true"),
             F("loopback", "bool", "can return a worker's own contribution to it", default=False, example="true"),
             F("ops", "ops", "operations it can apply to a stream", default=(), example="[dct, add]"),
-            F("rate", Q, "rate at which it processes a stream", dim=U.RATE, bound="positive", example="400 GB/s"),
-            F("latency", Q, "latency through the switch", dim=U.TIME, bound="nonneg", default=Fraction(0), example="1 us"),
+            F("total_rate", Q, "rate at which it processes all the streams it takes in at once (shared)", dim=U.RATE, bound="positive", example="400 GB/s"),
+            F("stream_rate", Q, "rate at which it processes each stream (per stream)", dim=U.RATE, bound="positive", example="100 GB/s"),
+            F("latency", Q, "latency of a stream into the switch (through it, or summed at it)", dim=U.TIME, bound="nonneg", default=Fraction(0), example="1 us"),
             F("power", Q, "power of the switch", dim=U.POWER, bound="nonneg", default=Fraction(0), example="500 W"),
         ]
     },
@@ -160,6 +169,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("period", Q, "sync period H: steps between syncs", dim=U.ONE, bound="ge1", default=Fraction(1), example="100"),
             F("steps", Q, "steps to the target loss", dim=U.ONE, bound="positive", example="12000"),
             F("overlap", "bool", "compute and sync overlap", default=False, example="true"),
+            F("overhead", Q, "fixed time per sync: software, kernel launches, pipeline fill", dim=U.TIME, bound="nonneg", default=Fraction(0), example="2 ms"),
             F("cost", Q, "transform FLOPs per input byte (DCT: 10 by default)", dim=U.OPS_PER_DATA, bound="nonneg", example="10 FLOP/B"),
             F("model", "ref", "the model trained (default: the only one in the file)", refs=("model",), example="llama70b"),
             F("sites", "ref", "the variant of the sites it runs on (default: the sites as declared)", refs=("variant",), example="bare"),
@@ -172,6 +182,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("steps", Q, "steps measured per seed, after the warm-up", dim=U.ONE, bound="count", default=Fraction(100), example="200"),
             F("seeds", Q, "independent runs, one seed each", dim=U.ONE, bound="count", default=Fraction(10), example="10"),
             F("warmup", Q, "steps run and discarded at the start of each run", dim=U.ONE, bound="nonneg", default=Fraction(10), example="20"),
+            F("latency", "enum", "a loaded link is held during a transfer's latency (hold) or only for its bytes (propagate)", choices=SIM_LATENCIES, default="propagate", example="hold"),
         ]
     },
 }

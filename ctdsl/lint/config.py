@@ -5,9 +5,11 @@
     ignore = ["CTL009"]         # codes or prefixes not to run
     fail-on = "warning"         # exit 1 on findings at or above: error (default), warning, info
     exclude = ["tests/lint/fixtures/**", "scratch/*.ct"]   # paths never linted
+    respect-gitignore = true    # directory walks skip what .gitignore ignores (default)
 
 The file is found by searching upward from the first path given (or the current
-directory) for a pyproject.toml that has a [tool.ctdsl.lint] table. Exclude
+directory) for a pyproject.toml that has a [tool.ctdsl] table; a key of
+[tool.ctdsl] other than the `lint` table is a mistake, not ignored. Exclude
 patterns are globs relative to that file's directory. A value given on the command
 line replaces the configured one. Mistakes here are usage errors (exit 2).
 """
@@ -24,7 +26,8 @@ from ctdsl.check.reading import Unreadable, read_source
 from ctdsl.diagnostics import Severity
 from ctdsl.lint.catalogue import all_rules
 
-KEYS = ("select", "ignore", "fail-on", "exclude")
+KEYS = ("select", "ignore", "fail-on", "exclude", "respect-gitignore")
+TABLES = ("lint",)  # the tables [tool.ctdsl] may hold
 FAIL_ON = ("error", "warning", "info")
 
 
@@ -40,6 +43,7 @@ class LintConfig:
     exclude: tuple[str, ...] = ()
     root: Path = field(default_factory=Path.cwd)  # exclude patterns are relative to this
     source: str | None = None  # the pyproject.toml read, if any
+    respect_gitignore: bool = True  # directory walks skip what .gitignore files ignore
 
     def enabled(self, code: str) -> bool:
         """Whether lint rule `code` runs. Checker diagnostics are always reported."""
@@ -58,8 +62,10 @@ class LintConfig:
         candidates = ["/".join(parts[: i + 1]) for i in range(len(parts))] + [path.name]
         return any(fnmatch.fnmatchcase(c, pat.rstrip("/")) for pat in self.exclude for c in candidates)
 
-    def override(self, select=None, ignore=None, fail_on=None) -> "LintConfig":
+    def override(self, select=None, ignore=None, fail_on=None, respect_gitignore=None) -> "LintConfig":
         out = self
+        if respect_gitignore is not None:
+            out = replace(out, respect_gitignore=respect_gitignore)
         if select is not None:
             out = replace(out, select=tuple(select))
         if ignore is not None:
@@ -104,8 +110,8 @@ def find_pyproject(start: Path) -> Path | None:
                 data = tomllib.loads(read_source(candidate))  # a regular file of at most 256 KiB
             except (tomllib.TOMLDecodeError, Unreadable):
                 data = None
-            if data is None or isinstance(data.get("tool", {}).get("ctdsl", {}).get("lint"), dict):
-                return candidate  # a broken file is reported by load_config
+            if data is None or "ctdsl" in data.get("tool", {}):
+                return candidate  # a broken file, or one whose [tool.ctdsl] is wrong, is reported by load_config
     return None
 
 
@@ -117,7 +123,14 @@ def load_config(path: Path) -> LintConfig:
         raise ConfigError(f"{shown}: not valid TOML: {exc}") from None
     except Unreadable as exc:
         raise ConfigError(f"{shown}: cannot read: {exc}") from None
-    table = data.get("tool", {}).get("ctdsl", {}).get("lint", {})
+    top = data.get("tool", {}).get("ctdsl", {})
+    if not isinstance(top, dict):
+        raise ConfigError(f"{shown}: [tool.ctdsl] must be a table")
+    for key in top:
+        if key not in TABLES:
+            hint = f" (did you mean [tool.ctdsl.lint] {key} = ...?)" if key in KEYS else ""
+            raise ConfigError(f"{shown}: [tool.ctdsl]: unknown key '{key}'{hint}; lint's settings go under [tool.ctdsl.lint]")
+    table = top.get("lint", {})
     where = f"{shown}: [tool.ctdsl.lint]"
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
@@ -138,6 +151,9 @@ def load_config(path: Path) -> LintConfig:
     ignore = strings("ignore")
     exclude = strings("exclude")
     fail_on = table.get("fail-on")
+    respect = table.get("respect-gitignore")
+    if respect is not None and not isinstance(respect, bool):
+        raise ConfigError(f"{where}: respect-gitignore must be true or false, not {respect!r}")
     if fail_on is not None and fail_on not in FAIL_ON:
         raise ConfigError(f"{where}: fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
     cfg = LintConfig(root=path.parent.absolute(), source=shown)
@@ -149,6 +165,8 @@ def load_config(path: Path) -> LintConfig:
         cfg = replace(cfg, exclude=tuple(exclude))
     if fail_on is not None:
         cfg = replace(cfg, fail_on=Severity(fail_on))
+    if respect is not None:
+        cfg = replace(cfg, respect_gitignore=respect)
     return cfg
 
 

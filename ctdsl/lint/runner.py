@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
@@ -23,6 +23,7 @@ from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Report, Severity, Sour
 from ctdsl.lint.catalogue import INTERNAL_ERROR, RULES, UNUSED_SUPPRESSION, all_rules
 from ctdsl.lint.config import LintConfig
 from ctdsl.lint.context import Context
+from ctdsl.lint.gitignore import GitIgnore
 from ctdsl.lint.registry import Rule
 from ctdsl.lint.suppressions import Suppression, find_suppressions
 
@@ -38,6 +39,7 @@ class LintReport(Report):
     """A report of `ctdsl lint`: `files` are the roots linted, as shown."""
 
     tool: str = "ctdsl lint"
+    roots: dict = field(default_factory=dict)  # root -> its Loaded and Spec, when asked for (keep=True)
 
     def fails(self, fail_on: Severity) -> bool:
         return any(d.severity.rank >= fail_on.rank for d in self.diagnostics)
@@ -83,17 +85,21 @@ def _walk(top: Path, config: LintConfig, add, refused: list[tuple[str, Diagnosti
     # os.walk does not enter symbolic links to directories (followlinks=False): no
     # cycles, and no way out of `top` through a linked directory.
     root_real = os.path.realpath(top)
+    git = GitIgnore() if config.respect_gitignore else None
+
+    def skipped(p: Path, is_dir: bool) -> bool:
+        return config.excluded(p) or (git is not None and git.ignored(p, is_dir, top))
 
     def unreadable_dir(exc: OSError) -> None:
         refused.append(_refused(Path(exc.filename or top), os_problem(exc)))
 
     for folder, dirs, files in os.walk(top, onerror=unreadable_dir):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not config.excluded(Path(folder) / d))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and not skipped(Path(folder) / d, True))
         for name in sorted(files):
             if not name.endswith(".ct"):
                 continue
             p = Path(folder) / name
-            if config.excluded(p):
+            if skipped(p, False):
                 continue
             why = _walked_file(p, root_real)
             if why is None:
@@ -155,6 +161,8 @@ class _RootResult:
     sources: Sources
     linted_files: set[str]  # user files whose rules ran (the root and its imports), if it checked
     ok: bool
+    loaded: object = None  # the Loaded (syntax trees) and the checked Spec, for an editor
+    spec: object = None
 
 
 def lint_one(path: str, rules: list[Rule], text: str | None = None) -> _RootResult:
@@ -164,7 +172,7 @@ def lint_one(path: str, rules: list[Rule], text: str | None = None) -> _RootResu
     spec = None if loaded.parse_failed else Checker(loaded, sink, {}).run()
     diags = sort_diagnostics(sink.items)
     if spec is None or sink.has_errors:
-        return _RootResult(path, diags, loaded.sources, set(), False)
+        return _RootResult(path, diags, loaded.sources, set(), False, loaded, None)
     files = {f.path for f in loaded.files}
     ctx = Context(spec, loaded.files, loaded.sources, loaded.std)
     for r in rules:
@@ -187,7 +195,7 @@ def lint_one(path: str, rules: list[Rule], text: str | None = None) -> _RootResu
                 )
             )
     user_files = {f for f in files if not ctx.is_std(f)}
-    return _RootResult(path, diags, loaded.sources, user_files, True)
+    return _RootResult(path, diags, loaded.sources, user_files, True, loaded, spec)
 
 
 # ---- suppressions ---------------------------------------------------------------------------
@@ -296,8 +304,8 @@ def lint_paths(paths: Iterable[str], config: LintConfig, texts: dict[str, str] |
     return report
 
 
-def _one(args: tuple[str, tuple[str, ...], str | None]) -> _RootResult | Diagnostic:
-    """Lint one root, keeping only the source text its report needs."""
+def _one(args: tuple[str, tuple[str, ...], str | None], keep_trees: bool = False) -> _RootResult | Diagnostic:
+    """Lint one root, keeping only the source text its report needs (and its trees if asked)."""
     root, codes, text = args
     try:
         res = lint_one(root, [RULES[c] for c in codes], text=text)
@@ -306,24 +314,29 @@ def _one(args: tuple[str, tuple[str, ...], str | None]) -> _RootResult | Diagnos
     keep = Sources()
     _merge_sources(keep, res.sources, set().union(*(_span_files(d) for d in res.diagnostics), {root}, res.linted_files))
     res.sources = keep
+    if not keep_trees:
+        res.loaded = res.spec = None
     return res
 
 
-def _lint_roots(roots: list[str], codes: tuple[str, ...], texts: dict[str, str]) -> list[_RootResult | Diagnostic]:
-    return [_one((r, codes, texts.get(r))) for r in roots]
+def _lint_roots(roots: list[str], codes: tuple[str, ...], texts: dict[str, str], keep: bool) -> list[_RootResult | Diagnostic]:
+    return [_one((r, codes, texts.get(r)), keep) for r in roots]
 
 
-def lint_files(roots: list[str], config: LintConfig, texts: dict[str, str] | None = None) -> LintReport:
+def lint_files(roots: list[str], config: LintConfig, texts: dict[str, str] | None = None, keep: bool = False) -> LintReport:
+    """Lint `roots`; with `keep`, `report.roots` holds each root's (Loaded, Spec or None)."""
     codes = tuple(r.code for r in all_rules() if config.enabled(r.code))
     report = LintReport(files=list(roots))
     all_diags: list[Diagnostic] = []
     linted: set[str] = set()
     checked_roots: set[str] = set()
-    for root, res in zip(roots, _lint_roots(roots, codes, texts or {})):
+    for root, res in zip(roots, _lint_roots(roots, codes, texts or {}, keep)):
         if isinstance(res, Diagnostic):  # the root cannot be read: CT001
             report.unreadable.append(res)
             report.origin.setdefault(res, root)
             continue
+        if keep:
+            report.roots[root] = (res.loaded, res.spec)
         for d in res.diagnostics:
             if d.span is None:
                 report.origin.setdefault(d, root)

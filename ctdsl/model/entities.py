@@ -27,7 +27,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, JitterKind, Operation, Payload, PlacementKind, Spacing
+from ctdsl.language.enums import Collective, Counted, JitterKind, Operation, Payload, PlacementKind, SimLatency, Spacing
 from ctdsl.model.expr import Expr, emin
 from ctdsl.model.topology import Topology
 from ctdsl.units import Dim
@@ -65,6 +65,7 @@ class Param:
     count: int | None  # sweep points; None: not given
     display: str | None  # LaTeX display name; None: the name
     span: Span
+    given: bool = False  # the value came from --set (an override), not the spec
 
     def __post_init__(self) -> None:
         _freeze(self, spacing=Spacing)
@@ -115,6 +116,7 @@ class Link(Definition):
     distance: Expr | None  # m
     load: Expr | None  # background utilisation (queueing); None: no background traffic
     transfer: Expr | None  # B, one background transfer
+    counted: Counted = Counted.TRANSFER  # latency and energy once per transfer, or per hop
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +153,8 @@ class Switch(Definition):
     sum: bool
     loopback: bool
     ops: tuple[Operation, ...]
-    rate: Expr | None  # B/s; None: the switch does not limit a transform's stream
+    total_rate: Expr | None  # B/s, shared by all the streams it takes in at once; None: no such cap
+    stream_rate: Expr | None  # B/s, each stream's own; None: no such cap
     latency: Expr  # s
     power: Expr  # W
 
@@ -230,6 +233,7 @@ class Scheme(Definition):
     steps: Expr | None  # steps to the target loss; None: no time to target
     overlap: bool
     cost: Expr  # FLOP/B of the transform
+    overhead: Expr  # s, fixed time per sync
     model: str
     sites: str | None  # the variant of the sites it runs on; None: the sites as declared
     label: str | None  # display name; None: the name
@@ -251,6 +255,7 @@ class Simulation(Definition):
     steps: Expr  # measured per seed, after the warm-up
     seeds: Expr
     warmup: Expr  # steps run and discarded first
+    latency: SimLatency = SimLatency.PROPAGATE  # whether a loaded link is held during a transfer's latency
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

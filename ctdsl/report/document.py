@@ -37,6 +37,7 @@ from ctdsl.report.encode import html_text as escape
 from ctdsl.report.encode import md_cell, md_text
 from ctdsl.report.html import table_html
 from ctdsl.report.latex import _qtex, _unit_tex, readable, symbol_tex, tex
+from ctdsl.report.words import count_of
 from ctdsl.report.plots import math_png, png_bytes, sweep_figure, topology_figure
 from ctdsl.report.tables import all_tables, params_line
 
@@ -138,7 +139,7 @@ def _summary(sol) -> Section:
     workers = sum(dc.workers for dc in spec.dcs.values())
     s.blocks.append(
         Para(
-            f"Spec {spec.root}: {len(spec.dcs)} data centres, {workers} workers, {len(spec.schemes)} schemes"
+            f"Spec {spec.root}: {count_of(len(spec.dcs), 'data centre')}, {count_of(workers, 'worker')}, {count_of(len(spec.schemes), 'scheme')}"
             + (f", baseline {sol.baseline}" if sol.baseline else "")
             + f". Params at the values used: {params_line(sol)}."
         )

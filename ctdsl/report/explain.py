@@ -47,7 +47,7 @@ def explain(sol, name: str) -> str:
             for b in m.breaks:
                 out.append(f"    {m.binding} stops binding at {b} ({b.param} = {sp.sstr(b.expr)}); then {b.then} binds")
     elif r.transform_at.startswith("switch"):
-        out.append(f"  runs at {r.transform_at} on the streams it sums; the switch gives no rate, so it costs no time")
+        out.append(f"  runs at {r.transform_at} on the streams it sums; the switch gives no total_rate or stream_rate, so it costs no time")
     else:
         out.append("  none: the payload is sent as it is")
     out.append("")
@@ -66,10 +66,10 @@ def explain(sol, name: str) -> str:
             )
         out.extend(_queueing_lines(ph))
     out.append("")
+    out.extend(_overhead_lines(r))
     out.append("step")
     H = r.period
-    form = "max(compute, (transform + sync) / H)" if r.overlap else "compute + (transform + sync) / H"
-    out.append(f"  T = {form} = {_fmt(r.step_time)}")
+    out.append(f"  T = {_step_form(r)} = {_fmt(r.step_time)}")
     for k, q in r.components.items():
         out.append(f"    {k:40s} {_fmt(q):>10s}  {100 * r.shares[k]:5.1f}%{'  <- binds' if k == r.binding else ''}")
     if r.time_to_target is not None:
@@ -92,6 +92,18 @@ def explain(sol, name: str) -> str:
             out.append(f"  {line}")
     del H
     return term_text("\n".join(out) + "\n")  # for the terminal: control characters in names and labels shown
+
+
+def _overhead_lines(r) -> list[str]:
+    """The scheme's fixed time per sync, when it has one."""
+    if r.overhead is None:
+        return []
+    return [f"overhead: {_fmt(r.overhead)} per sync (fixed: software, kernel launches, pipeline fill)", f"    = {sp.sstr(r.overhead.expr)} s", ""]
+
+
+def _step_form(r) -> str:
+    side = "transform + sync + overhead" if r.overhead is not None else "transform + sync"
+    return f"max(compute, ({side}) / H)" if r.overlap else f"compute + ({side}) / H"
 
 
 def _queueing_lines(ph) -> list[str]:

@@ -115,6 +115,7 @@ def _scheme(r) -> dict:
                 k: {"seconds": _num(q.value), "share": _num(r.shares[k])} for k, q in r.components.items()
             },
         },
+        **({"overhead_per_sync": _num(r.overhead.value)} if r.overhead is not None else {}),
         "time_to_target": _num(r.time_to_target.value) if r.time_to_target else None,
         "energy_to_target": _num(r.energy_to_target.value) if r.energy_to_target else None,
         "energy_per_step": {k: _num(q.value) for k, q in r.energy_parts.items()},

@@ -169,6 +169,9 @@ def scheme_align(r, symbols) -> str:
             + f" && \\text{{{_esc(ph.name)}: {ph.steps} step{'s' * (ph.steps != 1)}}}"
         )
         names.append(f"t_{{{i}}}")
+    if r.overhead is not None:  # the scheme's fixed time per sync
+        lines.append(_qeq(r"t_{\mathrm{overhead}}", r.overhead, symbols))
+        names.append(r"t_{\mathrm{overhead}}")
     side = " + ".join(names) if names else "0"
     H = r.period
     if r.overlap:

@@ -32,7 +32,7 @@ def result_json(res) -> dict:
         "schema": SCHEMA,
         "spec": res.spec.root,
         "params": {p.name: _num(p.default) for p in res.spec.params.values()},
-        "settings": {"steps": c.steps, "seeds": c.seeds, "warmup": c.warmup, "seed": c.seed},
+        "settings": {"steps": c.steps, "seeds": c.seeds, "warmup": c.warmup, "seed": c.seed, "latency": str(c.latency)},
         "events": res.events,
         "schemes": [_scheme_json(name, s) for name, s in res.schemes.items()],
     }

@@ -66,7 +66,8 @@ def header(res) -> str:
     n = len(res.schemes)
     return (
         f"{res.spec.root}: {n} scheme{'s' * (n != 1)} x {c.seeds} seeds x {c.steps} steps after {c.warmup} of warm-up "
-        f"(seed {c.seed}); params: {params_line_spec(res.spec)}"
+        f"(seed {c.seed}; latency {c.latency}: a loaded link is held for "
+        f"{'latency + bytes / bandwidth' if c.latency == 'hold' else 'bytes / bandwidth'}); params: {params_line_spec(res.spec)}"
     )
 
 

@@ -1,13 +1,8 @@
-"""`ctdsl sweep`'s data: CSV or JSON, one row per grid point, written a chunk at a time.
+"""`ctdsl sweep`'s data as text: CSV or JSON, one row per grid point, written a chunk at a time.
 
-Columns, in order (docs/sweeps.md):
-
-- every param, in base SI units, named with its unit: `wan_bw_B_per_s`, `eff`
-  (swept params vary, the others repeat their value);
-- per scheme, in spec order: `SCHEME.step_s`, `SCHEME.time_to_target_s`,
-  `SCHEME.energy_to_target_J`, with `--components` each step-time component
-  `SCHEME.COMPONENT_s`, then `SCHEME.binding` (the largest component);
-- `winner`: the scheme with the smallest time to target at that point.
+The columns and their order are `ctdsl.numeric.columns` (docs/sweeps.md), handed
+in by the caller (the report layer reads data, it does not compute it); the
+binary formats are `ctdsl.report.sweep_binary`.
 
 A value that cannot be computed (a division by zero, no steps to target) is
 empty in CSV and null in JSON. Floats are written in Python's shortest
@@ -18,8 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass
-from typing import Callable, TextIO
+from typing import TextIO
 
 import numpy as np
 
@@ -28,61 +22,14 @@ from ctdsl.report.encode import csv_cell
 SCHEMA = "ctdsl.sweep/1"
 
 
-@dataclass
-class Column:
-    name: str
-    unit: str | None  # base SI unit; None for text columns
-    get: Callable  # chunk -> np.ndarray (float) or list (text)
-    text: bool = False
+def _text(col, ch) -> list:
+    return col.names(col.get(ch))
 
 
-def unit_suffix(symbol: str) -> str:
-    return symbol.replace("/", "_per_").replace("*", "_").replace("^", "").replace("(", "").replace(")", "")
-
-
-def columns(forms, components: bool = False) -> list[Column]:
-    spec = forms.spec
-    cols: list[Column] = []
-    for p in spec.params.values():
-        unit = None if p.dim.dimensionless else p.dim.symbol()
-        name = p.name if unit is None else f"{p.name}_{unit_suffix(unit)}"
-        cols.append(Column(name, unit or "1", _param_getter(p.name, float(p.default))))
-    for s, sf in forms.schemes.items():
-        cols.append(Column(f"{s}.step_s", "s", _value_getter(s, "step")))
-        cols.append(Column(f"{s}.time_to_target_s", "s", _value_getter(s, "time_to_target") if sf.has_steps else _none))
-        cols.append(Column(f"{s}.energy_to_target_J", "J", _value_getter(s, "energy_to_target") if sf.has_steps else _none))
-        if components:
-            for comp in sf.components:
-                cols.append(Column(f"{s}.{comp}_s", "s", _value_getter(s, "component:" + comp)))
-        cols.append(Column(f"{s}.binding", None, _binding_getter(s, forms), text=True))
-    cols.append(Column("winner", None, lambda ch: ch.winner_names().tolist(), text=True))
-    return cols
-
-
-def _param_getter(name: str, fixed: float):
-    def get(ch):
-        a = ch.params.get(name)
-        return a if a is not None else np.full(len(ch), fixed)
-
-    return get
-
-
-def _value_getter(scheme: str, q: str):
-    return lambda ch: ch.values[(scheme, q)]
-
-
-def _binding_getter(scheme: str, forms):
-    return lambda ch: ch.binding_names(scheme, forms).tolist()
-
-
-def _none(ch):
-    return np.full(len(ch), np.nan)
-
-
-def _cells(col: Column, ch, empty) -> list:
+def _cells(col, ch, empty) -> list:
+    if col.categorical:
+        return [empty if x is None else x for x in _text(col, ch)]
     v = col.get(ch)
-    if col.text:
-        return [empty if x is None else x for x in v]
     a = np.asarray(v, dtype=np.float64)
     out = a.tolist()
     bad = ~np.isfinite(a)
@@ -99,13 +46,13 @@ def _quoted(text: str) -> str:
     return text
 
 
-def _csv_fields(col: Column, v, quoted: dict) -> list[str]:
+def _csv_fields(col, v, quoted: dict) -> list[str]:
     """A column's fields as text, as csv.writer would write them.
 
     Floats are written with repr (what csv.writer does), non-finite ones empty; a
     run of one repeated value is formatted once.
     """
-    if col.text:
+    if col.categorical:
         out = []
         for x in v:
             q = quoted.get(x)
@@ -128,14 +75,14 @@ def _csv_fields(col: Column, v, quoted: dict) -> list[str]:
 class CsvWriter:
     BATCH = 4096  # rows formatted at a time, so that a chunk's text is never held whole
 
-    def __init__(self, fh: TextIO, cols: list[Column]):
+    def __init__(self, fh: TextIO, cols: list):
         self.fh = fh
         self.cols = cols
         self.quoted: dict = {}
         csv.writer(fh, lineterminator="\n").writerow([csv_cell(c.name) for c in cols])
 
     def write(self, ch) -> None:
-        data = [c.get(ch) if c.text else np.asarray(c.get(ch), dtype=np.float64) for c in self.cols]
+        data = [_text(c, ch) if c.categorical else np.asarray(c.get(ch), dtype=np.float64) for c in self.cols]
         for i in range(0, len(ch), self.BATCH):
             fields = [_csv_fields(c, d[i : i + self.BATCH], self.quoted) for c, d in zip(self.cols, data)]
             self.fh.write("\n".join(map(",".join, zip(*fields))) + "\n")
@@ -147,7 +94,7 @@ class CsvWriter:
 class JsonWriter:
     """A JSON object whose `rows` array is streamed; keys in a fixed order."""
 
-    def __init__(self, fh: TextIO, cols: list[Column], forms, grid, size: int):
+    def __init__(self, fh: TextIO, cols: list, forms, grid, size: int):
         self.fh = fh
         self.cols = cols
         self.first = True
@@ -165,7 +112,7 @@ class JsonWriter:
             },
             "schemes": list(forms.schemes),
             "columns": [c.name for c in cols],
-            "units": [None if c.text else c.unit for c in cols],
+            "units": [c.unit for c in cols],
             "points": size,
         }
         text = json.dumps(head, indent=1, allow_nan=False)

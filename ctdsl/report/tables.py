@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from io import StringIO
 
 from ctdsl import units as U
+from ctdsl.report.words import count_of
 from ctdsl.report.encode import csv_cell, md_cell, md_text, rich_text
 
 
@@ -83,7 +84,8 @@ def step_table(sol) -> Table:
     # columns for contention and stragglers, when the spec sets them and they are not 0 at the defaults
     has_q = any(_is_queueing(k) and q.value for r in rows for k, q in r.components.items())
     has_s = any("stragglers" in r.components and r.components["stragglers"].value for r in rows)
-    extra = (["queueing"] if has_q else []) + (["stragglers"] if has_s else [])
+    has_o = any("overhead" in r.components and r.components["overhead"].value for r in rows)
+    extra = (["queueing"] if has_q else []) + (["stragglers"] if has_s else []) + (["overhead"] if has_o else [])
     t = Table(
         "Step time at the defaults",
         ["scheme", "compute", "transform", "sync in dc", "sync across dcs", *extra, "step", "H", "binding"],
@@ -104,6 +106,9 @@ def step_table(sol) -> Table:
         if has_s:
             st = r.components.get("stragglers")
             cells.append(_share(st.value, r.step_time.value) if st is not None else "-")
+        if has_o:
+            ov = r.components.get("overhead")
+            cells.append(_share(ov.value, r.step_time.value) if ov is not None else "-")
         cells += [
             _f(r.step_time) + (" (overlapped)" if r.overlap else ""),
             f"{r.period:g}",
@@ -114,12 +119,16 @@ def step_table(sol) -> Table:
             col = 5
         elif col is None and r.binding == "stragglers":
             col = 5 + has_q
+        elif col is None and r.binding == "overhead":
+            col = 5 + has_q + has_s
         elif col is None:
             ph = next((p for p in r.phases if p.name == r.binding), None)
             col = 3 if ph is None or phase_group(ph) == "in dc" else 4
         t.marked.add((i, col))
         t.rows.append(cells)
     t.notes.append("sync is divided by H (steps between syncs); shares are of the step; the binding component is marked")
+    if has_o:
+        t.notes.append("overhead: each scheme's fixed time per sync (software, kernel launches, pipeline fill), divided by H")
     t.notes.extend(closed_form_notes(sol))
     return t
 
@@ -261,7 +270,7 @@ def render_rich(sol, console) -> None:
     from rich.table import Table as RichTable
 
     esc = rich_text
-    console.print(f"[bold]{esc(sol.spec.root)}[/bold]: {len(sol.schemes)} schemes, params at their defaults: " + esc(params_line(sol)))
+    console.print(f"[bold]{esc(sol.spec.root)}[/bold]: {count_of(len(sol.schemes), 'scheme')}, {params_heading(sol)}: " + esc(params_line(sol)))
     print_rich_tables(console, all_tables(sol), mark=" *")
 
 
@@ -272,8 +281,8 @@ def print_rich_tables(console, tables, mark: str = "") -> None:
     esc = rich_text
     for t in tables:
         rt = RichTable(title=esc(t.title), title_justify="left", title_style="bold", header_style="bold")
-        for h in t.header:
-            rt.add_column(esc(h), overflow="fold")
+        for j, h in enumerate(t.header):  # the first column names the row (a scheme): never broken
+            rt.add_column(esc(h), overflow="fold", no_wrap=j == 0, min_width=len(h) if j == 0 else None)
         for i, row in enumerate(t.rows):
             rt.add_row(*[f"[bold yellow]{esc(c)}{mark}[/]" if (i, j) in t.marked else esc(c) for j, c in enumerate(row)])
         console.print(rt)
@@ -283,14 +292,21 @@ def print_rich_tables(console, tables, mark: str = "") -> None:
 
 
 def params_line(sol) -> str:
+    """Each param's value; one given by --set says so."""
     parts = []
     for p in sol.spec.params.values():
-        parts.append(f"{p.name} = {U.format_quantity(p.default, p.dim)}")
+        parts.append(f"{p.name} = {U.format_quantity(p.default, p.dim)}" + (" (--set)" if p.given else ""))
     return ", ".join(parts) or "none"
 
 
+def params_heading(sol) -> str:
+    """`params at their defaults`, or `params (defaults, but as set)` when --set gave some."""
+    return "params (defaults, except as set)" if any(p.given for p in sol.spec.params.values()) else "params at their defaults"
+
+
 def render_markdown(sol) -> str:
-    lines = [f"# {md_text(sol.spec.root)}", "", f"Params at their defaults: {md_text(params_line(sol))}.", ""]
+    heading = params_heading(sol)
+    lines = [f"# {md_text(sol.spec.root)}", "", f"{heading[0].upper() + heading[1:]}: {md_text(params_line(sol))}.", ""]
     for t in all_tables(sol):
         lines.append(f"## {md_text(t.title)}")
         lines.append("")
@@ -328,7 +344,7 @@ CSV_COLUMNS = [
     ("wan_B", lambda r: r.wan.value),
     ("compute_s", lambda r: r.components["compute"].value),
     ("transform_s", lambda r: r.components["transform"].value if "transform" in r.components else 0.0),
-    ("sync_s", lambda r: sum(q.value for k, q in r.components.items() if k not in ("compute", "transform", "stragglers") and not _is_queueing(k))),
+    ("sync_s", lambda r: sum(q.value for k, q in r.components.items() if k not in ("compute", "transform", "stragglers", "overhead") and not _is_queueing(k))),
     ("step_s", lambda r: r.step_time.value),
     ("binding", lambda r: r.binding),
     ("time_to_target_s", lambda r: r.time_to_target.value if r.time_to_target else None),
@@ -345,6 +361,8 @@ def render_csv(sol) -> str:
         columns.append(("queueing_s", lambda r: sum(q.value for k, q in r.components.items() if _is_queueing(k))))
     if any("stragglers" in r.components for r in sol.schemes.values()):
         columns.append(("stragglers_s", lambda r: r.components["stragglers"].value if "stragglers" in r.components else 0.0))
+    if any("overhead" in r.components for r in sol.schemes.values()):
+        columns.append(("overhead_s", lambda r: r.components["overhead"].value if "overhead" in r.components else 0.0))
     if any(r.sites is not None for r in sol.schemes.values()):  # the sites, when a scheme runs on a variant
         columns.append(("sites", lambda r: r.sites or "declared"))
     w.writerow([c for c, _ in columns])

@@ -144,6 +144,7 @@ class SchemeResult:
     closed_forms: tuple[ClosedFormNote, ...]
     loaded_links: tuple[LoadedLink, ...]
     symbols: Symbols
+    overhead: Quantity | None = None  # the scheme's fixed time per sync (None: none)
     sites: str | None = None  # the variant of the sites it runs on; None: the sites as declared
 
     def _repr_latex_(self) -> str:

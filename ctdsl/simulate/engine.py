@@ -9,8 +9,8 @@
   state.
 - Training proceeds in rounds of H steps (a sync every H steps). In a round,
   every worker draws its compute time for each step (b + jitter x X), and the
-  barrier waits for the slowest worker's total. Then the transform, then each
-  phase of the collective, step after step.
+  barrier waits for the slowest worker's total. Then the transform and the
+  scheme's fixed overhead, then each phase of the collective, step after step.
 - A step of a phase: the bytes that the step puts on each loaded edge (all the
   step's transfers that share it) join that edge's queue as one job and hold
   it for their bytes / bandwidth. A transfer finishes after its route latency
@@ -20,6 +20,12 @@
   its last transfer does. With no wait this is exactly the symbolic step time,
   and the simulation uses that number as it is, so that without load and
   jitter the simulated step equals the closed form.
+- Latency (`simulation { latency = ... }`): `propagate` (the default, what the
+  closed forms assume) holds a loaded link for bytes / bandwidth only, the
+  latency being propagation that does not occupy it; `hold` (store-and-forward,
+  request/response) holds it for the edge's latency + bytes / bandwidth, for the
+  sync's jobs and the background's transfers alike (the background's arrival
+  rate becomes rho / (S + latency), so rho stays its busy fraction).
 - With overlap, the sync of a round runs alongside its compute, and the round
   ends when both have.
 
@@ -71,14 +77,15 @@ class RunResult:
 class LinkQueue:
     """One directed edge with background traffic: a capacity-one resource, FCFS."""
 
-    def __init__(self, env, plan: QueuePlan, rng: np.random.Generator):
+    def __init__(self, env, plan: QueuePlan, rng: np.random.Generator, hold: bool = False):
         import simpy
 
         self.env = env
         self.plan = plan
         self.res = simpy.Resource(env, capacity=1)
-        self.service = plan.service
-        self.mean_gap = plan.service / plan.rho
+        self.held = plan.latency if hold else 0.0  # added to every transfer's time on the link
+        self.service = plan.service + self.held
+        self.mean_gap = self.service / plan.rho
         self.rng = rng
         self._gaps: list[float] = []
         self.completed = 0.0  # busy time of finished transfers
@@ -125,7 +132,7 @@ class LinkQueue:
         self.res.release(ev.value)
 
     def sync_job(self, service: float):
-        """A step's sync bytes on this edge: queue, then hold the link for bytes / bandwidth."""
+        """A step's sync bytes on this edge: queue, then hold the link for bytes / bandwidth (+ latency with hold)."""
         env = self.env
         arrived = env.now
         req = self.res.request()
@@ -133,7 +140,7 @@ class LinkQueue:
         now = env.now
         wait = now - arrived
         self.started = now
-        yield env.timeout(service)
+        yield env.timeout(service + self.held)
         self.completed += env.now - self.started
         self.started = None
         self.res.release(req)
@@ -213,7 +220,7 @@ class _SchemeRun:
     each phase, step by step, its jobs queued on the loaded edges.
     """
 
-    def __init__(self, plan: SchemePlan, seed: int, run_index: int, steps: int, warmup: int, load: bool, jitter: bool, spawn_keys):
+    def __init__(self, plan: SchemePlan, seed: int, run_index: int, steps: int, warmup: int, load: bool, jitter: bool, spawn_keys, hold: bool = False):
         import simpy
 
         self.plan = plan
@@ -226,7 +233,7 @@ class _SchemeRun:
             for i, e in enumerate(keys):
                 q = plan.queues.get(e)
                 if q is not None and q.rho > 0:
-                    self.links[e] = LinkQueue(env, q, np.random.Generator(np.random.PCG64(streams[1 + i])))
+                    self.links[e] = LinkQueue(env, q, np.random.Generator(np.random.PCG64(streams[1 + i])), hold)
         self.lengths, self.warm = round_lengths(plan.period, warmup, steps)
         self.start_at = background_warmup([lq.plan for lq in self.links.values()])
         self.dcs = [d for d in plan.dcs if d.workers > 0]
@@ -285,8 +292,8 @@ class _SchemeRun:
                 yield env.timeout(rest)
 
     def sync(self):
-        if self.plan.transform:
-            yield self.env.timeout(self.plan.transform)
+        if self.plan.transform + self.plan.overhead:
+            yield self.env.timeout(self.plan.transform + self.plan.overhead)
         for ph in self.plan.phases:
             yield from self.phase(ph)
 
@@ -308,7 +315,7 @@ class _SchemeRun:
                 t_sync = env.now
                 yield from self.sync()
                 if j >= self.warm:
-                    self.queueing += (env.now - t_sync) - (plan.transform + self.free_sync)
+                    self.queueing += (env.now - t_sync) - (plan.transform + plan.overhead + self.free_sync)
             if j >= self.warm:
                 self.stragglers += comp - m * self.compute
                 self.steps += m
@@ -362,9 +369,11 @@ def run(
     load: bool = True,
     jitter: bool = True,
     spawn_keys: list[Edge] | None = None,
+    hold: bool = False,
 ) -> RunResult:
-    """Simulate one scheme for one seed; deterministic in (seed, run_index)."""
-    sim = _SchemeRun(plan, seed, run_index, steps, warmup, load, jitter, spawn_keys)
+    """Simulate one scheme for one seed; deterministic in (seed, run_index); `hold`: a loaded
+    link is held during its latency too (`simulation { latency = hold }`)."""
+    sim = _SchemeRun(plan, seed, run_index, steps, warmup, load, jitter, spawn_keys, hold)
     return sim.result(sim.execute())
 
 

@@ -7,13 +7,13 @@ and the closed forms start from the same numbers:
 
 - per dc, a worker's deterministic compute time b and its jitter (scale, kind,
   sigma);
-- the transform time per sync, the sync period H, overlap;
+- the transform time and the fixed overhead per sync, the sync period H, overlap;
 - per phase: its number of steps, the time of one step with no queueing (the
   symbolic step time, evaluated), and for each transfer its route latency, the
   largest bytes / bandwidth over its unloaded edges and the bytes / bandwidth
   of each loaded edge it crosses (bytes of every transfer of the step that
   shares that edge);
-- per loaded edge: its background utilisation rho and service time S.
+- per loaded edge: its background utilisation rho, service time S and latency.
 
 `free_spec` is the same spec with every load and jitter removed: its closed
 forms are what the simulation must reproduce exactly when it runs without them.
@@ -68,6 +68,7 @@ class QueuePlan:
     rho: float
     service: float  # S = transfer / bandwidth
     md1_wait: float
+    latency: float = 0.0  # the edge's latency: how much longer a transfer holds it with `latency = hold`
 
 
 @dataclass
@@ -89,6 +90,7 @@ class SchemePlan:
     closed_forms: list = field(default_factory=list)  # ClosedForm from costs.py
     bound: float | None = None  # long-run lower bound on the step from over-subscribed links
     costs: SchemeCosts | None = field(default=None, repr=False)
+    overhead: float = 0.0  # the scheme's fixed time per sync, s
 
     @property
     def compute(self) -> float:
@@ -157,7 +159,7 @@ def _plan(cm: CostModel, c: SchemeCosts, free: SchemeCosts, env) -> SchemePlan:
     queues: dict[Edge, QueuePlan] = {}
     for e, le in c.queues.items():
         q = le.queue
-        queues[e] = QueuePlan(e, q.link, value(q.rho, env), value(q.service, env), value(q.wait, env))
+        queues[e] = QueuePlan(e, q.link, value(q.rho, env), value(q.service, env), value(q.wait, env), value(cm.edge(e).latency, env))
     phases = []
     for ph in c.phases:
         loaded = tuple(e for e in ph.waits if queues[e].rho > 0)
@@ -207,6 +209,7 @@ def _plan(cm: CostModel, c: SchemeCosts, free: SchemeCosts, env) -> SchemePlan:
         closed_forms=list(c.closed_forms),
         bound=bound,
         costs=c,
+        overhead=value(c.overhead, env),
     )
 
 

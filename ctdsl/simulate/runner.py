@@ -15,6 +15,7 @@ from typing import Callable
 
 from ctdsl import limits
 from ctdsl.language import schema as S
+from ctdsl.language.enums import SimLatency
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
 from ctdsl.simulate import engine
@@ -31,6 +32,7 @@ class Settings:
     seeds: int
     warmup: int
     seed: int = 0  # base seed: run k of a scheme uses SeedSequence([seed, k])
+    latency: SimLatency = SimLatency.PROPAGATE  # hold: a loaded link is held during a transfer's latency too
 
 
 def settings(spec: Spec, steps: int | None = None, seeds: int | None = None, warmup: int | None = None, seed: int = 0) -> Settings:
@@ -47,7 +49,8 @@ def settings(spec: Spec, steps: int | None = None, seeds: int | None = None, war
             out[key] = int(round(E.evaluate(expr, env)))
         else:
             out[key] = int(S.KINDS["simulation"][key].default)
-    return Settings(out["steps"], out["seeds"], out["warmup"], seed)
+    latency = block.latency if block is not None else SimLatency.PROPAGATE
+    return Settings(out["steps"], out["seeds"], out["warmup"], seed, latency)
 
 
 @dataclass
@@ -122,7 +125,7 @@ def simulate(
     for name, plan in plans.items():
         runs = []
         for k in range(cfg.seeds):
-            runs.append(engine.run(plan, cfg.seed, k, cfg.steps, cfg.warmup, load=load, jitter=jitter, spawn_keys=keys))
+            runs.append(engine.run(plan, cfg.seed, k, cfg.steps, cfg.warmup, load=load, jitter=jitter, spawn_keys=keys, hold=cfg.latency is SimLatency.HOLD))
             done += 1
             if progress is not None:
                 progress(done, total, name)

@@ -127,6 +127,7 @@ def scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
         closed_forms=tuple(ClosedFormNote(cf.component, cf.formula, cf.status, cf.note) for cf in c.closed_forms),
         loaded_links=_loaded(c, env),
         symbols=cm.symbols,
+        overhead=quantity(c.overhead, env) if c.overhead != 0 else None,
         sites=s.sites,
     )
 

@@ -8,16 +8,19 @@ For one scheme:
 - the transform: on the GPU a roofline, max(cost D / (peak eff), D / mem_bw); in
   a pluggable, D through the module's pipelined stages at the slowest stage's
   rate, plus its latency (a DCT costs the compute budget nothing when the optics
-  performs it); at a switch, the streams it takes in over its rate;
-- step time = compute + (transform + sync) / H, or max(compute, (transform +
-  sync) / H) when the scheme overlaps them;
+  performs it); at a switch, the streams it takes in over its total_rate
+  (shared) and stream_rate (each stream's), the slower;
+- step time = compute + (transform + sync + overhead) / H, or max(compute,
+  (transform + sync + overhead) / H) when the scheme overlaps them; overhead is
+  the scheme's fixed time per sync (the component "overhead");
 - when the spec sets them: the M/D/1 queueing wait on loaded links, inside the
   phases that cross them (`queueing.py`, shown as the component "queueing on
   LINK"), and the wait for the slowest worker (`stragglers.py`, the component
   "stragglers"), added to compute;
 - time to target = steps x step time; energy to target = steps x (static power x
-  step time + energy per FLOP x FLOPs + energy per byte x bytes on every link crossed
-  + module and switch power x step time).
+  step time + energy per FLOP x FLOPs + energy per byte x bytes charged on each link,
+  once per transfer or per hop as the link is counted (routing.py) + module and
+  switch power x step time).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.language import schema as S
-from ctdsl.language.enums import LinkKind, PlacementKind
+from ctdsl.language.enums import Counted, LinkKind, PlacementKind
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Scheme, Spec
 from ctdsl.model.topology import NodeKind, Topology
@@ -59,6 +62,7 @@ class EdgeTerms:
     latency: DimExpr  # s
     energy_per_byte: DimExpr  # J/B
     queue: Q.Queue | None  # the M/D/1 queue of a link with a background load
+    per_hop: bool = True  # latency and energy on every edge; False: once per segment (`counted = transfer`)
 
 
 @dataclass
@@ -78,6 +82,7 @@ class SchemeCosts:
     steps: DimExpr | None  # dimensionless
     components: dict[str, DimExpr]  # per step, each already divided by H where it applies
     sync: DimExpr  # per sync
+    overhead: DimExpr  # fixed time per sync (the scheme's `overhead`), s
     step_time: DimExpr
     time_to_target: DimExpr | None
     energy_per_step: DimExpr
@@ -151,7 +156,8 @@ class CostModel:
             queue = None
             if link is not None and link.load is not None and link.transfer is not None:
                 queue = Q.Queue.of(d.link, self.field(link, "load"), self.field(link, "transfer"), bandwidth)
-            self._edges[e] = EdgeTerms(d.link, d.kind, bandwidth, self.q(d.latency, U.TIME), self.q(d.energy_per_byte, U.ENERGY_PER_DATA), queue)
+            per_hop = link is None or link.counted is Counted.HOP  # a module's port: per crossing
+            self._edges[e] = EdgeTerms(d.link, d.kind, bandwidth, self.q(d.latency, U.TIME), self.q(d.energy_per_byte, U.ENERGY_PER_DATA), queue, per_hop)
         return self._edges[e]
 
     def node_latency(self, node: str) -> DimExpr:
@@ -181,8 +187,11 @@ class CostModel:
         compute = per_dc_max(per_dc, "compute in dc {}", labels)
         tr, where, module = transform(self, scheme, dense, up, labels)
         period = self.field(scheme, "period")
+        overhead = self.field(scheme, "overhead")
         sync = D.total([ph.time for ph in phases], U.TIME)
         components = self._components(phases, compute, tr, period)
+        if overhead != 0:
+            components["overhead"] = overhead / period
         closed = [ClosedForm(k, Q.FORMULA, Q.STATUS, Q.LIMITS) for k in components if k.startswith("queueing on ")]
         queues = self._loaded_edges(phases, period)
         strag = self._stragglers(per_dc, period, scheme.overlap)
@@ -191,7 +200,7 @@ class CostModel:
             components["stragglers"] = strag.extra
             worked = compute + strag.extra
             closed.append(ClosedForm("stragglers", strag.formula, strag.status, strag.note))
-        side = (tr + sync) / period
+        side = (tr + sync + overhead) / period
         if scheme.overlap:
             step = D.emax(worked, side)
             labels[worked.e] = "compute"
@@ -202,7 +211,7 @@ class CostModel:
         link_bytes = self._link_bytes(phases)
         wan_edges = [e for e in link_bytes if self.edge(e).kind is LinkKind.WAN]
         wan_bytes = D.emax(*[link_bytes[e] for e in wan_edges]) if wan_edges else D.zero(U.DATA)
-        energy = energy_parts(self, scheme, step, flops, dense, link_bytes, period, where)
+        energy = energy_parts(self, scheme, step, flops, dense, self._charged_bytes(phases), period, where)
         energy_step = D.total(energy.values(), U.ENERGY)
         return SchemeCosts(
             scheme=scheme,
@@ -218,6 +227,7 @@ class CostModel:
             steps=steps,
             components=components,
             sync=sync,
+            overhead=overhead,
             step_time=step,
             time_to_target=steps * step if steps is not None else None,
             energy_per_step=energy_step,
@@ -256,6 +266,14 @@ class CostModel:
             for e in ph.loads:
                 link_bytes[e] = link_bytes.get(e, D.zero(U.DATA)) + ph.bytes_on(e)
         return link_bytes
+
+    def _charged_bytes(self, phases: list[Phase]) -> dict[Edge, DimExpr]:
+        """Bytes per sync that pay each edge's energy per bit (routing.py: per transfer or per hop)."""
+        out: dict[Edge, DimExpr] = {}
+        for ph in phases:
+            for e in ph.charged:
+                out[e] = out.get(e, D.zero(U.DATA)) + ph.charged_on(e)
+        return out
 
     def _wire(self, phases: list[Phase]) -> DimExpr:
         """Bytes the busiest worker sends per sync."""

@@ -1,7 +1,8 @@
 """Energy of one step, by part (domain.md section 7).
 
 static power x step time, energy per FLOP x FLOPs (and, for a transform on the
-GPU, its FLOPs and memory bytes), energy per byte x bytes on every link crossed,
+GPU, its FLOPs and memory bytes), energy per byte x the bytes each link charges
+(once per transfer, or on every edge for a link counted per hop: `Phase.charged`),
 and module and switch power x step time. Powers are summed first and multiply
 the step time once: the step time is the largest expression here.
 """
@@ -13,7 +14,7 @@ from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic.dimensioned import DimExpr
 
 
-def energy_parts(cm, scheme, step: DimExpr, flops: DimExpr, dense: DimExpr, link_bytes: dict, period: DimExpr, where: str) -> dict[str, DimExpr]:
+def energy_parts(cm, scheme, step: DimExpr, flops: DimExpr, dense: DimExpr, charged_bytes: dict, period: DimExpr, where: str) -> dict[str, DimExpr]:
     spec = cm.spec
     static_w, module_w, switch_w, arith = [], [], [], []
     for d in spec.dcs.values():
@@ -28,7 +29,7 @@ def energy_parts(cm, scheme, step: DimExpr, flops: DimExpr, dense: DimExpr, link
         sw = spec.switches.get(d.switch)
         if sw is not None:
             switch_w.append(cm.field(sw, "power"))
-    links = D.total([cm.edge(e).energy_per_byte * nbytes for e, nbytes in link_bytes.items()], U.ENERGY) / period
+    links = D.total([cm.edge(e).energy_per_byte * nbytes for e, nbytes in charged_bytes.items()], U.ENERGY) / period
     return {
         "static": D.total(static_w, U.POWER) * step,
         "arithmetic": D.total(arith, U.ENERGY),

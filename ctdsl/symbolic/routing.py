@@ -5,13 +5,25 @@ are all alike; in each step a set of transfers runs at once. Each transfer
 follows its route in the graph (`Topology.route`), so which links a phase
 crosses is decided by the graph, never by a formula per named topology.
 
-Time of one step: every transfer pays the latencies along its route (links, and
-the switches it passes through), plus its bytes over the narrowest share of
-bandwidth it meets: on each directed edge, the bytes of all the step's transfers
-that cross it, over the edge's bandwidth. A DC's WAN link carrying all its
+Time of one step: every transfer pays the latencies along its route (below),
+plus its bytes over the narrowest share of bandwidth it meets: on each directed
+edge, the bytes of all the step's transfers that cross it, over the edge's
+bandwidth. A DC's WAN link carrying all its
 workers' shards therefore takes their sum over its bandwidth (domain.md
 section 4). The step takes as long as its slowest transfer; the phase takes
 steps x that.
+
+Latency and energy per bit along a route (docs/cost-model.md, "Latency and
+energy along a route"): the route is cut into segments, each a maximal run of
+consecutive edges of one link definition in one role (inside a dc, WAN, a
+module's port). A link counted per transfer (`counted = transfer`, the
+default: the presets' figures are end to end) pays its latency once per
+segment, and its energy per bit on the transfer's bytes once per segment; a
+link counted per hop pays both on every edge. A module's port edge is always
+per hop: one module latency per crossing of a module. A switch's latency is
+paid by every transfer that enters it: passing through, or ending there to be
+summed (an in-network sum) or forwarded; a transfer leaving a switch does not
+pay it again.
 
 A link with a background load (`load`, `transfer`) adds to every transfer that
 crosses it the M/D/1 mean wait rho S / (2 (1 - rho)), once per loaded link on the
@@ -80,6 +92,9 @@ class Phase:
     # phase's transfers cross, and the step time without those waits
     waits: dict[Edge, DimExpr] = field(default_factory=dict)
     free_step_time: DimExpr = D.zero(U.TIME)
+    # bytes per step that pay each edge's energy per bit: every edge of a link counted
+    # per hop, the first edge of each segment of a link counted per transfer
+    charged: dict[Edge, DimExpr] = field(default_factory=dict)
 
     @property
     def queueing(self) -> DimExpr:
@@ -89,6 +104,10 @@ class Phase:
     def bytes_on(self, edge: Edge) -> DimExpr:
         """Bytes this phase puts on `edge` over all its steps."""
         return self.steps * self.loads.get(edge, D.zero(U.DATA))
+
+    def charged_on(self, edge: Edge) -> DimExpr:
+        """Bytes over all its steps that pay `edge`'s energy per bit."""
+        return self.steps * self.charged.get(edge, D.zero(U.DATA))
 
 
 def _ring(members: list[str], nbytes: DimExpr) -> list[tuple[str, str, DimExpr]]:
@@ -111,6 +130,27 @@ class Router:
     def _route_uncached(self, src: str, dst: str) -> tuple[str, ...]:
         return self.topology.route(src, dst)
 
+    def segments(self, edges: tuple[Edge, ...]) -> list[list[Edge]]:
+        """A route's edges cut into runs of one link definition in one role."""
+        out: list[list[Edge]] = []
+        for e in edges:
+            a = self.edge(e)
+            if out and not a.per_hop and (self.edge(out[-1][-1]).link, self.edge(out[-1][-1]).kind) == (a.link, a.kind):
+                out[-1].append(e)
+            else:
+                out.append([e])
+        return out
+
+    def route_latency(self, t: Transfer, charged: dict[Edge, DimExpr]) -> DimExpr:
+        """A transfer's latency: once per segment (per edge for a link counted per hop), plus
+        every switch it enters; adds its bytes to `charged` where they pay energy per bit."""
+        lats = []
+        for seg in self.segments(t.edges):
+            lats.append(self.edge(seg[0]).latency)  # one link definition: one latency
+            charged[seg[0]] = charged.get(seg[0], D.zero(U.DATA)) + t.nbytes
+        lats += [self.node_latency(n) for n in t.route[1:]]
+        return D.total(lats, U.TIME)
+
     def phase(self, name: str, steps: int, flows: list[tuple[str, str, DimExpr]]) -> Phase | None:
         if steps <= 0 or not flows:
             return None
@@ -124,8 +164,7 @@ class Router:
         free: dict[DimExpr, None] = {}
         lats: dict[DimExpr, None] = {}
         for t in transfers:
-            lat = D.total([self.edge(e).latency for e in t.edges], U.TIME)
-            lat += D.total([self.node_latency(n) for n in t.route[1:-1]], U.TIME)
+            lat = self.route_latency(t, phase.charged)
             phase.route_latency.append(lat)
             # M/D/1 wait, once per loaded link on the route (queueing.py)
             waits = [(e, self.edge(e).queue.wait) for e in t.edges if self.edge(e).queue is not None]

@@ -4,7 +4,8 @@
 - in a pluggable: D through the module's pipelined stages at the slowest stage's
   rate, plus its latency; a DCT costs the compute budget nothing when the optics
   performs it (`language.transforms.optics_performs_transform`);
-- at a switch: the streams it takes in over its rate.
+- at a switch: the streams it takes in, over its total_rate (shared by all of
+  them) and over its stream_rate (each stream's own), the slower of the two.
 
 Every term is a `DimExpr`: rates in B/s, times in s, costs in FLOP/B.
 """
@@ -73,10 +74,27 @@ def transform(cm, scheme, dense: DimExpr, up: DimExpr, labels: dict) -> tuple[Di
         module = _in_module(cm, scheme, cost, dense, labels)
         return module.time, f"pluggable {module.pluggable}", module
     sw = cm.spec.switches[at.name]
-    if sw.rate is None:
-        return D.zero(U.TIME), f"switch {sw.name}", None
-    per_dc = {dc: d.workers * up / cm.field(sw, "rate") for dc, d in cm.spec.dcs.items()}
-    return per_dc_max(per_dc, "switch in dc {}", labels), f"switch {sw.name}", None
+    return _at_switch(cm, sw, up, labels), f"switch {sw.name}", None
+
+
+def _at_switch(cm, sw, up: DimExpr, labels: dict) -> DimExpr:
+    """The L streams of u bytes a dc's switch takes in: L u / total_rate (one rate shared by
+    all of them), u / stream_rate (each stream at its own rate, all at once), the slower of
+    the two when both are given; no time when neither is."""
+    per_dc = {}
+    for dc, d in cm.spec.dcs.items():
+        parts = []
+        if sw.total_rate is not None:
+            parts.append(d.workers * up / cm.field(sw, "total_rate"))
+            labels.setdefault(parts[-1].e, f"total_rate of switch {sw.name}")
+        if sw.stream_rate is not None:
+            parts.append(up / cm.field(sw, "stream_rate"))
+            labels.setdefault(parts[-1].e, f"stream_rate of switch {sw.name}")
+        if parts:
+            per_dc[dc] = D.emax(*parts) if len(parts) > 1 else parts[0]
+    if not per_dc:
+        return D.zero(U.TIME)
+    return per_dc_max(per_dc, "switch in dc {}", labels)
 
 
 def _on_gpu(cm, cost: DimExpr, dense: DimExpr, labels: dict) -> DimExpr:

@@ -115,8 +115,12 @@ def _decades(axis) -> float:
         return math.log10(hi / lo) if lo > 0 and hi > 0 else 99
 
 
-def curves_panel(ax, notes, sol, view: CurveView | None) -> None:
-    """Draw the curves into `ax` and the legend and notes into `notes` (None: say there is nothing to plot)."""
+def curves_panel(ax, notes, sol, view: CurveView | None, compact: bool = False) -> None:
+    """Draw the curves into `ax` and the legend and notes into `notes` (None: say there is nothing to plot).
+
+    `compact` (a figure for a paper): no title, no regime-change marks, and only
+    the legend under the plot, in the style's font sizes; a caption says the rest.
+    """
     notes.axis("off")
     if view is None:
         ax.axis("off")
@@ -125,10 +129,10 @@ def curves_panel(ax, notes, sol, view: CurveView | None) -> None:
     xv = view.c.xs / view.xscale
     _draw_curves(ax, sol, view, xv)
     _scale_axes(ax, view, xv)
-    _label_axes(ax, sol, view)
+    _label_axes(ax, sol, view, compact)
     placer = Placer(ax)
-    _draw_marks(ax, view, xv, placer)
-    _legend_and_notes(ax, notes, view, placer.renderer)
+    _draw_marks(ax, view, xv, placer, compact)
+    _legend_and_notes(ax, notes, view, placer.renderer, compact)
 
 
 def _draw_curves(ax, sol, view: CurveView, xv) -> None:
@@ -174,11 +178,13 @@ def _scale_axes(ax, view: CurveView, xv) -> None:
     ax.grid(True, which="minor", color="#eeeeee", linewidth=0.5)
 
 
-def _label_axes(ax, sol, view: CurveView) -> None:
+def _label_axes(ax, sol, view: CurveView, compact: bool = False) -> None:
     p = view.c.param
     role = _role(sol, p)
     ax.set_xlabel(f"{role}  {_display(p)}" + (f"  ({view.xunit})" if view.xunit else ""))
     ax.set_ylabel(f"{view.what} ({view.tunit})")
+    if compact:
+        return
     others = _other_params(sol, p.name)
     ax.set_title(
         f"{view.what.capitalize()} against {role}"
@@ -189,7 +195,7 @@ def _label_axes(ax, sol, view: CurveView) -> None:
     )
 
 
-def _draw_marks(ax, view: CurveView, xv, placer: Placer) -> None:
+def _draw_marks(ax, view: CurveView, xv, placer: Placer, compact: bool = False) -> None:
     """The default's line, the break-evens' circles, the regime changes' diamonds, then their labels."""
     c, xs, ts = view.c, view.xscale, view.tscale
     p = c.param
@@ -206,7 +212,7 @@ def _draw_marks(ax, view: CurveView, xv, placer: Placer) -> None:
             textcoords="offset points",
             ha="left",
             va="top",
-            fontsize=9.5,
+            fontsize="x-small" if compact else 9.5,
             color="#555555",
         )
         placer.block_artist(t)
@@ -215,7 +221,8 @@ def _draw_marks(ax, view: CurveView, xv, placer: Placer) -> None:
         ax.plot([xp], [yp], marker="o", markersize=11, markerfacecolor="white", markeredgecolor="black", markeredgewidth=1.6, zorder=5)
         ax.plot([xp], [yp], marker="o", markersize=3, color="black", zorder=6)
         placer.block(xp, yp, 8)
-    for ch in c.changes:
+    changes = () if compact else c.changes
+    for ch in changes:
         ax.plot([ch.x / xs], [ch.y / ts], marker="D", markersize=7, color=colour(ch.rank), markeredgecolor="black", markeredgewidth=0.8, zorder=5)
         placer.block(ch.x / xs, ch.y / ts, 6)
     for b in c.breaks:
@@ -223,13 +230,13 @@ def _draw_marks(ax, view: CurveView, xv, placer: Placer) -> None:
             b.x / xs,
             b.y / ts,
             f"{b.breakeven.x} = {b.breakeven.y}\n{U.format_quantity(b.x, b.breakeven.dim)}",
-            fontsize=9,
+            fontsize="x-small" if compact else 9,
             fontweight="bold",
             bbox=dict(boxstyle="round,pad=0.25", facecolor="white", edgecolor="black", linewidth=0.8),
             arrowprops=dict(arrowstyle="-", color="black", linewidth=0.8),
             zorder=7,
         )
-    for n, ch in enumerate(c.changes, 1):
+    for n, ch in enumerate(changes, 1):
         placer.place(
             ch.x / xs,
             ch.y / ts,
@@ -243,8 +250,13 @@ def _draw_marks(ax, view: CurveView, xv, placer: Placer) -> None:
         )
 
 
-def _legend_and_notes(ax, notes, view: CurveView, renderer) -> None:
+def _legend_and_notes(ax, notes, view: CurveView, renderer, compact: bool = False) -> None:
     """Under the plot: the legend, then the notes, each line at a fixed height in inches."""
+    if compact:
+        handles, labels = ax.get_legend_handles_labels()
+        notes.legend(handles, [mpl_text(lb.split(": ", 1)[0]) for lb in labels], loc="upper left", ncol=2, frameon=False,
+                     bbox_to_anchor=(0.0, 1.0), borderaxespad=0.0, handlelength=2.6, columnspacing=1.0)  # fmt: skip
+        return
     h_in = notes.get_window_extent(renderer).height / notes.figure.dpi
     handles, labels = ax.get_legend_handles_labels()
     notes.legend(

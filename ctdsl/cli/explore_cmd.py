@@ -1,0 +1,30 @@
+"""`ctdsl explore`: the interactive explorer, one offline HTML page."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from ctdsl.cli.app import app, emit, load_or_exit, parse_sets, startup_work
+
+
+@app.command()
+def explore(
+    file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the page to this file instead of stdout."),
+    set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Start a param here: name=value with its unit."),
+) -> None:
+    """An interactive explorer: sliders per param, curves, break-evens, bars, a winner map, the tables.
+
+    One self-contained HTML file that works offline: every number is computed in
+    the browser from the exact forms `ctdsl solve` derives, printed as JavaScript.
+
+    \b
+    Examples:
+      ctdsl explore specs/llama70b_wan.ct -o explorer.html
+      ctdsl explore specs/llama70b_wan.ct --set wan_bw="25 GB/s" -o explorer.html
+    """
+    with startup_work():
+        study = load_or_exit(file, parse_sets(set_))
+        emit(study.explore(), output)

@@ -1,0 +1,33 @@
+"""`ctdsl lsp`: the language server over stdio (needs `pip install 'ctdsl[lsp]'`)."""
+
+from __future__ import annotations
+
+import typer
+
+from ctdsl.cli.app import app, fail_usage
+
+
+@app.command()
+def lsp(
+    stdio: bool = typer.Option(True, "--stdio", help="Talk over stdin and stdout (the only transport; editors pass it)."),
+) -> None:
+    """Run the language server for .ct files over stdin and stdout.
+
+    Editors start it: diagnostics as you type (the checker's and lint's), hover,
+    go to definition, references, completion, symbols, semantic tokens and quick
+    fixes. Set-up for VS Code, Neovim and others: docs/editors.md.
+
+    \b
+    Examples:
+      ctdsl lsp --stdio
+      nvim spec.ct   # with the lspconfig entry of docs/editors.md
+    """
+    try:
+        from ctdsl.lsp.server import serve
+    except ImportError as exc:
+        missing = (exc.name or "a module").split(".")[0]
+        raise fail_usage(f"ctdsl lsp needs pygls and lsprotocol ({missing} is missing): pip install 'ctdsl[lsp]'")
+    serve()
+
+
+__all__ = ["lsp"]

@@ -1,0 +1,83 @@
+"""`ctdsl sweep --plot`: the composite figure, a winner map over two params, or one panel per figure.
+
+Without --figure: over one swept param (or none) the three panels together, as
+in the report; over two swept params, the winner map of the first (x) by the
+second (y). With --figure PANEL (time, steps, stages, winner; repeatable), each
+panel is a figure of its own, at --size and --style; several panels with one
+--plot FILE.EXT are written to FILE-PANEL.EXT.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ctdsl.cli.app import fail_usage
+
+PANELS = ("time", "steps", "stages", "winner")
+SIZES = ("column", "page", "slide")
+STYLES = ("paper", "screen")
+MAP_SIDE = 400  # points along each side of a winner map at most: more than a figure shows
+
+
+def check_options(plot, figures: list[str], size: str, style: str, sweeps) -> None:
+    if figures and not plot:
+        raise fail_usage("--figure draws a panel: give --plot FILE too")
+    for f in figures:
+        if f not in PANELS:
+            raise fail_usage(f"--figure is one of {', '.join(PANELS)} (got {f!r})")
+    if len(set(figures)) != len(figures):
+        raise fail_usage("--figure names a panel twice")
+    if size not in SIZES:
+        raise fail_usage(f"--size is one of {', '.join(SIZES)} (got {size!r})")
+    if style not in STYLES:
+        raise fail_usage(f"--style is one of {', '.join(STYLES)} (got {style!r})")
+    if "winner" in figures and len(sweeps) != 2:
+        raise fail_usage("--figure winner maps two params: give --sweep twice")
+
+
+def _targets(plot: str, figures: list[str]) -> list[tuple[str, str]]:
+    if len(figures) == 1:
+        return [(figures[0], plot)]
+    p = Path(plot)
+    return [(f, str(p.with_name(f"{p.stem}-{f}{p.suffix}"))) for f in figures]
+
+
+def _map(forms, axes):
+    from ctdsl.numeric.grid import Axis
+    from ctdsl.numeric.winnermap import winner_map
+
+    x, y = (Axis(a.name, a.lo, a.hi, min(a.count, MAP_SIDE), a.spacing) for a in axes[:2])
+    return winner_map(forms, x, y)
+
+
+def draw(sol, forms, axes, plot: str, fmt: str, figures: list[str], size: str, style: str, title: str | None) -> None:
+    from ctdsl.numeric.crossings import sweep_curves, x_param
+    from ctdsl.report.plots import save, sweep_figure
+    from ctdsl.report.plots.panels import panel_figure
+
+    swept = [a for a in axes if a.count > 1]
+    p = x_param(sol.spec)
+    x_axis = next((a for a in axes if p is not None and a.name == p.name), None)
+    if not figures and len(swept) == 2:
+        figures, targets = ["winner"], [("winner", plot)]
+        axes = swept
+    elif not figures:
+        _save(save, sweep_figure(sol, sweep_curves(sol, forms, x_axis)), plot, fmt)
+        return
+    else:
+        targets = _targets(plot, figures)
+    curves = sweep_curves(sol, forms, x_axis) if "time" in figures else None
+    wmap = _map(forms, axes) if "winner" in figures else None
+    for panel, path in targets:
+        fig = panel_figure(sol, panel, size, style, title, curves=curves, wmap=wmap)
+        _save(save, fig, path, fmt)
+
+
+def _save(save, fig, path: str, fmt: str) -> None:
+    try:
+        save(fig, path, fmt)
+    except OSError as exc:
+        raise fail_usage(f"cannot write {path}: {exc.strerror or exc}")
+    typer.echo(f"wrote {path}", err=True)

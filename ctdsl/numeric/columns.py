@@ -1,0 +1,96 @@
+"""The columns of a sweep's data, in the order every format writes them (docs/sweeps.md).
+
+- every param, in base SI units, named with its unit: `wan_bw_B_per_s`, `eff`
+  (swept params vary, the others repeat their value);
+- per scheme, in spec order: `SCHEME.step_s`, `SCHEME.time_to_target_s`,
+  `SCHEME.energy_to_target_J`, with components each step-time component
+  `SCHEME.COMPONENT_s`, then `SCHEME.binding` (the largest component);
+- `winner`: the scheme with the smallest time to target at that point.
+
+A numeric column gives a float64 array per chunk, NaN where a value cannot be
+computed (no steps to target, a division by zero). A categorical column (the
+binding component, the winner) gives int codes into its `categories`, -1 for
+none. The text formats (CSV, JSON) write the category names; the binary ones
+(Parquet, Arrow, npz) and `Study.sweep` keep the codes and the categories.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    unit: str | None  # base SI unit symbol ("1" when dimensionless); None for a categorical column
+    get: Callable  # chunk -> np.ndarray: float64 values, or int codes into `categories`
+    categories: tuple[str, ...] = ()  # a categorical column's names, code i -> categories[i]
+
+    @property
+    def categorical(self) -> bool:
+        return self.unit is None
+
+    @property
+    def dtype(self) -> np.dtype:
+        """float64 for values; for codes the smallest signed int that holds them and -1."""
+        if not self.categorical:
+            return np.dtype(np.float64)
+        return np.dtype(np.int8 if len(self.categories) < 128 else np.int16)
+
+    def names(self, codes: np.ndarray) -> list:
+        """Codes of a categorical column as names (None for -1)."""
+        table = np.array(list(self.categories) + [None], dtype=object)
+        return table[codes].tolist()
+
+
+def unit_suffix(symbol: str) -> str:
+    """A unit symbol as part of a column name: `B/s` -> `B_per_s`."""
+    return symbol.replace("/", "_per_").replace("*", "_").replace("^", "").replace("(", "").replace(")", "")
+
+
+def columns(forms, components: bool = False) -> list[Column]:
+    """The columns of a sweep of `forms`, in order."""
+    spec = forms.spec
+    cols: list[Column] = []
+    for p in spec.params.values():
+        unit = None if p.dim.dimensionless else p.dim.symbol()
+        name = p.name if unit is None else f"{p.name}_{unit_suffix(unit)}"
+        cols.append(Column(name, unit or "1", _param_getter(p.name, float(p.default))))
+    for s, sf in forms.schemes.items():
+        cols.append(Column(f"{s}.step_s", "s", _value_getter(s, "step")))
+        cols.append(Column(f"{s}.time_to_target_s", "s", _value_getter(s, "time_to_target") if sf.has_steps else _none))
+        cols.append(Column(f"{s}.energy_to_target_J", "J", _value_getter(s, "energy_to_target") if sf.has_steps else _none))
+        if components:
+            for comp in sf.components:
+                cols.append(Column(f"{s}.{comp}_s", "s", _value_getter(s, "component:" + comp)))
+        cols.append(Column(f"{s}.binding", None, _binding_getter(s), tuple(sf.components)))
+    ranked = tuple(name for name, sf in forms.schemes.items() if sf.has_steps)
+    cols.append(Column("winner", None, _winner, ranked))
+    return cols
+
+
+def _param_getter(name: str, fixed: float):
+    def get(ch):
+        a = ch.params.get(name)
+        return np.asarray(a, dtype=np.float64) if a is not None else np.full(len(ch), fixed)
+
+    return get
+
+
+def _value_getter(scheme: str, q: str):
+    return lambda ch: np.asarray(ch.values[(scheme, q)], dtype=np.float64)
+
+
+def _binding_getter(scheme: str):
+    return lambda ch: ch.binding[scheme]
+
+
+def _winner(ch) -> np.ndarray:
+    return ch.winner
+
+
+def _none(ch) -> np.ndarray:
+    return np.full(len(ch), np.nan)

@@ -1,0 +1,258 @@
+"""`ctdsl export latex`: the symbolic results as LaTeX that goes straight into a paper.
+
+- Each quantity is one numbered equation with a `\\label` made from the scheme's
+  and the quantity's names (`eq:ctdsl:band-module:t2`, `eq:ctdsl:band-module:step`;
+  break-evens `eq:ctdsl:be:band-switch-vs-adamw`; the table `tab:ctdsl:numbers`),
+  `--label-prefix` replacing `ctdsl`.
+- Forms are kept as the sums of costs they are (`ctdsl.report.paper_forms`), with
+  params in their declared units and each result in a readable unit, written on
+  the left (`t_{2} / \\unit{\\second} = ...`), and broken over lines so that
+  nothing is wider than a column: `--columns 2` for a two-column article.
+- Units with siunitx (`\\qty`, `\\unit`) by default, plain `\\mathrm` with
+  `--units plain`; numbers to four significant figures throughout.
+- The numbers at the defaults are a `table` float (`table*` in two columns) with
+  a caption, a label, booktabs rules and units in the header.
+- The fragment's header comment lists the packages it needs; `--standalone`
+  wraps it in an article that compiles as it is.
+
+The payload's bytes on the WAN are `V_{\\mathrm{WAN}}` (a volume), so that they
+do not differ from the bandwidth `b_{\\mathrm{WAN}}` only by case.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ctdsl import __version__
+from ctdsl import units as U
+from ctdsl.report.encode import tex_text
+from ctdsl.report.latex import symbol_tex
+from ctdsl.report.paper_forms import Form, Printer, lines, width
+from ctdsl.results.quantity import Quantity
+from ctdsl.report.paper_units import PLAIN, SIUNITX, num_tex, qty_tex, unit_tex
+
+# usable widths in em at 10 pt (1 em = 10 pt), less the equation number: an article's
+# \textwidth is 345 pt; a two-column article's \columnwidth is 229.5 pt
+WIDTH = {1: 27.0, 2: 16.0}
+PACKAGES = {SIUNITX: ("amsmath", "booktabs", "siunitx"), PLAIN: ("amsmath", "booktabs")}
+
+
+def tt(name: str) -> str:
+    """A name in typewriter type that a line may break after each underscore."""
+    return r"\texttt{" + tex_text(name).replace(r"\_", r"\_\allowbreak{}") + "}"
+
+
+def label_key(text: str) -> str:
+    """A name as a \\label part: letters, digits and hyphens only."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-") or "x"
+
+
+class Paper:
+    def __init__(self, sol, columns: int = 1, units: str = SIUNITX, prefix: str = "ctdsl"):
+        if columns not in WIDTH:
+            raise ValueError("columns is 1 or 2")
+        if units not in PACKAGES:
+            raise ValueError(f"units is {SIUNITX} or {PLAIN}")
+        self.sol = sol
+        self.columns = columns
+        self.units = units
+        self.prefix = label_key(prefix)
+        self.symbols = sol.symbols
+        x = next((p.name for p in sol.spec.params.values() if p.count and p.count > 1), None)
+        self.printer = Printer(sol.symbols, x)
+
+    # ---- one equation -----------------------------------------------------------
+
+    def _label(self, *parts: str) -> str:
+        return rf"\label{{eq:{self.prefix}:{':'.join(label_key(p) for p in parts)}}}"
+
+    def equation(self, lhs: str, form: Form, label: str) -> str:
+        """`lhs = terms` as align rows: the first numbered and labelled, the others continuing it."""
+        if form.constant:
+            return rf"{lhs} &= {qty_tex(form.value, form.unit, self.units)} {label}"
+        if form.unit not in ("", "1"):
+            lhs = rf"{lhs} / {unit_tex(form.unit, self.units)}"
+        room = WIDTH[self.columns]
+        rows = lines(form.terms, form.widths, room - width(lhs) - 1.5, room - 3.5)
+        value = f" = {num_tex(form.value, self.units)}" if math.isfinite(form.value) else ""
+        rows[-1] += value
+        out = [rf"{lhs} &= {rows[0]} {label}"]
+        out += [rf"&\quad {r} \nonumber" for r in rows[1:]]
+        return " \\\\\n".join(out)
+
+    def quantity(self, lhs: str, q, *label: str) -> str:
+        return self.equation(lhs, self.printer.form(q), self._label(*label))
+
+    # ---- a scheme ---------------------------------------------------------------
+
+    def scheme(self, r) -> str:
+        key = r.name
+        rows = [
+            self.quantity("c", r.payload, key, "payload"),
+            self.quantity(r"V_{\mathrm{WAN}}", r.wan, key, "wan"),
+            self.quantity(r"t_{\mathrm{compute}}", r.components["compute"], key, "compute"),
+        ]
+        names, compute = [], r"t_{\mathrm{compute}}"
+        if "stragglers" in r.components:
+            rows.append(self.quantity(r"t_{\mathrm{stragglers}}", r.components["stragglers"], key, "stragglers"))
+            compute += r" + t_{\mathrm{stragglers}}"
+        if r.transform is not None:
+            rows.append(self.quantity(r"t_{\mathrm{transform}}", r.transform, key, "transform"))
+            names.append(r"t_{\mathrm{transform}}")
+        phases = []
+        if r.overhead is not None:  # the scheme's fixed time per sync
+            rows.append(self.quantity(r"t_{\mathrm{overhead}}", r.overhead, key, "overhead"))
+            names.append(r"t_{\mathrm{overhead}}")
+        for i, ph in enumerate(r.phases, 1):
+            rows.append(self.quantity(f"t_{{{i}}}", ph.time, key, f"t{i}"))
+            names.append(f"t_{{{i}}}")
+            phases.append(f"$t_{{{i}}}$ {tex_text(ph.name)} ({ph.steps} step{'s' * (ph.steps != 1)})")
+        rows.append(self._step(r, compute, names))
+        if r.time_to_target is not None:
+            q = r.time_to_target
+            scale, label = U.best_unit([q.value], q.dim)
+            rhs = (rf"{r.steps:g}\,T", f"= {qty_tex(q.value / scale, label, self.units)}")
+            rows.append(self._rows(r"T_{\mathrm{target}}", rhs, self._label(key, "target")))
+        head = rf"\paragraph{{{tex_text(r.label)}}} ({tt(r.name)})"
+        text = f"{head} The step's phases: " + "; ".join(phases) + "." if phases else head
+        return text + "\n\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}"
+
+    def _step(self, r, compute: str, names: list[str]) -> str:
+        side = " + ".join(names) if names else "0"
+        H = r.period
+        if r.overlap:
+            inner = rf"\frac{{{side}}}{{{H:g}}}" if H != 1 else side
+            rhs = [rf"\max\left({compute},\ {inner}\right)"]
+        elif H != 1:
+            rhs = [compute, rf"+ \frac{{{side}}}{{{H:g}}}"]
+        else:
+            rhs = [compute] + [f"+ {n}" for n in names]
+        q = r.step_time
+        scale, label = U.best_unit([q.value], q.dim)
+        rhs.append(f"= {qty_tex(q.value / scale, label, self.units)}")
+        return self._rows("T", tuple(rhs), self._label(r.name, "step"))
+
+    def _rows(self, lhs: str, rhs: tuple[str, ...], label: str) -> str:
+        """`lhs = rhs pieces` as align rows packed to the column's width."""
+        room = WIDTH[self.columns]
+        rows = lines(rhs, tuple(width(t) + 0.5 for t in rhs), room - width(lhs) - 1.5, room - 3.5)
+        out = [rf"{lhs} &= {rows[0]} {label}"] + [rf"&\quad {x} \nonumber" for x in rows[1:]]
+        return " \\\\\n".join(out)
+
+    # ---- break-evens, numbers, the whole ---------------------------------------------
+
+    def breakeven(self, b) -> str:
+        head = rf"\paragraph{{Break-even}} Of {tt(b.x)} and {tt(b.y)}:"
+        if b.missing:
+            return f"{head} {tex_text(b.missing)}."
+        r = b.result
+        info = self.symbols.info[b.over]
+        sym = symbol_tex(info)
+        if not r.roots:
+            return f"{head} never in the range of ${sym}$ ({tex_text(r.reason or '')})."
+        rows, notes = [], []
+        for i, root in enumerate(r.roots, 1):
+            label = self._label("be", f"{b.x}-vs-{b.y}", *(["root", str(i)] if len(r.roots) > 1 else []))
+            star = rf"{sym}^{{*}}"
+            if root.numeric:
+                scale, unit = U.best_unit([root.value], b.dim)
+                rows.append(rf"{star} &\approx {qty_tex(root.value / scale, unit, self.units)} {label}")
+                notes.append(f"a numeric root: {tt(root.below)} is faster below it, {tt(root.above)} above")
+                continue
+            rows.append(self.equation(star, self.printer.form(Quantity(root.expr, root.value, b.dim)), label))
+            notes.append(f"{tt(root.below)} is faster below it, {tt(root.above)} above")
+        return f"{head} " + "; ".join(notes) + ".\n\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}"
+
+    def table(self) -> str:
+        schemes = list(self.sol.schemes.values())
+        cols = [
+            ("$c$", U.DATA, lambda r: r.payload.value),
+            (r"$V_{\mathrm{WAN}}$", U.DATA, lambda r: r.wan.value),
+            ("$T$", U.TIME, lambda r: r.step_time.value),
+            (r"$T_{\mathrm{target}}$", U.TIME, lambda r: r.time_to_target.value if r.time_to_target else None),
+            (r"$E_{\mathrm{target}}$", U.ENERGY, lambda r: r.energy_to_target.value if r.energy_to_target else None),
+        ]
+        header, units, getters = ["scheme"], [""], []
+        for title, dim, get in cols:
+            values = [get(r) for r in schemes]
+            scale, label = U.best_unit([v for v in values if v is not None and math.isfinite(v)], dim)
+            header.append(title)
+            units.append(f"({self._unit_text(label)})")
+            getters.append((get, scale))
+        header.append("binding")
+        units.append("")
+        rows = []
+        for r in schemes:
+            cells = [tt(r.name)]
+            for get, scale in getters:
+                v = get(r)
+                cells.append("--" if v is None or not math.isfinite(v) else f"${num_tex(v / scale, self.units)}$")
+            cells.append(tex_text(r.binding))
+            rows.append(" & ".join(cells) + r" \\")
+        env = "table*" if self.columns == 2 else "table"
+        spec = "l" + "r" * len(cols) + r"p{0.26\linewidth}"
+        return "\n".join(
+            [
+                rf"\begin{{{env}}}[tbp]",
+                r"\centering\small\setlength{\tabcolsep}{4pt}",
+                rf"\caption{{Each scheme at the params' defaults: payload $c$, bytes on the WAN $V_{{\mathrm{{WAN}}}}$, step time $T$, time and energy to the target; binding: the step's largest component.}}\label{{tab:{self.prefix}:numbers}}",
+                rf"\begin{{tabular}}{{{spec}}}",
+                r"\toprule",
+                " & ".join(header) + r" \\",
+                " & ".join(units) + r" \\",
+                r"\midrule",
+                *rows,
+                r"\bottomrule",
+                r"\end{tabular}",
+                rf"\end{{{env}}}",
+            ]
+        )
+
+    def _unit_text(self, label: str) -> str:
+        return f"${unit_tex(label, self.units)}$"
+
+    def symbols_note(self) -> str:
+        parts = []
+        for info in self.symbols.info.values():
+            p = info.param
+            label = p.unit or ("" if p.dim.dimensionless else p.dim.symbol())
+            value = p.default / (p.unit_scale if p.unit else 1.0)
+            parts.append(f"${symbol_tex(info)} = {qty_tex(value, label, self.units)}$")
+        return ("Params at their defaults, each in its declared unit: " + ", ".join(parts) + ".") if parts else ""
+
+    def fragment(self) -> str:
+        needs = ", ".join(rf"\usepackage{{{p}}}" for p in PACKAGES[self.units])
+        head = [
+            f"% ctdsl {__version__} export latex of {_comment(self.sol.spec.root)}",
+            f"% needs {needs}" + (r" and \DeclareSIUnit\flop{FLOP} in the preamble" if self.units == SIUNITX else ""),
+            f"% set for {'a two-column' if self.columns == 2 else 'a one-column'} page; labels eq:{self.prefix}:SCHEME:QUANTITY, tab:{self.prefix}:numbers",
+        ]
+        parts = ["\n".join(head)]
+        note = self.symbols_note()
+        if note:
+            parts.append(note)
+        parts += [self.scheme(r) for r in self.sol.schemes.values()]
+        parts += [self.breakeven(b) for b in self.sol.breakevens]
+        parts.append(self.table())
+        return "\n\n".join(parts) + "\n"
+
+    def standalone(self) -> str:
+        packages = "".join(rf"\usepackage{{{p}}}" + "\n" for p in PACKAGES[self.units])
+        flop = "\\DeclareSIUnit\\flop{FLOP}\n" if self.units == SIUNITX else ""
+        cls = "[10pt,twocolumn]{article}" if self.columns == 2 else "[10pt]{article}"
+        return (
+            f"\\documentclass{cls}\n{packages}{flop}\\allowdisplaybreaks\n\\begin{{document}}\n"
+            + self.fragment()
+            + "\\end{document}\n"
+        )
+
+
+def _comment(text: str) -> str:
+    """Text for a TeX comment line: one line, printable."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def paper_latex(sol, standalone: bool = False, columns: int = 1, units: str = SIUNITX, prefix: str = "ctdsl") -> str:
+    p = Paper(sol, columns, units, prefix)
+    return p.standalone() if standalone else p.fragment()

@@ -1,0 +1,268 @@
+"""Exact forms made readable for a paper, and broken over lines to fit a column.
+
+A result's exact form is a sum of the costs it is made of (a latency, bytes over
+a bandwidth, a queueing wait rho / (1 - rho) ...). It is kept as that sum: each
+term's common factors cancelled on its own (`8e9 rho / (b (2 - 2 rho))` becomes
+`4e9 rho / (b (1 - rho))`), the terms collected by the swept param, params in
+their declared units, the result in a readable unit, numbers to four
+significant figures. Nothing is put over a common denominator (that is what made
+the old export three times wider than the form it came from).
+
+`max` and `min` are set aside while the rest is rearranged (each stands for one
+symbol, its arguments treated the same way on their own), which is also what
+keeps this fast: sympy re-derives the order of `max` arguments whenever one is
+built. A form is a list of terms, each printed once, with an estimate of its
+printed width; `lines()` packs the terms into lines of a given width.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ctdsl import units as U
+from ctdsl.report.latex import symbol_tex
+
+DIGITS = 4
+MAX_OPS = 2_000  # a form larger than this is printed as it comes, unrearranged (a hostile spec)
+
+
+@dataclass(frozen=True)
+class Form:
+    terms: tuple[str, ...]  # LaTeX of each term, the first without a sign, the others starting "+ " or "- "
+    widths: tuple[float, ...]  # printed width of each, in em
+    unit: str  # the unit of the value the terms give (`s`, `GB`, `1`)
+    constant: bool  # no param in it: the terms are one number
+    value: float  # at the defaults, in `unit`
+    expr: sp.Expr | None = None  # what the terms print, in `unit` with params in their declared units (for checks)
+
+
+class Printer:
+    """Forms of one solution's quantities; `x` is the param they are collected by (the swept one)."""
+
+    def __init__(self, symbols, x: str | None):
+        self.symbols = symbols
+        self.names = {i.symbol: symbol_tex(i) for i in symbols.info.values()}
+        self.x = symbols.info[x].symbol if x in symbols.info else None
+        self.units = {i.symbol: i.symbol * _exact(i.param.unit_scale) for i in symbols.info.values() if i.param.unit_scale != 1}
+
+    def form(self, q, unit: tuple[float, str] | None = None) -> Form:
+        """A result quantity (expr in base units, value, dim) as terms in a readable unit."""
+        scale, label = unit or U.best_unit([q.value] if math.isfinite(q.value) else [], q.dim)
+        value = q.value / scale if math.isfinite(q.value) else q.value
+        e = q.expr.xreplace(self.units) if self.units else q.expr
+        if not e.free_symbols:
+            return Form((), (), label, True, value)
+        names = dict(self.names)
+        self.hidden: dict = {}
+        e = self._hide(e, names)
+        if scale != 1:
+            e = sp.Add(*[t / _exact(scale) for t in sp.Add.make_args(e)])
+        ratio = self._ratio(e, names)
+        if ratio is not None:
+            return Form(ratio[0], ratio[1], label, False, value, _unhide(ratio[2], self.hidden))
+        e = self._tidy(e)
+        terms, widths = [], []
+        for i, t in enumerate(e.as_ordered_terms() if e.is_Add else [e]):
+            neg = t.could_extract_minus_sign()
+            body = sp.latex(-t if neg else t, symbol_names=names)
+            sign = ("- " if neg else "+ ") if i else ("-" if neg else "")
+            terms.append(sign + body)
+            widths.append(width(body) + (1.5 if i else 0))
+        return Form(tuple(terms), tuple(widths), label, False, value, _unhide(e, self.hidden))
+
+    def _ratio(self, e: sp.Expr, names: dict) -> tuple[tuple[str, ...], tuple[float, ...], sp.Expr] | None:
+        """One fraction of sums (a break-even's root): numerator and denominator factored, as terms.
+
+        Printed `\\frac{N}{D}` when it is narrow; else as `(N) / (D)` with the
+        factors of each as the pieces that lines may break between.
+        """
+        if e.is_Add or sp.count_ops(e) > MAX_OPS // 10:  # factoring is the costly step: small forms only
+            return None
+        n, d = sp.fraction(sp.together(e))
+        if not d.free_symbols or not (n.is_Add or d.is_Add or any(f.is_Add for f in sp.Mul.make_args(d))):
+            return None
+        n, d = sp.factor(n), sp.factor(d)
+        k = sp.Integer(1)
+        normal = []
+        for f in sp.Mul.make_args(d):  # each sum in the denominator scaled to a constant term of 1
+            c = _leading(f) if f.is_Add else f if f.is_Number else sp.Integer(1)
+            k *= c
+            normal.append(f / c)
+        top = []
+        for f in sp.Mul.make_args(n / k):  # and in the numerator, the number in front
+            c = _leading(f) if f.is_Add else sp.Integer(1)
+            top.append(c)
+            top.append(f / c)
+        n, d = _whole(sp.N(sp.Mul(*top), DIGITS)), _whole(sp.N(sp.Mul(*normal), DIGITS))
+        top = [_factor_tex(f, names) for f in _factors(n)]
+        bottom = [_factor_tex(f, names) for f in _factors(d)]
+        whole = rf"\frac{{{' '.join(top)}}}{{{' '.join(bottom)}}}"
+        if width(whole) <= 16:
+            return (whole,), (width(whole),), n / d
+        pieces = [r"\bigl("] + _pieces(n, names) + [r"\bigr) \big/ \bigl("] + _pieces(d, names) + [r"\bigr)"]
+        merged = [pieces[0] + pieces[1]] + pieces[2:]  # no line starts with an opening bracket alone
+        return tuple(merged), tuple(width(p) + 0.3 for p in merged), n / d
+
+    def _tidy(self, e: sp.Expr) -> sp.Expr:
+        if sp.count_ops(e) > MAX_OPS:
+            return sp.N(e, DIGITS)
+        e = sp.Add(*[sp.factor_terms(t) for t in sp.Add.make_args(e)])
+        e = sp.N(e, DIGITS)
+        if self.x is not None and self.x in e.free_symbols:
+            e = sp.collect(e, self.x)
+        return _whole(e)
+
+    def _hide(self, e: sp.Expr, names: dict) -> sp.Expr:
+        """Each max / min replaced by a symbol whose LaTeX is the max of its tidied arguments."""
+        if isinstance(e, (sp.Max, sp.Min)):
+            if e not in self.hidden:  # one symbol for every place the same max appears
+                self.hidden[e] = self._hide_one(e, names)
+            return self.hidden[e]
+        if not e.args or not any(a.has(sp.Max, sp.Min) for a in e.args):
+            return e
+        return e.func(*[self._hide(a, names) for a in e.args])
+
+    def _hide_one(self, e: sp.Expr, names: dict) -> sp.Expr:
+        args = [self._tidy(self._hide(a, names)) for a in e.args]
+        k = _power_of_ten(args)
+        if k != 1:
+            args = [self._tidy(a / k) for a in args]
+        word = r"\max" if isinstance(e, sp.Max) else r"\min"
+        d = sp.Dummy("m")
+        inner = ", ".join(sp.latex(a, symbol_names=names) for a in args)
+        names[d] = rf"{word}\left({inner}\right)"
+        return k * d if k != 1 else d
+
+
+def _unhide(e: sp.Expr, hidden: dict) -> sp.Expr:
+    """The form with each max / min put back (in the same units), for checking it against the exact form."""
+    out = e
+    for orig, h in reversed(list(hidden.items())):
+        c, d = h.as_coeff_Mul()
+        out = out.xreplace({d: orig / c})
+    return out
+
+
+def _exact(x: float) -> sp.Rational:
+    """A float scale as the exact decimal it was written as (1e-06 -> 1/1000000), so that factoring stays exact."""
+    return sp.Rational(repr(float(x)))
+
+
+def _leading(f: sp.Expr) -> sp.Expr:
+    """The number that scales a sum to a constant term of 1 (or, with none, a largest coefficient of 1)."""
+    consts = [t for t in f.args if not t.free_symbols]
+    c = consts[0] if consts else max((t.as_coeff_Mul()[0] for t in f.args), key=lambda v: abs(float(v)))
+    return c if c != 0 else sp.Integer(1)
+
+
+def _whole(e: sp.Expr) -> sp.Expr:
+    """Floats that are whole numbers written as integers (1.0 -> 1)."""
+    whole = {f: sp.Integer(int(f)) for f in e.atoms(sp.Float) if float(f) == int(f) and abs(float(f)) < 1e6}
+    return e.xreplace(whole) if whole else e
+
+
+def _pieces(e: sp.Expr, names: dict) -> list[str]:
+    """A product as pieces a line may break between: its factors, and the terms of a wide sum in it."""
+    out: list[str] = []
+    for f in _factors(e):
+        tex = _factor_tex(f, names)
+        if not f.is_Add or width(tex) <= 10:
+            out.append(tex)
+            continue
+        for i, t in enumerate(f.as_ordered_terms()):
+            neg = t.could_extract_minus_sign()
+            body = sp.latex(-t if neg else t, symbol_names=names)
+            out.append((r"\bigl(" if i == 0 else "") + ("- " if neg else "+ " if i else "") + body)
+        out[-1] += r"\bigr)"
+    return out
+
+
+def _factor_tex(f: sp.Expr, names: dict) -> str:
+    body = sp.latex(f, symbol_names=names)
+    return rf"\left({body}\right)" if f.is_Add else body
+
+
+def _factors(e: sp.Expr) -> list[sp.Expr]:
+    """A product's factors, its number first; a lone number is one factor."""
+    c, rest = e.as_coeff_Mul()
+    facs = [f for f in sp.Mul.make_args(rest) if f != 1]
+    return ([c] if c != 1 or not facs else []) + facs
+
+
+def _power_of_ten(args) -> sp.Expr:
+    """10^n with n the decade of the smallest coefficient: numbers of one size inside a max."""
+    coeffs = []
+    for a in args:
+        c, _ = a.as_coeff_Mul()
+        if c.is_Number and c != 0:
+            coeffs.append(abs(float(c)))
+    if not coeffs or min(coeffs) <= 0:
+        return sp.Integer(1)
+    n = int(math.floor(math.log10(min(coeffs))))
+    return sp.Integer(10) ** n if abs(n) >= 3 else sp.Integer(1)
+
+
+_COMMAND = re.compile(r"\\([A-Za-z]+)")
+_WIDE = {"max": 2.2, "min": 2.0, "cdot": 0.8, "quad": 1.0, "mathrm": 0.0, "left": 0.0, "right": 0.0, "text": 0.0}
+
+
+def width(tex: str) -> float:
+    """The printed width of math-mode LaTeX, roughly, in em (a character about half an em)."""
+    return _width(tex, 0)[0]
+
+
+def _width(s: str, i: int, scale: float = 1.0) -> tuple[float, int]:
+    w = 0.0
+    while i < len(s):
+        c = s[i]
+        if c == "}":
+            return w, i + 1
+        if c == "{":
+            inner, i = _width(s, i + 1, scale)
+            w += inner
+            continue
+        if c in "_^":
+            i += 1
+            if i < len(s) and s[i] == "{":
+                inner, i = _width(s, i + 1, scale * 0.7)
+                w += inner
+            else:
+                w += 0.5 * scale * 0.7
+                i += 1
+            continue
+        if c == "\\":
+            m = _COMMAND.match(s, i)
+            if m is None:
+                i += 2
+                w += 0.2 * scale
+                continue
+            name = m.group(1)
+            i = m.end()
+            if name == "frac":
+                top, i = _width(s, i + 1, scale)
+                bottom, i = _width(s, i + 1, scale)
+                w += max(top, bottom) + 0.3 * scale
+                continue
+            w += _WIDE.get(name, 0.6) * scale
+            continue
+        w += (0.2 if c == " " else 0.8 if c in "+-=" else 0.5) * scale
+        i += 1
+    return w, i
+
+
+def lines(terms: tuple[str, ...], widths: tuple[float, ...], first: float, rest: float) -> list[str]:
+    """The terms packed into lines: the first at most `first` em wide, the others `rest`."""
+    out: list[list[str]] = [[]]
+    room = first
+    used = 0.0
+    for t, w in zip(terms, widths):
+        if out[-1] and used + w > room:
+            out.append([])
+            room, used = rest, 0.0
+        out[-1].append(t)
+        used += w
+    return [" ".join(line) for line in out]

@@ -1,0 +1,79 @@
+"""The specs, examples and docs that ship inside the package.
+
+The wheel carries `specs/`, `examples/` and `docs/` under `ctdsl/data/`
+(pyproject.toml), so that `ctdsl init` can write a starter spec and `ctdsl docs
+CODE` can print a rule's full text after a plain `pip install ctdsl`. From a
+source checkout (an editable install, the tests) the same folders are read
+from the checkout itself.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+KINDS = ("specs", "examples", "docs")
+
+
+def folder(kind: str) -> Path:
+    """The shipped folder `kind` (specs, examples or docs): inside the package, else the checkout's."""
+    if kind not in KINDS:
+        raise ValueError(f"no shipped folder {kind!r}")
+    inside = PACKAGE / "data" / kind
+    return inside if inside.is_dir() else PACKAGE.parent / kind
+
+
+def flagship() -> Path:
+    return folder("specs") / "llama70b_wan.ct"
+
+
+def examples() -> dict[str, Path]:
+    """Each example spec by its name without `.ct`, in name order."""
+    return {p.stem: p for p in sorted(folder("examples").glob("*.ct"))}
+
+
+def example_files(path: Path) -> list[Path]:
+    """An example and the files it imports by relative path (`import "common/cluster.ct"`), in order."""
+    root = path.parent
+    out, todo = [], [path]
+    while todo:
+        p = todo.pop(0)
+        if p in out:
+            continue
+        out.append(p)
+        for rel in re.findall(r'^\s*import\s+"([^"\n]+)"', p.read_text(encoding="utf-8"), flags=re.M):
+            q = (p.parent / rel).resolve()
+            if q.is_file() and root.resolve() in q.parents:
+                todo.append(q)
+    return out
+
+
+_HEADING = re.compile(r"^(#{1,6}) (\S+)")
+
+
+def doc_section(code: str) -> str | None:
+    """The section of docs/diagnostics.md (a CT code) or docs/lint-rules.md (a CTL rule) about `code`.
+
+    A section runs from its heading (`### CT105 ...`, `## CTL003 ...`) to the next
+    heading of the same or a higher level; lines inside code fences are not headings.
+    """
+    code = code.upper()
+    name = "lint-rules.md" if code.startswith("CTL") else "diagnostics.md"
+    path = folder("docs") / name
+    if not path.is_file():
+        return None
+    out: list[str] = []
+    level = 0
+    fenced = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = None if fenced else _HEADING.match(line)
+        if line.startswith("```"):
+            fenced = not fenced
+        if m and level and len(m.group(1)) <= level:
+            break
+        if m and not level and m.group(2) == code:
+            level = len(m.group(1))
+        if level:
+            out.append(line)
+    return "\n".join(out).rstrip() + "\n" if out else None

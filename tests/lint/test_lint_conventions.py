@@ -1,0 +1,283 @@
+"""ruff's conventions in `ctdsl lint`: --statistics, --exit-zero, --quiet, --fix and
+--diff, stdin, .gitignore, SARIF's helpUri and invocations, [tool.ctdsl] keys.
+
+Every expected output is written out by hand from the spec in the test: which
+rule fires on which line (see docs/lint-rules.md) and what its help says.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from lintkit import ROOT
+from typer.testing import CliRunner
+
+from ctdsl.cli import app
+from ctdsl.diagnostics import Diagnostic, Span
+from ctdsl.lint.fixes import apply_fixes, fix_for
+
+runner = CliRunner()
+
+HEAD = """\
+import std.devices
+import std.links
+import std.models
+model m : llama3_8b { tokens = 4096 }
+device accel : h100 { efficiency = 0.4 }
+switch tor { sum = true }
+dc east { workers = 4; device = accel; link = nvlink4; switch = tor }
+dc west : east {}
+scheme dense { payload = dense; collective = hier_allreduce; steps = 1000 }
+"""
+# line 10: CTL006, the name says 100 GbE = 12.5 GB/s and the bandwidth is 8x that;
+# its help is "write bandwidth = 12.5 GB/s (or 100 Gb/s)": an exact edit
+SLIP = "link eth100g_dci { bandwidth = 100 GB/s; latency = 1 ms }\nwan east <-> west = eth100g_dci\n"
+FIXED_SLIP = "link eth100g_dci { bandwidth = 12.5 GB/s; latency = 1 ms }\nwan east <-> west = eth100g_dci\n"
+# two unused params (CTL001 twice): "remove it, or ..." is a choice, never fixed
+UNUSED = "param spare = 1 ms\nparam other = 2 ms\n"
+# CTL011: a suppression of a rule with no finding on its line; "remove it" is exact
+STALE = "wan east <-> west = eth100g   # ctdsl: ignore[CTL003]\n"
+CLEAN = HEAD + "wan east <-> west = eth100g\n"
+
+
+@pytest.fixture
+def here(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    return tmp_path
+
+
+def lint(*args: str, input: str | None = None):
+    return runner.invoke(app, ["lint", *args], input=input)
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# ---- --statistics, --exit-zero, --quiet ---------------------------------------------------------
+
+
+def test_statistics_counts_each_code_most_frequent_first_and_marks_the_fixable(here):
+    write(here / "s.ct", HEAD + SLIP + UNUSED)
+    r = lint("s.ct", "--statistics")
+    # two CTL001 (spare, other), one CTL006 (fixable: [*])
+    assert r.stdout == "2\tCTL001\tunused-definition\n1\tCTL006\t[*] bit-byte-slip\n"
+    assert r.exit_code == 0  # warnings only, --fail-on error
+    doc = json.loads(lint("s.ct", "--statistics", "-f", "json").stdout)
+    assert doc == [
+        {"code": "CTL001", "count": 2, "fixable": False, "name": "unused-definition"},
+        {"code": "CTL006", "count": 1, "fixable": True, "name": "bit-byte-slip"},
+    ]
+
+
+def test_exit_zero_exits_0_on_findings_but_not_on_an_unreadable_file(here):
+    write(here / "s.ct", HEAD + SLIP + UNUSED)
+    assert lint("s.ct", "--fail-on", "warning").exit_code == 1
+    assert lint("s.ct", "--fail-on", "warning", "--exit-zero").exit_code == 0
+    (here / "bad.ct").write_bytes(b"\xff\n")
+    assert lint("s.ct", "bad.ct", "--exit-zero").exit_code == 2
+
+
+def test_quiet_prints_the_findings_and_no_summary(here):
+    write(here / "s.ct", HEAD + SLIP)
+    loud, quiet = lint("s.ct").stdout, lint("s.ct", "-q").stdout
+    assert loud.rstrip("\n").endswith("Found 1 warning.")
+    assert "Found" not in quiet and "CTL006" in quiet
+    assert loud.startswith(quiet.rstrip("\n"))
+    write(here / "c.ct", CLEAN)
+    assert lint("c.ct").stdout == "All checks passed.\n"
+    assert lint("c.ct", "-q").stdout == ""
+    empty = here / "empty"
+    empty.mkdir()
+    assert "no spec files" in lint("empty").stderr
+    assert lint("empty", "-q").stderr == ""
+
+
+# ---- --fix and --diff -----------------------------------------------------------------------
+
+
+def test_diff_previews_and_fix_applies_only_exact_edits(here):
+    spec = write(here / "s.ct", HEAD + SLIP + UNUSED)
+    r = lint("s.ct", "--diff")
+    assert r.exit_code == 1  # there is something to fix
+    assert r.stdout.splitlines()[:2] == ["--- a/s.ct", "+++ b/s.ct"]
+    assert "-link eth100g_dci { bandwidth = 100 GB/s; latency = 1 ms }" in r.stdout.splitlines()
+    assert "+link eth100g_dci { bandwidth = 12.5 GB/s; latency = 1 ms }" in r.stdout.splitlines()
+    assert spec.read_text(encoding="utf-8") == HEAD + SLIP + UNUSED, "--diff changes nothing"
+    r = lint("s.ct", "--fix", "-f", "concise")
+    # the slip is fixed; the unused params are not (their help is a choice)
+    assert spec.read_text(encoding="utf-8") == HEAD + FIXED_SLIP + UNUSED
+    assert [line.split(": ")[1].split()[0] for line in r.stdout.splitlines()] == ["CTL001", "CTL001"]
+    assert "Fixed 1 finding." in r.stderr
+    assert lint("s.ct", "--diff").exit_code == 0 and lint("s.ct", "--diff").stdout == ""
+
+
+def test_fix_removes_a_stale_suppression(here):
+    spec = write(here / "s.ct", HEAD + STALE)
+    assert "CTL011" in lint("s.ct", "-f", "concise").stdout
+    lint("s.ct", "--fix")
+    assert spec.read_text(encoding="utf-8") == CLEAN
+
+
+@pytest.mark.parametrize(
+    "line, code_at, expected",
+    [
+        # (the source line, the column of the unused code, the line after the fix)
+        ("x = 1   # ctdsl: ignore[CTL003]", 25, "x = 1"),
+        ("x = 1   # ctdsl: ignore[CTL003, CTL006]", 25, "x = 1   # ctdsl: ignore[CTL006]"),
+        ("x = 1   # ctdsl: ignore[CTL003, CTL006]", 33, "x = 1   # ctdsl: ignore[CTL003]"),
+        ("x = 1   # on purpose  # ctdsl: ignore[CTL003]", 39, "x = 1   # on purpose"),
+    ],
+)
+def test_suppression_fix_edits(line, code_at, expected):
+    d = Diagnostic("CTL011", "unused suppression: no X finding on this line", Span("f.ct", 1, code_at, 1, code_at + 6))
+    assert line[code_at - 1 : code_at + 5].startswith("CTL")
+    fix = fix_for(d, line + "\n")
+    assert fix is not None
+    assert apply_fixes(line + "\n", [fix]) == (expected + "\n", 1)
+
+
+def test_help_that_offers_a_choice_is_not_a_fix():
+    d = Diagnostic("CTL001", "param 'x' is defined but never used", Span("f.ct", 1, 7, 1, 8), help="remove it, or name it")
+    assert fix_for(d, "param x = 1\n") is None
+    # "write K = V" whose span is not that field is not applied either
+    d = Diagnostic("CTL006", "m", Span("f.ct", 1, 1, 1, 5), help="write bandwidth = 1 GB/s")
+    assert fix_for(d, "link x { latency = 1 ms }\n") is None
+
+
+# ---- standard input ------------------------------------------------------------------------------
+
+
+def test_stdin_with_a_name_imports_relative_to_it_and_reports_under_it(here):
+    write(here / "sub" / "links.ct", "link mine { bandwidth = 100 GB/s; latency = 1 ms }\n")
+    text = HEAD + 'import "links.ct"\nwan east <-> west = mine\nparam spare = 1 ms\n'
+    r = lint("-", "--stdin-filename", "sub/main.ct", "-f", "concise", input=text)
+    assert r.stdout == "sub/main.ct:12:7: CTL001 param 'spare' is defined but never used\n"
+    r = lint("-", "-f", "concise", input=HEAD + "wan east <-> west = eth100g\nparam spare = 1 ms\n")
+    assert r.stdout == "-:11:7: CTL001 param 'spare' is defined but never used\n"
+
+
+def test_stdin_fix_writes_the_fixed_spec_to_stdout(here):
+    r = lint("-", "--fix", input=HEAD + SLIP)
+    assert r.stdout == HEAD + FIXED_SLIP
+    assert r.exit_code == 0
+
+
+def test_stdin_usage_errors(here):
+    assert lint("-", "x.ct", input="").exit_code == 2
+    r = lint("x.ct", "--stdin-filename", "y.ct")
+    assert r.exit_code == 2 and "give - as the path" in r.stderr
+
+
+# ---- .gitignore -------------------------------------------------------------------------------
+
+
+def test_directory_walks_respect_gitignore(here):
+    (here / ".git").mkdir()  # a repository's root
+    write(here / ".gitignore", "# scratch\nbuild-out/\n*.tmp.ct\n!keep.tmp.ct\n")
+    write(here / "specs" / ".gitignore", "/old.ct\n")
+    for rel in ["specs/a.ct", "specs/old.ct", "specs/deep/old.ct", "specs/x.tmp.ct", "specs/keep.tmp.ct", "build-out/b.ct"]:
+        write(here / rel, CLEAN)
+    r = lint(".", "-f", "json")
+    # build-out/ is a folder ignored; *.tmp.ct except keep.tmp.ct; /old.ct anchored to specs/
+    # (a folder's files come before its subfolders')
+    assert json.loads(r.stdout)["files"] == ["specs/a.ct", "specs/keep.tmp.ct", "specs/deep/old.ct"]
+    r = lint(".", "-f", "json", "--no-respect-gitignore")
+    assert json.loads(r.stdout)["files"] == [
+        "build-out/b.ct",
+        "specs/a.ct",
+        "specs/keep.tmp.ct",
+        "specs/old.ct",
+        "specs/x.tmp.ct",
+        "specs/deep/old.ct",
+    ]
+    # a file named on the command line is linted even if ignored
+    assert json.loads(lint("specs/old.ct", "-f", "json").stdout)["files"] == ["specs/old.ct"]
+
+
+# ---- SARIF -------------------------------------------------------------------------------
+
+
+def _anchors(page: str) -> set[str]:
+    """GitHub's anchors of a page's headings: lower case, spaces to hyphens."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    return {re.sub(r"[^a-z0-9 _-]", "", h.strip().lower()).replace(" ", "-") for h in re.findall(r"^#+ (.*)$", text, re.M)}
+
+
+def test_sarif_rules_have_a_help_uri_that_names_their_section(here):
+    write(here / "s.ct", HEAD + SLIP)
+    write(here / "broken.ct", "param x = \n")
+    doc = json.loads(lint("s.ct", "broken.ct", "-f", "sarif").stdout)
+    rules = doc["runs"][0]["tool"]["driver"]["rules"]
+    lint_anchors, check_anchors = _anchors("docs/lint-rules.md"), _anchors("docs/diagnostics.md")
+    for r in rules:
+        page, anchor = r["helpUri"].split("#")
+        assert anchor in (lint_anchors if page == "docs/lint-rules.md" else check_anchors), r["helpUri"]
+    by_id = {r["id"]: r["helpUri"] for r in rules}
+    assert by_id["CTL006"] == "docs/lint-rules.md#ctl006-bit-byte-slip"
+    assert any(u.startswith("docs/diagnostics.md#ct0") for u in by_id.values())  # the syntax error
+
+
+def test_sarif_invocation_has_the_exit_state(here):
+    write(here / "s.ct", HEAD + SLIP)
+    inv = json.loads(lint("s.ct", "-f", "sarif").stdout)["runs"][0]["invocations"]
+    assert inv == [{"executionSuccessful": True, "exitCode": 0}]
+    inv = json.loads(lint("s.ct", "-f", "sarif", "--fail-on", "warning").stdout)["runs"][0]["invocations"]
+    assert inv == [{"executionSuccessful": True, "exitCode": 1}]
+
+
+def test_an_unreadable_file_is_a_notification_and_a_result_never_an_empty_run(here):
+    (here / "bad.ct").write_bytes(b"ab\xff\n")
+    r = lint("bad.ct", "-f", "sarif")
+    assert r.exit_code == 2
+    run = json.loads(r.stdout)["runs"][0]
+    assert [x["ruleId"] for x in run["results"]] == ["CT001"]
+    (inv,) = run["invocations"]
+    assert inv["executionSuccessful"] is False and inv["exitCode"] == 2
+    (note,) = inv["toolExecutionNotifications"]
+    assert note["level"] == "error"
+    assert note["message"]["text"].splitlines()[0] == "bad.ct is not UTF-8 text (byte 2)"  # bytes a, b, then 0xff
+    assert note["associatedRule"]["id"] == "CT001"
+    assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad.ct"
+
+
+# ---- [tool.ctdsl] ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "toml, says",
+    [
+        ('[tool.ctdsl]\nselect = ["CTL001"]\n', "unknown key 'select' (did you mean [tool.ctdsl.lint] select = ...?)"),
+        ("[tool.ctdsl.check]\nstrict = true\n", "unknown key 'check'"),
+        ("[tool.ctdsl.lint]\nrespect-gitignore = 1\n", "respect-gitignore must be true or false"),
+    ],
+)
+def test_tool_ctdsl_keys_outside_lint_are_diagnosed(here, toml, says):
+    write(here / "pyproject.toml", toml)
+    write(here / "c.ct", CLEAN)
+    r = lint("c.ct")
+    assert r.exit_code == 2, r.stdout
+    assert says in r.stderr
+
+
+def test_respect_gitignore_can_be_set_in_pyproject(here):
+    (here / ".git").mkdir()
+    write(here / ".gitignore", "ignored.ct\n")
+    write(here / "ignored.ct", CLEAN)
+    assert json.loads(lint(".", "-f", "json").stdout)["files"] == []
+    write(here / "pyproject.toml", "[tool.ctdsl.lint]\nrespect-gitignore = false\n")
+    assert json.loads(lint(".", "-f", "json").stdout)["files"] == ["ignored.ct"]
+
+
+def test_fix_writes_through_a_symbolic_link(here):
+    real = write(here / "real" / "s.ct", HEAD + SLIP)
+    (here / "s.ct").symlink_to(real)
+    lint("s.ct", "--fix")
+    assert (here / "s.ct").is_symlink(), "the link is kept"
+    assert real.read_text(encoding="utf-8") == HEAD + FIXED_SLIP

@@ -1,0 +1,125 @@
+"""A real LSP client for `ctdsl lsp`: pygls's LanguageClient over the server's stdio.
+
+`Session` starts the server in a subprocess (the console script's entry point,
+`ctdsl.cli:main`, under this Python), initialises it, and gives blocking helpers
+around the asynchronous client: open and change a document, wait for its next
+diagnostics, hover, complete, go to definition. Every wait has a time-out, so a
+broken server fails the test instead of hanging it. Used by tests/test_lsp.py
+and bench/bench_lsp.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+from lsprotocol import types as T
+from pygls.lsp.client import LanguageClient
+
+SERVER = [sys.executable, "-c", "import sys; from ctdsl.cli import main; sys.argv = ['ctdsl', 'lsp']; main()"]
+WAIT = 60.0  # seconds: generous for a loaded CI machine; a healthy server answers in well under one
+
+
+class Session:
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.client = LanguageClient("ctdsl-tests", "1")
+        self.published: asyncio.Queue = asyncio.Queue()
+        self.received_at: list[float] = []
+        self.versions: dict[str, int] = {}
+
+        @self.client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def _diagnostics(params: T.PublishDiagnosticsParams) -> None:
+            self.received_at.append(time.perf_counter())
+            self.published.put_nowait(params)
+
+        self.run(self.client.start_io(*SERVER))
+        caps = T.ClientCapabilities(
+            text_document=T.TextDocumentClientCapabilities(hover=T.HoverClientCapabilities(content_format=[T.MarkupKind.Markdown]))
+        )
+        self.initialize = self.run(self.client.initialize_async(T.InitializeParams(capabilities=caps)))
+        self.client.initialized(T.InitializedParams())
+
+    def run(self, coro):
+        return self.loop.run_until_complete(asyncio.wait_for(coro, WAIT))
+
+    # ---- documents ------------------------------------------------------------------
+
+    def open(self, path: Path, text: str | None = None) -> str:
+        uri = path.absolute().as_uri()
+        self.versions[uri] = 1
+        text = path.read_text(encoding="utf-8") if text is None else text
+        self.client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=T.TextDocumentItem(uri=uri, language_id="ct", version=1, text=text)))
+        return uri
+
+    def change(self, uri: str, text: str) -> None:
+        """Replace the whole text (a full-document change event)."""
+        self.versions[uri] += 1
+        self.client.text_document_did_change(
+            T.DidChangeTextDocumentParams(
+                T.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+                [T.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    def edit(self, uri: str, line: int, start: int, end: int, text: str) -> None:
+        """An incremental change: replace characters start..end of 0-based `line`."""
+        self.versions[uri] += 1
+        rng = T.Range(T.Position(line, start), T.Position(line, end))
+        self.client.text_document_did_change(
+            T.DidChangeTextDocumentParams(
+                T.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+                [T.TextDocumentContentChangePartial(range=rng, text=text)],
+            )
+        )
+
+    def diagnostics(self, uri: str) -> list[T.Diagnostic]:
+        """The next diagnostics published for `uri`."""
+
+        async def wait():
+            while True:
+                p = await self.published.get()
+                if p.uri == uri:
+                    return list(p.diagnostics)
+
+        return self.run(wait())
+
+    # ---- requests -------------------------------------------------------------------
+
+    def hover(self, uri: str, line: int, char: int) -> str | None:
+        h = self.run(self.client.text_document_hover_async(T.HoverParams(text_document=T.TextDocumentIdentifier(uri), position=T.Position(line, char))))
+        return h.contents.value if h is not None else None
+
+    def complete(self, uri: str, line: int, char: int) -> list[T.CompletionItem]:
+        r = self.run(self.client.text_document_completion_async(T.CompletionParams(text_document=T.TextDocumentIdentifier(uri), position=T.Position(line, char))))
+        return list(r.items if isinstance(r, T.CompletionList) else r or [])
+
+    def definition(self, uri: str, line: int, char: int):
+        return self.run(self.client.text_document_definition_async(T.DefinitionParams(text_document=T.TextDocumentIdentifier(uri), position=T.Position(line, char))))
+
+    def references(self, uri: str, line: int, char: int) -> list[T.Location]:
+        params = T.ReferenceParams(
+            text_document=T.TextDocumentIdentifier(uri), position=T.Position(line, char), context=T.ReferenceContext(include_declaration=True)
+        )
+        return list(self.run(self.client.text_document_references_async(params)) or [])
+
+    def symbols(self, uri: str):
+        return self.run(self.client.text_document_document_symbol_async(T.DocumentSymbolParams(text_document=T.TextDocumentIdentifier(uri))))
+
+    def tokens(self, uri: str) -> list[int]:
+        r = self.run(self.client.text_document_semantic_tokens_full_async(T.SemanticTokensParams(text_document=T.TextDocumentIdentifier(uri))))
+        return list(r.data)
+
+    def code_actions(self, uri: str, rng: T.Range, diags: list[T.Diagnostic]) -> list[T.CodeAction]:
+        params = T.CodeActionParams(text_document=T.TextDocumentIdentifier(uri), range=rng, context=T.CodeActionContext(diagnostics=diags))
+        return list(self.run(self.client.text_document_code_action_async(params)) or [])
+
+    def close(self) -> None:
+        try:
+            self.run(self.client.shutdown_async(None))
+            self.client.exit(None)
+            self.run(self.client.stop())
+        finally:
+            self.loop.close()

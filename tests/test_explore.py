@@ -1,0 +1,152 @@
+"""`ctdsl explore` without a browser: the JavaScript printer, the embedding, the page, the command.
+
+The printer's expected strings are written out by hand from the rules in
+ctdsl/report/explore/jsprint.py (full-precision numbers, exact p/q divisions,
+the tolerant ceiling, params as a0, a1, ...). What the page computes is checked
+in a real browser against the solver (tests/test_explore_browser.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sympy as sp
+from typer.testing import CliRunner
+
+import ctdsl
+from ctdsl.cli import app
+from ctdsl.report.explore.jsprint import Unprintable, js_function, js_functions
+from ctdsl.report.explore.page import script_json
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGSHIP = ROOT / "specs" / "llama70b_wan.ct"
+runner = CliRunner()
+
+
+def body(code: str) -> list[str]:
+    return code.splitlines()[1:-1]
+
+
+def test_printer_numbers_to_full_precision():
+    x = sp.Symbol("wan_bw", positive=True)
+    code = js_function("f", (x,), [sp.Float(0.1) * x, sp.Rational(1, 3) * x, sp.Integer(2**60 + 1), sp.Float(1 / 3), sp.Rational(10**400, 3)])
+    assert body(code) == [
+        "  const a0 = a[0];",
+        "  out[0] = 0.1*a0;",
+        "  out[1] = ((1/3))*a0;",  # an exact p/q as a division: JavaScript rounds it as Python does
+        "  out[2] = 1.152921504606847e+18;",  # 2^60 + 1 has no double; the nearest is 2^60 = 1152921504606846976
+        "  out[3] = 0.3333333333333333;",  # repr of the double nearest 1/3: 16 digits
+        "  out[4] = Infinity;",  # 10^400 / 3 is beyond the largest double, as numpy's float would make it
+    ]
+
+
+def test_printer_regimes_exact_and_the_tolerant_ceiling():
+    b, f = sp.symbols("b f", positive=True)
+    code = js_function("f", (b, f), [sp.Max(2 / b, 3 / f), sp.Min(b, 10), sp.ceiling(b / 4), sp.Piecewise((b, b < 1), (f, True)), None])
+    assert body(code) == [
+        "  const a0 = a[0], a1 = a[1];",
+        "  out[0] = Math.max(2/a0, 3/a1);",
+        "  out[1] = Math.min(10, a0);",
+        "  out[2] = ceilTol(((1/4))*a0);",
+        "  out[3] = ((a0 < 1) ? (a0) : (a1));",
+        "  out[4] = NaN;",
+    ]
+
+
+def test_common_subexpressions_are_computed_once_per_function():
+    b = sp.Symbol("b", positive=True)
+    shared = sp.Max(1, 5 / b)
+    code = js_functions((b,), {"one": [shared + 2, 3 * shared], "two": [b + 1]})
+    one, two = code.split("\n}\n")
+    assert one.count("Math.max") == 1 and "const t0 = Math.max(1, 5/a0);" in one
+    assert "Math.max" not in two  # a function computes only the temporaries its outputs use
+
+
+def test_spec_names_never_become_identifiers():
+    names = ["alert", "constructor", "__proto__", "t0"]
+    syms = tuple(sp.Symbol(n, positive=True) for n in names)
+    code = js_function("f", syms, [sum(s * (k + 2) for k, s in enumerate(syms))])
+    for n in names[:3]:
+        assert n not in code
+    assert "a3" in code  # the param called t0 prints as a3, never as a temporary
+
+
+def test_a_symbol_that_is_not_a_param_is_refused():
+    b, c = sp.symbols("b c", positive=True)
+    with pytest.raises(Unprintable):
+        js_function("f", (b,), [b + c])
+    with pytest.raises(Unprintable):
+        js_function("f", (b,), [sp.Piecewise((b, b < 1))])  # no otherwise branch: undefined somewhere
+
+
+def test_script_json_cannot_close_the_script():
+    data = {"label": "</script><script>alert(1)</script><!-- & -->"}
+    text = script_json(data)
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == data
+
+
+HOSTILE = "</script><script>alert(1)</script><!--"
+
+
+def hostile_spec(tmp_path: Path) -> Path:
+    text = (ROOT / "examples" / "14_breakeven.ct").read_text(encoding="utf-8")
+    text = text.replace("scheme band {\n", 'scheme band {\n  label = "' + HOSTILE + '"\n')
+    path = tmp_path / "hostile.ct"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_spec_text_is_encoded_in_the_page(tmp_path):
+    html = ctdsl.load(hostile_spec(tmp_path)).explore()
+    assert html.count("<script") == 2  # the data and the page's own script, nothing more
+    assert html.count("</script>") == 2
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;!--" in html  # the equations' heading
+    data = re.search(r'<script type="application/json" id="ct-data">(.*?)</script>', html, re.S).group(1)
+    label = json.loads(data)["schemes"][1]["label"]
+    assert label == "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;!--"  # encoded once, for innerHTML
+
+
+def test_flagship_page_is_small_self_contained_and_offline():
+    html = ctdsl.load(FLAGSHIP).explore()
+    assert len(html.encode("utf-8")) < 1_500_000
+    assert "default-src 'none'" in html  # the page's policy forbids loading anything
+    assert not re.search(r"https?://", html)
+    assert not re.search(r"\s(src|href)=", html)
+    assert "@" not in re.sub(r"@media", "", html)  # every template marker was filled
+
+
+def _page_data(html: str) -> dict:
+    return json.loads(re.search(r'id="ct-data">(.*?)</script>', html, re.S).group(1))
+
+
+def test_cli_writes_the_page_and_set_is_the_start(tmp_path):
+    out = tmp_path / "e.html"
+    r = runner.invoke(app, ["explore", str(FLAGSHIP), "-o", str(out), "--set", "wan_bw=25 GB/s", "--set", "eff=0.5"])
+    assert r.exit_code == 0, r.output
+    starts = {p["name"]: p["start"] for p in _page_data(out.read_text(encoding="utf-8"))["params"]}
+    assert starts == {"wan_bw": 25e9, "budget": 50e9, "eff": 0.5, "wan_load": 0.0}
+
+
+def test_cli_exit_codes(tmp_path):
+    assert runner.invoke(app, ["explore", str(tmp_path / "missing.ct")]).exit_code == 2
+    bad = tmp_path / "bad.ct"
+    bad.write_text("param x = 1 GB/s\nscheme s { payload = nonsense }\n", encoding="utf-8")
+    assert runner.invoke(app, ["explore", str(bad)]).exit_code == 1
+    assert runner.invoke(app, ["explore", str(FLAGSHIP), "-o", str(tmp_path / "no" / "dir" / "e.html")]).exit_code == 2
+
+
+def test_same_page_under_any_hash_seed(tmp_path):
+    outs = []
+    for seed in ("0", "12345"):
+        out = tmp_path / f"e{seed}.html"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run([sys.executable, "-c", "from ctdsl.cli import main; main()", "explore", str(FLAGSHIP), "-o", str(out)], check=True, env=env)
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]

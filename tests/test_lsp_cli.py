@@ -1,0 +1,19 @@
+"""`ctdsl lsp` on the command line: without its extra it says what to install (exit 2)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_without_pygls_it_says_what_to_install():
+    code = "import sys; sys.modules['pygls'] = None; sys.argv = ['ctdsl', 'lsp']; from ctdsl.cli import main; main()"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert r.returncode == 2
+    assert r.stderr == "error: ctdsl lsp needs pygls and lsprotocol (pygls is missing): pip install 'ctdsl[lsp]'\n"
+
+
+def test_help():
+    code = "import sys; sys.argv = ['ctdsl', 'lsp', '--help']; from ctdsl.cli import main; main()"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "language server" in r.stdout
