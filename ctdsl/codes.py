@@ -51,6 +51,8 @@ _TABLE = [
     Code("CT111", "bad-reference", "a dotted reference to a field or stage that does not exist or is not set"),
     Code("CT112", "wrong-argument-count", "a function called with too few or too many arguments"),
     Code("CT113", "field-not-applicable", "a field that does not apply given another field: a scheme's payload, a dc's jitter_kind"),
+    Code("CT114", "not-a-dc", "a stage of a variant that does not name a data centre of the sites"),
+    Code("CT115", "cannot-remove", "none given to a field that cannot be removed (a dc's device, link or switch), or outside a variant"),
     # units and dimensions
     Code("CT201", "dimension-mismatch", "quantities of different dimensions added, subtracted or compared by min or max"),
     Code("CT202", "wrong-dimension", "a field or --set value whose dimension is not the one it takes"),
@@ -87,6 +89,8 @@ _TABLE = [
     Code("CT413", "wan-self-loop", "a WAN link from a dc to itself"),
     Code("CT414", "duplicate-wan", "the same direction of a WAN link declared twice"),
     Code("CT415", "self-breakeven", "a break-even of a scheme against itself"),
+    Code("CT416", "unknown-wan-connection", "a variant that replaces the link of a WAN connection the sites do not have"),
+    Code("CT417", "wan-outside-variant", "a WAN statement inside a block other than a variant, or inside a stage"),
     # imports
     Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),
     Code("CT502", "import-outside", "an import that leaves the importing file's directory, or one from a library file"),
@@ -105,6 +109,7 @@ _TABLE = [
     Code("CT620", "inheritance-too-deep", "a block whose chain of bases is longer than the limit"),
     Code("CT621", "too-many-statements", "more params, blocks, WANs and break-evens than the limit, imports included"),
     Code("CT622", "references-too-deep", "a field reached through a longer chain of field references than the limit"),
+    Code("CT623", "too-many-variants", "more variants of the sites than the limit: each is checked and gets a graph of its own"),
     # solving
     Code("CT701", "too-many-regimes", "a break-even whose times split into more max/min regimes than the solver enumerates"),
     Code("CT702", "breakeven-not-evaluable", "a break-even whose times cannot be computed at an end of the param's range"),

@@ -19,6 +19,7 @@ MAX_LOAD_BYTES = 256 * 1024  # bytes of all the files one spec reads, the root i
 MAX_WORKERS_PER_DC = 1024  # workers in one dc
 MAX_WORKERS = 4096  # workers in all dcs together
 MAX_DCS = 64  # data centres
+MAX_VARIANTS = 16  # variants of the sites, each with a graph of its own (CT623)
 MAX_SWEEP_POINTS = 100_000  # points of one param's sweep
 MAX_GRID_POINTS = 1_000_000  # points of `ctdsl sweep`'s default grid, the product of every declared sweep (CT607)
 MAX_SIM_STEPS = 100_000  # steps (or warm-up steps) of one simulated run, and a scheme's period when simulated (CT608)

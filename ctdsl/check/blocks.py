@@ -21,6 +21,7 @@ from ctdsl.model import expr as E
 from ctdsl.syntax import ast
 
 FieldKey = tuple[str, "str | None", str]  # block, stage, field
+NONE = "none"  # the checked value of `pluggable = none` in a variant: no module
 
 
 class BlockChecker:
@@ -49,7 +50,7 @@ class BlockChecker:
             typed = self.reader.read_quantity(block, stage, key, None)
             return typed.expr if typed else None
         if spec.type == "ref":
-            return self._refs.get((block.name, key))
+            return self._refs.get((block.name, stage, key))
         return self._values.get((block.name, stage, key))
 
     # ---- checking every field ------------------------------------------------------
@@ -77,9 +78,48 @@ class BlockChecker:
                 continue
             self._field(block, None, key, spec)
         for stage_name, stage in block.stages.items():
-            self._stage(block, stage_name, stage)
+            if kind == "variant":
+                self._variant_stage(block, stage_name, stage)
+            else:
+                self._stage(block, stage_name, stage)
         for extra in block.extra_stages:
             self.sink.error("CT104", f"stage '{extra.name.text}' cannot nest inside another stage", extra.span)
+        stray = block.stray_wans + ([] if kind == "variant" else list(dict.fromkeys(block.wans.values())))
+        for wan in stray:
+            self.sink.error(
+                "CT417",
+                f"a WAN statement cannot stand inside {'a stage' if kind == 'variant' else f'a {kind}'}",
+                wan.span,
+                help="write it on its own line at the top level, or in a variant to replace that WAN's link",
+            )
+
+    def _variant_stage(self, block: MergedBlock, stage_name: str, stage) -> None:
+        """A variant's stage: the fields of one dc, each typed as the variant's fields are."""
+        d = self.ns.defs.get(stage_name)
+        if d is None or d.kind != "dc":
+            self.sink.error(
+                "CT114",
+                f"a variant's stage '{stage_name}' is not a dc" + ("" if d is None else f" but a {d.kind}"),
+                stage.span,
+                label="not a dc",
+                secondary=(Label(d.span, f"{d.kind} defined here"),) if d is not None else (),
+                help=did_you_mean(stage_name, self.ns.names_of("dc"))
+                or f"a variant's stages name its dcs: {', '.join(self.ns.names_of('dc')) or 'none defined'}",
+            )
+            return
+        table = S.KINDS["variant"]
+        for key, node in stage.fields.items():
+            spec = table.get(key)
+            if spec is None:
+                self.sink.error(
+                    "CT104",
+                    f"variant '{block.name}' cannot change '{key}' of dc '{stage_name}'",
+                    node.key.span,
+                    label="not a field a variant changes",
+                    help=did_you_mean(key, table) or f"a variant changes: {', '.join(table)}",
+                )
+                continue
+            self._field(block, stage_name, key, spec)
 
     def _stage(self, block: MergedBlock, stage_name: str, stage) -> None:
         kind = block.kind
@@ -122,7 +162,7 @@ class BlockChecker:
                 self.reader.check_bounds(block, stage, key, typed, spec)
             return
         if spec.type == "ref":
-            self._ref(block, key, spec, value)
+            self._ref(block, stage, key, spec, value)
             return
         if spec.type == "string":
             result: object = self._string(key, spec, value)
@@ -183,8 +223,8 @@ class BlockChecker:
             return None
         return spec.choices[spec.choices.index(word)]
 
-    def _ref(self, block: MergedBlock, key: str, spec: S.FieldSpec, value: ast.Value) -> str | None:
-        cache = (block.name, key)
+    def _ref(self, block: MergedBlock, stage: str | None, key: str, spec: S.FieldSpec, value: ast.Value) -> str | None:
+        cache = (block.name, stage, key)
         if cache in self._refs:
             return self._refs[cache]
         word = _word(value)
@@ -199,12 +239,28 @@ class BlockChecker:
             )
         elif word == "gpu" and "gpu" in kinds:
             result = "gpu"
+        elif word == "none":
+            result = self._none(block, key, value)
         elif word in self.ns.refused:
             pass  # its definition was refused as a built-in name: reported there, once
         else:
             result = self._named(key, kinds, word, value)
         self._refs[cache] = result
         return result
+
+    def _none(self, block: MergedBlock, key: str, value: ast.Value) -> str | None:
+        """`none` removes an optional ref in a variant (`pluggable = none`): NONE, or None reported."""
+        dc = S.KINDS["dc"].get(key)
+        if block.kind == "variant" and dc is not None and not dc.required:
+            return NONE
+        where = f"a dc needs its {key}" if block.kind == "variant" else "none removes a field only in a variant"
+        self.sink.error(
+            "CT115",
+            f"'{key}' cannot be none: {where}",
+            value.span,
+            help="give another definition instead" if block.kind == "variant" else f"name a definition: {key} = NAME",
+        )
+        return None
 
     def _named(self, key: str, kinds: tuple[str, ...], word: str, value: ast.Value) -> str | None:
         """`word` if it names a definition of one of `kinds`; else None, reported."""

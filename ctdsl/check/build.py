@@ -258,6 +258,9 @@ class Builder:
             )
         return self._get(b, "jitter"), kind, sigma
 
+    def _variant(self, b: MergedBlock) -> None:
+        """Resolved once the declared sites are checked (`variants.py`)."""
+
     # ---- schemes and the simulation ---------------------------------------------------
 
     def _scheme(self, b: MergedBlock) -> None:
@@ -306,6 +309,7 @@ class Builder:
             cost=cost if cost is not None else E.num(S.DEFAULT_COST[payload]),
             overhead=g("overhead"),
             model=model,
+            sites=g("sites"),
             label=g("label"),
             transform_charge=g("transform_charge"),
         )

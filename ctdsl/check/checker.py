@@ -10,6 +10,8 @@ It runs in passes and never stops at the first problem:
 4. build the typed definitions, each once, from the checked values (`build.py`);
 5. check that what is used is complete, the topology, and where each scheme's
    work runs; build the graph (`topology.py`, `complete.py`, `placement.py`);
+   then the same for each variant of the sites, resolved against the declared
+   dcs and WAN links, with a graph of its own (`variants.py`);
 6. the statements that tie definitions together: break-evens and the baseline.
 
 The passes fill a `Draft`; only when no error was found is it frozen into the

@@ -36,6 +36,7 @@ class Draft:
     breakevens: list[M.Breakeven] = field(default_factory=list)
     baseline: str | None = None
     simulation: M.Simulation | None = None
+    variants: dict[str, M.Sites] = field(default_factory=dict)
 
     def defaults(self) -> dict[str, float]:
         return {p.name: p.default for p in self.params.values()}
@@ -68,4 +69,5 @@ class Draft:
             baseline=self.baseline,
             simulation=self.simulation,
             topology=topology,
+            variants=self.variants,
         )

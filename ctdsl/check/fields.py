@@ -28,6 +28,8 @@ BUILTIN_VALUES = {"gpu", "true", "false"}
 
 
 def field_spec(kind: str, stage: str | None, key: str) -> S.FieldSpec | None:
+    if kind == "variant":  # a variant's stages are dcs: each takes the variant's fields
+        return S.KINDS["variant"].get(key)
     table = S.STAGES.get(stage, {}) if stage else S.KINDS.get(kind, {})
     return table.get(key)
 

@@ -43,6 +43,8 @@ class MergedBlock:
     fields: dict[str, ast.Field] = field(default_factory=dict)
     stages: dict[str, MergedStage] = field(default_factory=dict)
     extra_stages: list[ast.Stage] = field(default_factory=list)  # nested deeper than allowed
+    wans: dict[tuple[str, str], ast.Wan] = field(default_factory=dict)  # a variant's WAN links, by direction
+    stray_wans: list[ast.Wan] = field(default_factory=list)  # WAN statements where none belongs (in a stage)
 
     @property
     def kind(self) -> str:
@@ -92,7 +94,7 @@ class Namespace:
                     self.baselines.append(stmt)
 
     def _define(self, d: Definition) -> None:
-        if d.name in ("gpu", "true", "false"):
+        if d.name in ("gpu", "true", "false", "none"):
             self.refused.add(d.name)
             self.sink.error(
                 "CT103",
@@ -196,6 +198,7 @@ class Namespace:
                     return self._too_deep_at(name, block)
                 self._depth[name] = depth
                 result.fields = dict(base.fields)
+                result.wans = dict(base.wans)
                 result.stages = {
                     k: MergedStage(v.name, v.span, dict(v.fields)) for k, v in base.stages.items()
                 }
@@ -218,8 +221,11 @@ class Namespace:
         """The block's own fields and stages, over its base's; each may be written once."""
         own_fields: dict[str, ast.Field] = {}
         own_stages: dict[str, ast.Stage] = {}
+        own_wans: dict[tuple[str, str], ast.Wan] = {}
         for item in block.items:
-            if isinstance(item, ast.Field):
+            if isinstance(item, ast.Wan):
+                self._merge_wan(item, own_wans, result)
+            elif isinstance(item, ast.Field):
                 prev = own_fields.get(item.key.text)
                 if prev is not None:
                     self._duplicate_field(item, prev, name)
@@ -244,12 +250,31 @@ class Namespace:
                     if isinstance(sub, ast.Stage):
                         result.extra_stages.append(sub)
                         continue
+                    if isinstance(sub, ast.Wan):
+                        result.stray_wans.append(sub)
+                        continue
                     if sub.key.text in seen:
                         self._duplicate_field(sub, seen[sub.key.text], f"{name}.{item.name.text}")
                         continue
                     seen[sub.key.text] = sub
                     stage.fields[sub.key.text] = sub
                 result.stages[item.name.text] = stage
+
+    def _merge_wan(self, item: ast.Wan, own: dict[tuple[str, str], ast.Wan], result: MergedBlock) -> None:
+        """A WAN statement in a block (a variant's), each direction once, over its base's."""
+        dirs = [(item.a.text, item.b.text)] + ([(item.b.text, item.a.text)] if item.both else [])
+        for d in dirs:
+            if d in own:
+                self.sink.error(
+                    "CT414",
+                    f"the WAN from '{d[0]}' to '{d[1]}' is set twice in '{result.name}'",
+                    item.span,
+                    secondary=(Label(own[d].span, "first set here"),),
+                    help="set each direction once; '<->' sets both",
+                )
+                continue
+            own[d] = item
+            result.wans[d] = item
 
     def _duplicate_field(self, item: ast.Field, prev: ast.Field, where: str) -> None:
         self.sink.error(

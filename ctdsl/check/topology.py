@@ -17,6 +17,7 @@ from ctdsl.check.complete import Completeness
 from ctdsl.check.draft import Draft
 from ctdsl.check.names import Namespace
 from ctdsl.check.placement import PlacementCheck
+from ctdsl.check.variants import VariantCheck
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
 from ctdsl.model import entities as M
 from ctdsl.model import graph as G
@@ -52,7 +53,7 @@ class _TopologyCheck:
 
     def run(self) -> Topology | None:
         spec = self.spec
-        self._sizes()
+        self._sizes(spec, self.sink)
         for dc in spec.dcs.values():
             self.complete.dc(dc)
         self._wans()
@@ -62,17 +63,48 @@ class _TopologyCheck:
                 self.complete.scheme(block)
         placement = PlacementCheck(spec, self.sink)
         for scheme in spec.schemes.values():
-            placement.scheme(scheme)
+            if scheme.sites is None:  # a scheme on a variant is placed on its variant's sites
+                placement.scheme(scheme)
+        variants = self._variants()
         if self.sink.has_errors:
             return None
         topology = G.build_graph(spec)
         self._connected(topology)
+        # a variant keeps the dcs and the WAN connections (it only replaces their links), so every
+        # dc reaches every other on it as on the declared sites: its graph needs no second search
+        for name, tables in variants.items():
+            graph = G.build_graph(tables)
+            spec.variants[name] = M.Sites(name, tables.dcs, tuple(tables.wans), graph, self.ns.defs[name].span)
         return topology
+
+    def _variants(self) -> dict:
+        """Each variant resolved and checked (`variants.py`): name -> its dcs and WAN links."""
+        check = VariantCheck(self.spec, self.ns, self.sink, self.complete.blocks)
+        out: dict = {}
+        names = self.ns.names_of("variant")
+        if len(names) > limits.MAX_VARIANTS:
+            extra = self.ns.defs[names[limits.MAX_VARIANTS]]
+            self.sink.error(
+                "CT623",
+                f"the spec has {len(names)} variants of the sites; at most {limits.MAX_VARIANTS} are checked",
+                extra.span,
+                label=f"variant number {limits.MAX_VARIANTS + 1}",
+                help="split the study into several specs, or share hardware between schemes",
+            )
+            return out
+        for name in names:
+            tables = check.resolve(name)
+            if tables is None:
+                continue
+            on = [s for s in self.spec.schemes.values() if s.sites == name]
+            sink = check.check(name, tables, self.complete, on)
+            self._sizes(tables, sink)
+            out[name] = tables
+        return out
 
     # ---- sizes ------------------------------------------------------------------
 
-    def _sizes(self) -> None:
-        spec = self.spec
+    def _sizes(self, spec, sink) -> None:
         total = 0
         over = None  # the dc that takes the total over the limit
         for dc in spec.dcs.values():
@@ -80,14 +112,14 @@ class _TopologyCheck:
             if total > limits.MAX_WORKERS and over is None:
                 over = dc
             if dc.workers > limits.MAX_WORKERS_PER_DC:
-                self.sink.error(
+                sink.error(
                     "CT606",
                     f"dc '{dc.name}' has {dc.workers} workers; at most {limits.MAX_WORKERS_PER_DC} are modelled",
                     dc.spans.get("workers", dc.span),
                     help="model a representative slice: costs per worker do not change with copies",
                 )
         if over is not None:
-            self.sink.error(
+            sink.error(
                 "CT606",
                 f"the topology has {total} workers; at most {limits.MAX_WORKERS} are modelled",
                 over.span,
@@ -96,7 +128,7 @@ class _TopologyCheck:
             )
         if len(spec.dcs) > limits.MAX_DCS:
             extra = list(spec.dcs.values())[limits.MAX_DCS]
-            self.sink.error(
+            sink.error(
                 "CT606",
                 f"the topology has {len(spec.dcs)} dcs; at most {limits.MAX_DCS} are modelled",
                 extra.span,

@@ -86,6 +86,7 @@ def graph(
         GraphFormat.json, "--format", "-f", help="json (node-link), dot, or a drawing: svg, png, pdf (needs -o)."
     ),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to this file (a drawing must go to one)."),
+    variant: Optional[str] = typer.Option(None, "--variant", help="The graph of this variant of the sites (default: as declared).", metavar="NAME"),
 ) -> None:
     """Print the topology graph: workers, modules and switches, links as edges.
 
@@ -97,16 +98,23 @@ def graph(
       ctdsl graph specs/llama70b_wan.ct
       ctdsl graph specs/llama70b_wan.ct -f svg -o topology.svg
       ctdsl graph specs/llama70b_wan.ct --format dot | dot -Tsvg > topology.svg
+      ctdsl graph examples/16_variants.ct --variant bare
     """
     from ctdsl.model.graph import to_dot, to_json
 
     if format in DRAWN and (output is None or output == "-"):
         raise fail_usage(f"--format {format.value} draws a figure: give -o FILE.{format.value}")
     study = load_or_exit(file)
-    g = study.spec.topology
+    sites = study.spec.sites
+    if variant is not None:
+        if variant not in study.spec.variants:
+            have = ", ".join(study.spec.variants) or "none"
+            raise fail_usage(f"--variant: the spec has no variant '{variant}' (its variants: {have})")
+        sites = study.spec.variants[variant]
+    g = sites.topology
     defaults = study.spec.defaults()
     if format in DRAWN:
-        _draw(study, output, format.value)
+        _draw(study.spec.on(sites), output, format.value)
         return
     if output not in (None, "-"):
         text = to_dot(g, defaults) if format is GraphFormat.dot else json.dumps(to_json(g, defaults), indent=2, sort_keys=True) + "\n"
@@ -123,10 +131,11 @@ def graph(
         typer.echo(json.dumps(to_json(g, defaults), indent=2, sort_keys=True))
 
 
-def _draw(study, output: str, fmt: str) -> None:
+def _draw(spec, output: str, fmt: str) -> None:
+    """The topology of `spec` (its declared sites, or a variant's through `Spec.on`) drawn to a file."""
     from ctdsl.report.plots import save, topology_figure
 
-    fig = topology_figure(study.spec, study.spec.topology)
+    fig = topology_figure(spec, spec.topology)
     try:
         save(fig, output, fmt)
     except OSError as exc:

@@ -141,6 +141,18 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("jitter_sigma", Q, "sigma of the log of a lognormal jitter (lognormal only)", dim=U.ONE, bound="positive", example="0.5"),
         ]
     },
+    # a variant of the sites: a field here applies to every dc, in a stage named after a dc to
+    # that dc only; `pluggable = none` removes the module; none of them is required
+    "variant": {
+        f.name: f
+        for f in [
+            F("workers", Q, "workers in each data centre", dim=U.ONE, bound="count", example="8"),
+            F("device", "ref", "each worker's device", refs=("device",), example="h100"),
+            F("link", "ref", "each worker's link to the switch", refs=("link",), example="ib_ndr"),
+            F("switch", "ref", "the data centre's switch", refs=("switch",), example="tor"),
+            F("pluggable", "ref", "a module in each worker's port; none: no module", refs=("pluggable",), example="none"),
+        ]
+    },
     "scheme": {
         f.name: f
         for f in [
@@ -163,6 +175,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("cost", Q, "transform FLOPs per input byte (DCT: 10 by default)", dim=U.OPS_PER_DATA, bound="nonneg", example="10 FLOP/B"),
             F("transform_charge", "enum", "how its transform on the GPU is charged: roofline or flops (default: the device's)", choices=TRANSFORM_CHARGES, example="flops"),
             F("model", "ref", "the model trained (default: the only one in the file)", refs=("model",), example="llama70b"),
+            F("sites", "ref", "the variant of the sites it runs on (default: the sites as declared)", refs=("variant",), example="bare"),
             F("label", "string", "a display name", example='"band in the module"'),
         ]
     },

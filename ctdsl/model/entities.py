@@ -22,7 +22,7 @@ have a `peak`; a device no dc uses may leave it out).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Mapping
 
@@ -190,6 +190,25 @@ class WanLink:
 
 
 @dataclass(frozen=True, slots=True)
+class Sites:
+    """The hardware a scheme runs on: the dcs, the WAN links and the graph built from them.
+
+    `name` is None for the sites as declared, else the variant's name; a variant's
+    dcs and WAN links are complete (the declared ones with the variant's changes),
+    and its topology is built once, by the checker, as the declared one is.
+    """
+
+    name: str | None
+    dcs: Mapping[str, DataCentre]
+    wans: tuple[WanLink, ...]
+    topology: Topology
+    span: Span | None  # the variant's name; None for the declared sites
+
+    def __post_init__(self) -> None:
+        _freeze(self, dcs=frozen_map, wans=tuple)
+
+
+@dataclass(frozen=True, slots=True)
 class Placement:
     """Where a scheme's transform or sum runs."""
 
@@ -220,6 +239,7 @@ class Scheme(Definition):
     cost: Expr  # FLOP/B of the transform
     overhead: Expr  # s, fixed time per sync
     model: str
+    sites: str | None  # the variant of the sites it runs on; None: the sites as declared
     label: str | None  # display name; None: the name
     transform_charge: TransformCharge | None = None  # on the GPU; None: the device's
 
@@ -248,9 +268,11 @@ class Spec:
     """A checked spec: every definition visible from the root file, and its topology.
 
     The tables are read-only mappings in definition order. `topology` is built by
-    the checker from dcs, links, pluggables, switches and wans; a variant made with
-    `dataclasses.replace` keeps it, which is right as long as the variant leaves
-    the links' bandwidths and latencies and the dcs' layout alone.
+    the checker from dcs, links, pluggables, switches and wans; a copy made with
+    `dataclasses.replace` keeps it, which is right as long as the copy leaves
+    the links' bandwidths and latencies and the dcs' layout alone. `dcs`, `wans`
+    and `topology` are the sites as declared (`sites`); `variants` holds each
+    declared variant of them, and `sites_of(scheme)` the ones a scheme runs on.
     """
 
     root: str
@@ -268,10 +290,31 @@ class Spec:
     baseline: str | None  # the scheme others are compared with; None: none named
     simulation: Simulation | None  # None: no simulation block (the schema's defaults apply)
     topology: Topology
+    variants: Mapping[str, Sites] = field(default_factory=dict)  # the variants of the sites, by name
 
     def __post_init__(self) -> None:
-        maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes")
+        maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants")
         _freeze(self, files=tuple, wans=tuple, breakevens=tuple, **{k: frozen_map for k in maps})
+
+    @property
+    def sites(self) -> Sites:
+        """The sites as declared: `dcs`, `wans` and `topology`."""
+        return Sites(None, self.dcs, self.wans, self.topology, None)
+
+    def sites_of(self, scheme: "Scheme | str") -> Sites:
+        """The sites a scheme runs on: its variant's, or the declared ones."""
+        s = self.schemes[scheme] if isinstance(scheme, str) else scheme
+        return self.variants[s.sites] if s.sites is not None else self.sites
+
+    def on(self, sites: Sites) -> "Spec":
+        """This spec as seen from `sites`: its dcs, WAN links and topology in place of the declared ones.
+
+        A back end that costs or simulates one scheme reads `spec.on(spec.sites_of(scheme))`
+        and needs no other change.
+        """
+        if sites.name is None:
+            return self
+        return replace(self, dcs=sites.dcs, wans=sites.wans, topology=sites.topology)
 
     def defaults(self) -> dict[str, float]:
         return {p.name: p.default for p in self.params.values()}

@@ -90,6 +90,14 @@ def spec_to_json(spec: M.Spec) -> dict:
         defs = getattr(spec, table)
         out[table] = {name: _definition(defs[name], env) for name in sorted(defs)}
     out["wans"] = [{"from": w.a, "to": w.b, "link": w.link, "where": _where(w.span)} for w in spec.wans]
+    out["variants"] = {
+        name: {
+            "where": _where(v.span),
+            "dcs": {k: _definition(v.dcs[k], env) for k in sorted(v.dcs)},
+            "wans": [{"from": w.a, "to": w.b, "link": w.link, "where": _where(w.span)} for w in v.wans],
+        }
+        for name, v in sorted(spec.variants.items())
+    }
     out["breakevens"] = [{"x": b.x, "y": b.y, "over": b.over, "where": _where(b.span)} for b in spec.breakevens]
     out["baseline"] = spec.baseline
     out["simulation"] = _definition(spec.simulation, env) if spec.simulation is not None else None

@@ -163,6 +163,13 @@ def _summary(sol) -> Section:
     for dc in spec.dcs.values():
         rows.append([dc.name, str(dc.workers), dc.device, dc.link, dc.switch or "-", dc.pluggable or "-"])
     s.blocks.append(Grid("Data centres", ["dc", "workers", "device", "intra link", "switch", "pluggable"], rows))
+    if spec.variants:  # each variant's dcs, and the schemes that run on it
+        rows = []
+        for name, v in spec.variants.items():
+            on = ", ".join(r.name for r in sol.schemes.values() if r.sites == name) or "-"
+            for dc in v.dcs.values():
+                rows.append([name, dc.name, str(dc.workers), dc.device, dc.link, dc.switch or "-", dc.pluggable or "-", on])
+        s.blocks.append(Grid("Variants of the sites", ["variant", "dc", "workers", "device", "intra link", "switch", "pluggable", "schemes"], rows))
     rows = []
     for r in sol.schemes.values():
         rows.append([r.name, r.label, r.payload_kind, r.collective, r.at, f"{r.period:g}", f"{r.steps:g}" if r.steps is not None else "n/a"])

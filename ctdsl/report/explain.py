@@ -17,6 +17,8 @@ def explain(sol, name: str) -> str:
     r = sol.schemes[name]
     out = [f"scheme {r.name}: {r.label}"]
     out.append(f"  payload {r.payload_kind}, collective {r.collective}, transform at {r.at}, H = {r.period:g}")
+    if r.sites is not None:
+        out.append(f"  runs on variant {r.sites} of the sites (its dcs and WAN links, not the declared ones)")
     out.append("")
     out.append("bytes")
     out.append(f"  dense D = v P = {_fmt(r.dense)}")

@@ -97,6 +97,7 @@ def _scheme(r) -> dict:
         "payload_kind": r.payload_kind,
         "collective": r.collective,
         "at": r.at,
+        "sites": r.sites,
         "period": _num(r.period),
         "steps": _num(r.steps),
         "bytes": {

@@ -60,13 +60,18 @@ def models_table(sol) -> Table | None:
 
 
 def bytes_table(sol) -> Table:
+    # the sites each scheme runs on, when some scheme runs on a variant of them
+    on = any(r.sites is not None for r in sol.schemes.values())
     t = Table(
         "Bytes per sync",
-        ["scheme", "payload", "collective", "payload bytes", "wire / worker", "WAN (busiest link)", "dense / payload"],
+        ["scheme", *(["sites"] if on else []), "payload", "collective", "payload bytes", "wire / worker", "WAN (busiest link)", "dense / payload"],
     )
     for r in sol.schemes.values():
-        t.rows.append([r.name, r.payload_kind, r.collective, _f(r.payload), _f(r.wire), _f(r.wan), _ratio(r.ratio)])
+        sites = [r.sites or "declared"] if on else []
+        t.rows.append([r.name, *sites, r.payload_kind, r.collective, _f(r.payload), _f(r.wire), _f(r.wan), _ratio(r.ratio)])
     t.notes.append("payload: what a worker originates; wire: what it sends under the collective; WAN: bytes on the busiest WAN link, one direction")
+    if on:
+        t.notes.append("sites: the variant of the hardware a scheme runs on (declared: the dcs and WAN links as declared)")
     return t
 
 
@@ -358,6 +363,8 @@ def render_csv(sol) -> str:
         columns.append(("stragglers_s", lambda r: r.components["stragglers"].value if "stragglers" in r.components else 0.0))
     if any("overhead" in r.components for r in sol.schemes.values()):
         columns.append(("overhead_s", lambda r: r.components["overhead"].value if "overhead" in r.components else 0.0))
+    if any(r.sites is not None for r in sol.schemes.values()):  # the sites, when a scheme runs on a variant
+        columns.append(("sites", lambda r: r.sites or "declared"))
     w.writerow([c for c, _ in columns])
     for r in sol.schemes.values():
         row = []

@@ -166,6 +166,7 @@ class SchemeResult:
     symbols: Symbols
     overhead: Quantity | None = None  # the scheme's fixed time per sync (None: none)
     roofline: tuple[RooflineResult, ...] = ()  # a transform on the GPU, one per kind of device
+    sites: str | None = None  # the variant of the sites it runs on; None: the sites as declared
 
     def __repr__(self) -> str:
         return reprs.scheme_repr(self)

@@ -101,36 +101,46 @@ class SchemePlan:
         return sum(d.workers for d in self.dcs)
 
 
+def with_dcs(spec: Spec, change) -> Spec:
+    """The spec with `change(dc)` for every dc, of the declared sites and of each variant."""
+    variants = {n: dataclasses.replace(v, dcs={k: change(d) for k, d in v.dcs.items()}) for n, v in spec.variants.items()}
+    return dataclasses.replace(spec, dcs={k: change(d) for k, d in spec.dcs.items()}, variants=variants)
+
+
 def free_spec(spec: Spec) -> Spec:
-    """The spec with no background load on any link and no jitter in any dc."""
+    """The spec with no background load on any link and no jitter in any dc (of any variant)."""
     links = {k: dataclasses.replace(v, load=None, transfer=None) for k, v in spec.links.items()}
-    dcs = {k: dataclasses.replace(v, jitter=None, jitter_kind=None, jitter_sigma=None) for k, v in spec.dcs.items()}
-    return dataclasses.replace(spec, links=links, dcs=dcs)
+    calm = with_dcs(spec, lambda d: dataclasses.replace(d, jitter=None, jitter_kind=None, jitter_sigma=None))
+    return dataclasses.replace(calm, links=links)
 
 
 def loaded_edges(spec: Spec) -> list[Edge]:
-    """Every directed edge whose link sets a load, in one fixed order (the random streams')."""
-    out = []
-    for e in spec.topology.edges():
-        link = spec.links.get(e.link) if e.kind in (LinkKind.INTRA, LinkKind.WAN) else None
-        if link is not None and link.load is not None and link.transfer is not None:
-            out.append(e.key)
+    """Every directed edge whose link sets a load, on the declared sites or a variant's, in one
+    fixed order (the random streams')."""
+    out = set()
+    for sites in (spec.sites, *spec.variants.values()):
+        for e in sites.topology.edges():
+            link = spec.links.get(e.link) if e.kind in (LinkKind.INTRA, LinkKind.WAN) else None
+            if link is not None and link.load is not None and link.transfer is not None:
+                out.add(e.key)
     return sorted(out)
 
 
 def build_plans(spec: Spec, names: list[str] | None = None) -> dict[str, SchemePlan]:
+    """Each scheme's plan, costed on the sites it runs on (the declared ones, or its variant's)."""
     symbols = Symbols(spec)
     env = symbols.defaults()
-    g = spec.topology
-    cm = CostModel(spec, g, symbols)
-    free_cm = CostModel(free_spec(spec), g, symbols)
+    free = free_spec(spec)
+    models: dict[str | None, tuple[CostModel, CostModel]] = {}
     plans = {}
     for name, scheme in spec.schemes.items():
         if names is not None and name not in names:
             continue
-        c = cm.scheme(scheme)
-        free = free_cm.scheme(free_spec(spec).schemes[name])
-        plans[name] = _plan(cm, c, free, env)
+        if scheme.sites not in models:
+            view, calm = spec.on(spec.sites_of(scheme)), free.on(free.sites_of(scheme))
+            models[scheme.sites] = (CostModel(view, view.topology, symbols), CostModel(calm, calm.topology, symbols))
+        cm, free_cm = models[scheme.sites]
+        plans[name] = _plan(cm, cm.scheme(scheme), free_cm.scheme(free.schemes[name]), env)
     return plans
 
 
@@ -203,4 +213,4 @@ def _plan(cm: CostModel, c: SchemeCosts, free: SchemeCosts, env) -> SchemePlan:
     )
 
 
-__all__ = ["build_plans", "free_spec", "loaded_edges", "SchemePlan", "PhasePlan", "TransferPlan", "DcPlan", "QueuePlan"]
+__all__ = ["build_plans", "free_spec", "with_dcs", "loaded_edges", "SchemePlan", "PhasePlan", "TransferPlan", "DcPlan", "QueuePlan"]

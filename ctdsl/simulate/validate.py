@@ -38,7 +38,7 @@ from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
 from ctdsl.simulate import engine
 from ctdsl.simulate.budget import check_rounds
-from ctdsl.simulate.plan import QueuePlan, build_plans, free_spec
+from ctdsl.simulate.plan import QueuePlan, build_plans, free_spec, with_dcs
 from ctdsl.simulate.runner import Progress, Settings
 from ctdsl.simulate.stats import Estimate, agrees, estimate
 from ctdsl.symbolic import stragglers as ST
@@ -163,7 +163,7 @@ def _md1_cases(spec: Spec):
     """(link, S, rho, probe?, note) for every link that carries background transfers."""
     symbols = Symbols(spec)
     env = symbols.defaults()
-    edges = spec.topology.edges()
+    edges = [e for sites in (spec.sites, *spec.variants.values()) for e in sites.topology.edges()]
     memo: dict = {}
     seen: dict[tuple[str, float], float] = {}
     for d in edges:
@@ -191,19 +191,19 @@ def _md1_cases(spec: Spec):
 def _straggler_cases(spec: Spec, free_plans):
     """(plan with jitter and no load, label, probe?) for H = 1 and each other H in use."""
     probe = not any(d.jitter is not None for d in spec.dcs.values())
-    jittered = free_spec(spec)
-    dcs = dict(jittered.dcs)
     if probe:
         worst = max((p.compute for p in free_plans.values()), default=0.0)
         if worst <= 0:
             return []
         scale = E.Num(Fraction(PROBE_JITTER * worst))
-        for k, d in dcs.items():
-            dcs[k] = dataclasses.replace(d, jitter=scale, jitter_kind=JitterKind.EXPONENTIAL, jitter_sigma=None)
+        jitter = {k: (scale, JitterKind.EXPONENTIAL, None) for k in spec.dcs}
     else:
-        for k, d in spec.dcs.items():
-            dcs[k] = dataclasses.replace(dcs[k], jitter=d.jitter, jitter_kind=d.jitter_kind, jitter_sigma=d.jitter_sigma)
-    jittered = dataclasses.replace(jittered, dcs=dcs)
+        jitter = {k: (d.jitter, d.jitter_kind, d.jitter_sigma) for k, d in spec.dcs.items()}
+    # a variant does not change a dc's jitter: each dc of every variant takes the declared one's
+    jittered = with_dcs(
+        free_spec(spec),
+        lambda d: dataclasses.replace(d, jitter=jitter[d.name][0], jitter_kind=jitter[d.name][1], jitter_sigma=jitter[d.name][2]),
+    )
     # one scheme per sync period, without overlap; H = 1 always, by a copy of a scheme if none has it
     chosen: dict[float, str] = {}
     for name, s in spec.schemes.items():
@@ -219,10 +219,10 @@ def _straggler_cases(spec: Spec, free_plans):
         chosen = {1.0: copy.name, **chosen}
     jittered = dataclasses.replace(jittered, schemes=schemes)
     plans = build_plans(jittered, list(chosen.values()))
-    n = sum(d.workers for d in spec.dcs.values())
     out = []
     for H in sorted(chosen):
         plan = plans[chosen[H]]
+        n = plan.workers
         what = "probe: exponential jitter at 10% of compute" if probe else "the spec's jitter"
         out.append((plan, f"slowest of {n} workers, H = {H:g} ({plan.name}; {what})", probe))
     return out

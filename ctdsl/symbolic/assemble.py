@@ -131,6 +131,7 @@ def scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
         symbols=cm.symbols,
         overhead=quantity(c.overhead, env) if c.overhead != 0 else None,
         roofline=roofline_results(cm, c, env),
+        sites=s.sites,
     )
 
 

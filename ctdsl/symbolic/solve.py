@@ -19,7 +19,7 @@ from ctdsl.symbolic.breakeven import Unsolvable, solve_breakeven
 from ctdsl.symbolic.convert import Env, Symbols
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 
-__all__ = ["solve", "breakeven", "default_over", "Solution"]
+__all__ = ["solve", "breakeven", "default_over", "cost_models", "Solution"]
 
 
 def default_over(spec: Spec) -> str | None:
@@ -35,8 +35,9 @@ def solve(spec: Spec) -> Solution:
     symbols = Symbols(spec)
     cm = CostModel(spec, spec.topology, symbols)
     env = Env(symbols.defaults())
-    costs = {name: cm.scheme(s) for name, s in spec.schemes.items()}
-    schemes = {name: scheme_result(cm, c, env) for name, c in costs.items()}
+    cms = cost_models(spec, symbols)
+    costs = {name: cms[s.sites].scheme(s) for name, s in spec.schemes.items()}
+    schemes = {name: scheme_result(cms[spec.schemes[name].sites], c, env) for name, c in costs.items()}
     pairs = [(b.x, b.y, b.over) for b in spec.breakevens]
     if not pairs and spec.baseline:
         over = default_over(spec)
@@ -46,6 +47,20 @@ def solve(spec: Spec) -> Solution:
     used = dict.fromkeys(s.model for s in spec.schemes.values())
     models = {name: model_result(cm, spec.models[name], env) for name in used if name in spec.models}
     return Solution(spec, symbols, FrozenDict(schemes), tuple(breakevens), spec.baseline, FrozenDict(models))
+
+
+def cost_models(spec: Spec, symbols: Symbols) -> dict[str | None, CostModel]:
+    """One cost model per set of sites a scheme may run on: None, the declared ones, and each variant.
+
+    Each reads the spec as seen from its sites (`Spec.on`), so that a scheme's
+    time and energy use its variant's dcs, links and graph; the symbols are shared,
+    so that expressions from two variants (a break-even) are in the same params.
+    """
+    out = {None: CostModel(spec, spec.topology, symbols)}
+    for name, sites in spec.variants.items():
+        view = spec.on(sites)
+        out[name] = CostModel(view, view.topology, symbols)
+    return out
 
 
 def breakeven(cm: CostModel, costs: dict[str, SchemeCosts], x: str, y: str, over: str, env) -> BreakevenResult:

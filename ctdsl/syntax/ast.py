@@ -96,7 +96,7 @@ class Field:
 @dataclass(frozen=True)
 class Stage:
     name: Name
-    items: tuple[Union[Field, "Stage"], ...]
+    items: tuple[Union[Field, "Stage", "Wan"], ...]
     span: Span
 
 
@@ -106,7 +106,7 @@ class Block:
     kind_span: Span
     name: Name
     base: Name | None
-    items: tuple[Union[Field, Stage], ...]
+    items: tuple[Union[Field, Stage, "Wan"], ...]  # a Wan only in a variant (the checker says so)
     span: Span
 
 

@@ -100,6 +100,8 @@ class TreeBuilder:
             elif child.data == "stage":
                 name, body = child.children
                 items.append(ast.Stage(self.name(name), self.body(body, depth + 1), self.span(child)))
+            elif child.data == "wan_stmt":
+                items.append(self.wan_stmt(child))
         return tuple(items)
 
     def wan_stmt(self, t: Tree) -> ast.Wan:

@@ -25,7 +25,7 @@ from ctdsl.syntax.positions import span_of
 from ctdsl.units import UnitError, parse_unit
 
 RESERVED = {
-    "model", "device", "link", "pluggable", "switch", "dc", "scheme", "simulation",
+    "model", "device", "link", "pluggable", "switch", "dc", "variant", "scheme", "simulation",
     "wan", "param", "baseline", "breakeven", "import", "in", "vs", "over", "lin", "log",
 }
 

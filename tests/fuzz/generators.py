@@ -38,6 +38,7 @@ NAMES = [
     "hier_allgather", "innet_sum", "fft", "dct", "mac", "add", "compare", "min", "max", "ceil", "log2", "sqrt",
     "bytes_per_value", "efficiency", "peak", "model", "load", "transfer", "jitter", "jitter_kind",
     "exponential", "lognormal", "sigma", "label", "cost", "power", "seeds", "warmup",
+    "variant", "sites", "none", "bare",
 ]
 UNITS = [
     "B", "b", "GB", "KiB", "GB/s", "Gb/s", "s", "ms", "us", "h", "FLOP", "TFLOP/s", "FLOP/B", "W", "J",
@@ -52,7 +53,7 @@ INTS = ["0", "1", "2", "10", "41", "100001", "999999999999999"]
 TOKENS = [
     "{", "}", "=", "==", ";", ",", "(", ")", "[", "]", "..", ".", ":", "^", "/", "*", "-", "+", "<->", "->",
     '"', "'", "#", "\t", "\n", "\r\n", "\x00", "\x1b[31m", "\u00b5", "\u00e9", "\ufeff", "\ud800", "param",
-    "import", "model", "wan", "in", "log", "lin", "vs", "over", "baseline", "breakeven", "gpu", "true",
+    "import", "model", "wan", "variant", "in", "log", "lin", "vs", "over", "baseline", "breakeven", "gpu", "true",
     "12.5 GB/s", "5 ms", "0", "-1", "1e999", "1e-999", "1/0", "0^-1", "10^10^10", "x", "east", "tor", "qsfp",
     "wan_bw", "hier_allgather", "topk", "std.links", "[[[[", "]]]]", "min(", "log2(", "ceil(",
     '"<script>alert(1)</script>"', '"[/bold]"', '"^^5c"', '"=1+1"', '"common/cluster.ct"',

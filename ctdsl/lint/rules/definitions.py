@@ -8,15 +8,17 @@ from ctdsl.diagnostics import Severity, Span
 from ctdsl.language import schema as S
 from ctdsl.lint.context import Context, iter_fields, iter_refs
 from ctdsl.lint.registry import Hit, rule
+from ctdsl.syntax import ast
 # ---- CTL001 ---------------------------------------------------------------------------
 
-_UNUSED_KINDS = ("param", "model", "device", "link", "pluggable", "switch")
+_UNUSED_KINDS = ("param", "model", "device", "link", "pluggable", "switch", "variant")
 _USE_HINT = {
     "model": "train it: model = {n} in a scheme",
     "device": "use it in a dc: device = {n}",
     "link": "use it in a dc (link = {n})",
     "pluggable": "put it in a dc's ports: pluggable = {n}",
     "switch": "use it in a dc (switch = {n}) or in a scheme (at = {n}, sum_at = {n})",
+    "variant": "run a scheme on it: sites = {n}",
 }
 
 
@@ -55,10 +57,11 @@ def _references(ctx: Context) -> dict[str, set[str]]:
             if spec is not None and spec.type in _NOT_NAMES:
                 continue
             out.update(r.parts[0].text for r in iter_refs(f.value))
+        out.update(item.link.text for item in block.items if isinstance(item, ast.Wan))  # a variant's WAN links
         edges[name] = out & known
     spec = ctx.spec
     for s in spec.schemes.values():  # what the checker resolved: the default model
-        edges.setdefault(s.name, set()).update(x for x in (s.model, s.at.name, s.sum_at) if x)
+        edges.setdefault(s.name, set()).update(x for x in (s.model, s.at.name, s.sum_at, s.sites) if x)
     return edges
 
 
@@ -66,7 +69,7 @@ def _references(ctx: Context) -> dict[str, set[str]]:
     "CTL001",
     "unused-definition",
     Severity.WARNING,
-    "A param, model, device, link, pluggable or switch that nothing uses.",
+    "A param, model, device, link, pluggable, switch or variant that nothing uses.",
     bad="""
     link ib_hdr { bandwidth = 25 GB/s; latency = 10 us }   # left over: every dc uses ib_ndr
     """,
@@ -85,9 +88,10 @@ def unused_definition(ctx: Context) -> Iterator[Hit]:
     study); every link named by a `wan` statement; every param named by a
     break-even; and, from there, whatever a used definition names: its base
     (`link wan : eth100g`), the definitions and params in its fields (`link = ib`,
-    `bandwidth = wan_bw`, `2 * ib.bandwidth`), and the model a scheme trains (named,
-    or the spec's only model). A param or definition named only by unused
-    definitions is unused too.
+    `bandwidth = wan_bw`, `2 * ib.bandwidth`), the model a scheme trains (named,
+    or the spec's only model), the variant it runs on (`sites = bare`) and what
+    that variant names, its WAN statements' links included. A param or definition
+    named only by unused definitions is unused too.
 
     Only definitions in the file being linted are reported: an imported file is a
     library for its importers, and the standard library's presets are never

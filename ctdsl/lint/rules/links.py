@@ -63,13 +63,15 @@ def implausible_link(ctx: Context) -> Iterator[Hit]:
     """
     spec = ctx.spec
     seen: set[tuple[str, str]] = set()
-    for w in spec.wans:
+    # the WAN links and dcs of the declared sites and of every variant of them
+    pairs = [(w, sites) for sites in (spec.sites, *spec.variants.values()) for w in sites.wans]
+    for w, sites in pairs:
         wl = spec.links.get(w.link)
         bw = ctx.value(wl.bandwidth) if wl is not None else None
         if bw is None:
             continue
         for dc_name in (w.a, w.b):
-            dc = spec.dcs.get(dc_name)
+            dc = sites.dcs.get(dc_name)
             dl = spec.links.get(dc.link) if dc is not None else None
             dbw = ctx.value(dl.bandwidth) if dl is not None else None
             if dbw is None or not above(bw, dbw) or (wl.name, dl.name) in seen:

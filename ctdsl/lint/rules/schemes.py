@@ -79,18 +79,25 @@ def degenerate_hierarchy(ctx: Context) -> Iterator[Hit]:
     allgather) was intended.
     """
     spec = ctx.spec
-    hier = [s for s in spec.schemes.values() if s.collective in ("hier_allreduce", "hier_allgather")]
-    if not hier:
-        return
+    on: dict[str | None, list] = {}  # the hierarchical schemes by the sites they run on (a variant's dcs)
+    for s in spec.schemes.values():
+        if s.collective in ("hier_allreduce", "hier_allgather"):
+            on.setdefault(s.sites, []).append(s)
+    for sites_name, hier in on.items():
+        yield from _degenerate(ctx, spec.sites_of(hier[0]), hier)
+
+
+def _degenerate(ctx: Context, sites, hier) -> Iterator[Hit]:
     first = hier[0]
-    for dc in spec.dcs.values():
+    for dc in sites.dcs.values():
         if not is_user(ctx, dc) or dc.workers != 1:
             continue
         names = ", ".join(f"'{s.name}'" for s in hier[:3]) + (" and others" if len(hier) > 3 else "")
+        where = f" in variant '{sites.name}'" if sites.name is not None else ""
         yield Hit(
-            f"dc '{dc.name}' has a single worker, so the intra-DC phases of {first.collective} "
+            f"dc '{dc.name}'{where} has a single worker, so the intra-DC phases of {first.collective} "
             f"(scheme{'s' * (len(hier) > 1)} {names}) do nothing",
-            ctx.at(dc, "workers"),
+            (ctx.field_span(dc, "workers") if sites.name is not None else None) or ctx.at(dc, "workers"),
             label="one worker",
             secondary=shown_label(ctx, ctx.own_span(first, "collective"), first.collective),
             notes=("with one worker per dc the hierarchy is a flat exchange between data centres",),
