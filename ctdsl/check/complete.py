@@ -29,6 +29,8 @@ class Completeness:
         if block is None:
             return False
         missing = [k for k in keys if k not in block.fields]
+        if missing and block.broken:  # they would come from the base that is unknown: its CT101 says so
+            return False
         if not missing:
             return True
         d = block.definition
@@ -158,7 +160,7 @@ class Completeness:
 
     def _model(self, model: M.Model, use: Span, user: str) -> None:
         mb = self.ns.merged(model.name)
-        if model.params is None and mb is not None:
+        if model.params is None and mb is not None and not mb.broken:
             shape_missing = [k for k in S.SHAPE_FIELDS if k not in mb.fields]
             if "params" not in mb.fields and shape_missing and not any(
                 d.code == "CT308" for d in self.sink.items

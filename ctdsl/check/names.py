@@ -45,6 +45,7 @@ class MergedBlock:
     extra_stages: list[ast.Stage] = field(default_factory=list)  # nested deeper than allowed
     wans: dict[tuple[str, str], ast.Wan] = field(default_factory=dict)  # a variant's WAN links, by direction
     stray_wans: list[ast.Wan] = field(default_factory=list)  # WAN statements where none belongs (in a stage)
+    broken: bool = False  # its chain of bases is broken (an unknown base, one of another kind): already reported
 
     @property
     def kind(self) -> str:
@@ -167,6 +168,7 @@ class Namespace:
         name = d.name
         base_def = self.defs.get(block.base.text)
         if base_def is None:
+            result.broken = True
             self.sink.error(
                 "CT101",
                 f"unknown base '{block.base.text}'",
@@ -176,6 +178,7 @@ class Namespace:
                 or (f"is a library import missing? e.g. import std.{_std_module_for(d.kind)}" if _std_module_for(d.kind) else None),
             )
         elif base_def.kind != d.kind:
+            result.broken = True
             self.sink.error(
                 "CT102",
                 f"{d.kind} '{name}' cannot extend {base_def.kind} '{base_def.name}'",
@@ -192,6 +195,7 @@ class Namespace:
             self._merging.pop()
             if base is None and name in self._merged:
                 return True
+            result.broken = base is None or base.broken
             if base is not None:
                 depth = self._depth.get(base_def.name, 0) + 1
                 if depth > limits.MAX_INHERITANCE_DEPTH:
