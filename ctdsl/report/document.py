@@ -35,6 +35,7 @@ from ctdsl import __version__, limits
 from ctdsl import units as U
 from ctdsl.report.encode import html_text as escape
 from ctdsl.report.encode import md_cell, md_text
+from ctdsl.report.explore.mathml import mathml_equation
 from ctdsl.report.html import table_html
 from ctdsl.report.latex import _qtex, _unit_tex, readable, symbol_tex, tex
 from ctdsl.report.words import count_of
@@ -52,7 +53,7 @@ class Image:
 @dataclass
 class Math:
     latex: str
-    png: bytes | None
+    mathml: str  # the same form as MathML: what the HTML shows (selectable, searchable text)
 
 
 @dataclass
@@ -218,14 +219,17 @@ def _break_evens(sol) -> Section:
         for root in b.roots:
             info = sol.symbols.info[b.over]
             words = "; ".join(root.regime)
+            shown = U.format_quantity(root.value, b.dim)
             if root.numeric:  # no exact form: the value, found by a scan and Brent's method
-                latex = f"{symbol_tex(info)}^{{*}} \\approx {_qtex(U.format_quantity(root.value, b.dim))}"
+                latex = f"{symbol_tex(info)}^{{*}} \\approx {_qtex(shown)}"
+                ml = mathml_equation(b.over, None, shown, "", approx=True)
                 how = ". A numeric root (bracketed by a sign change and refined by Brent's method): sympy gives no exact form."
             else:
                 e, label = readable(root.expr, sol.symbols, b.dim, root.value)
                 latex = f"{symbol_tex(info)}^{{*}} = {tex(e, sol.symbols)}{_unit_tex(label)}"
+                ml = mathml_equation(b.over, e, shown, label)
                 how = ". The form is exact in the other params; numbers are rounded to four figures and symbols are in their declared units."
-            sub.blocks.append(Math(latex, math_png(latex)))
+            sub.blocks.append(Math(latex, ml))
             sub.blocks.append(
                 Para(
                     f"{b.over}* = {U.format_quantity(root.value, b.dim)}: {root.below} is faster below, {root.above} above"
@@ -268,13 +272,8 @@ def _html_block(b) -> str:
     if isinstance(b, Image):
         w = f' width="{b.width}"' if b.width else ""
         return f'<img src="{_data_uri(b.png)}" alt="{escape(b.alt)}"{w}>'
-    if isinstance(b, Math):
-        out = ""
-        if b.png is not None:
-            out += f'<img src="{_data_uri(b.png)}" alt="{escape(b.latex)}" style="max-width:100%">'
-        else:
-            out += '<p class="note">(matplotlib cannot typeset this form; its LaTeX source:)</p>'
-        return out + f'<pre><code class="language-latex">{escape(b.latex)}</code></pre>'
+    if isinstance(b, Math):  # MathML: text a reader can select and search, no picture
+        return b.mathml + f'<pre><code class="language-latex">{escape(b.latex)}</code></pre>'
     if isinstance(b, Grid):
         return table_html(b.header, b.rows, b.marked, b.notes, caption=b.title or None)
     if isinstance(b, Section):
@@ -313,8 +312,9 @@ def _md_block(b) -> str:
         return f"```{b.lang}\n{b.text}\n```"
     if isinstance(b, Image):
         return f"![{md_text(b.alt)}]({_data_uri(b.png)})"
-    if isinstance(b, Math):
-        out = f"![the exact form, typeset]({_data_uri(b.png)})\n\n" if b.png is not None else "(matplotlib cannot typeset this form; its LaTeX source:)\n\n"
+    if isinstance(b, Math):  # Markdown cannot carry MathML: the form typeset as a picture, then its source
+        png = math_png(b.latex)
+        out = f"![the exact form, typeset]({_data_uri(png)})\n\n" if png is not None else "(matplotlib cannot typeset this form; its LaTeX source:)\n\n"
         return out + f"```latex\n{b.latex}\n```"
     if isinstance(b, Grid):
         lines = [f"**{md_text(b.title)}**", ""] if b.title else []

@@ -38,3 +38,19 @@ def mathml(expr: sp.Expr, args: tuple[sp.Symbol, ...]) -> str:
     printer = _Printer({s: k for k, s in enumerate(args)})
     body = printer.doprint(expr)
     return f'<math display="block">{body}</math>'
+
+
+def mathml_equation(lhs: str, expr: sp.Expr | None, value: str, unit: str, approx: bool = False) -> str:
+    """`lhs = expr unit` (or `lhs ≈ value`) as block MathML; `lhs`, `value` and `unit` are escaped as text.
+
+    For the report: an exact form in the other params, with its unit; a numeric
+    root has no form and shows its value.
+    """
+    from xml.sax.saxutils import escape
+
+    left = f"<msup><mi>{escape(lhs)}</mi><mo>*</mo></msup>"
+    if expr is None:
+        return f'<math display="block"><mrow>{left}<mo>&#8776;</mo><mtext>{escape(value)}</mtext></mrow></math>'
+    body = _Printer({}).doprint(expr)
+    tail = f'<mspace width="0.25em"/><mtext>{escape(unit)}</mtext>' if unit and unit != "1" else ""
+    return f'<math display="block"><mrow>{left}<mo>=</mo>{body}{tail}</mrow></math>'
