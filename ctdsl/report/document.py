@@ -37,8 +37,10 @@ from ctdsl.report.encode import html_text as escape
 from ctdsl.report.encode import md_cell, md_text
 from ctdsl.report.explore.mathml import mathml_equation
 from ctdsl.report.html import table_html
-from ctdsl.report.latex import _qtex, _unit_tex, readable, symbol_tex, tex
+from ctdsl.report.paper_forms import Printer
+from ctdsl.report.latex import _qtex, _unit_tex, symbol_tex
 from ctdsl.report.words import count_of
+from ctdsl.results.quantity import Quantity
 from ctdsl.report.plots import math_png, png_bytes, sweep_figure, topology_figure
 from ctdsl.report.tables import all_tables, params_line
 
@@ -225,9 +227,9 @@ def _break_evens(sol) -> Section:
                 ml = mathml_equation(b.over, None, shown, "", approx=True)
                 how = ". A numeric root (bracketed by a sign change and refined by Brent's method): sympy gives no exact form."
             else:
-                e, label = readable(root.expr, sol.symbols, b.dim, root.value)
-                latex = f"{symbol_tex(info)}^{{*}} = {tex(e, sol.symbols)}{_unit_tex(label)}"
-                ml = mathml_equation(b.over, e, shown, label)
+                f = Printer(sol.symbols, None, one_line=True).form(Quantity(root.expr, root.value, b.dim))  # as export latex writes it
+                latex = f"{symbol_tex(info)}^{{*}} = {' '.join(f.terms)}{_unit_tex(f.unit)}"
+                ml = mathml_equation(b.over, f.expr, shown, f.unit)
                 how = ". The form is exact in the other params; numbers are rounded to four figures and symbols are in their declared units."
             sub.blocks.append(Math(latex, ml))
             sub.blocks.append(

@@ -43,8 +43,9 @@ class Form:
 class Printer:
     """Forms of one solution's quantities; `x` is the param they are collected by (the swept one)."""
 
-    def __init__(self, symbols, x: str | None):
+    def __init__(self, symbols, x: str | None, one_line: bool = False):
         self.symbols = symbols
+        self.one_line = one_line  # a fraction stays one fraction however wide (a page that scrolls, mathtext)
         self.names = {i.symbol: symbol_tex(i) for i in symbols.info.values()}
         self.x = symbols.info[x].symbol if x in symbols.info else None
         self.units = {i.symbol: i.symbol * _exact(i.param.unit_scale) for i in symbols.info.values() if i.param.unit_scale != 1}
@@ -101,7 +102,7 @@ class Printer:
         top = [_factor_tex(f, names) for f in _factors(n)]
         bottom = [_factor_tex(f, names) for f in _factors(d)]
         whole = rf"\frac{{{' '.join(top)}}}{{{' '.join(bottom)}}}"
-        if width(whole) <= 16:
+        if width(whole) <= 16 or self.one_line:
             return (whole,), (width(whole),), n / d
         pieces = [r"\bigl("] + _pieces(n, names) + [r"\bigr) \big/ \bigl("] + _pieces(d, names) + [r"\bigr)"]
         merged = [pieces[0] + pieces[1]] + pieces[2:]  # no line starts with an opening bracket alone
