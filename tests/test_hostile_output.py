@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from ctdsl.cli import app
 from ctdsl.diagnostics.terminal import printable
 from ctdsl.language.texname import safe_display
-from ctdsl.report.encode import csv_cell, html_text, md_cell, md_text, mpl_text, rich_text, safe_href, tex_display, tex_text
+from ctdsl.report.encode import clip, csv_cell, html_text, md_cell, md_text, mpl_text, rich_text, safe_href, tex_display, tex_text
 
 runner = CliRunner()
 
@@ -105,6 +105,15 @@ def test_encoders_give_the_exact_escaped_forms():
     assert csv_cell(FORMULA) == "'" + FORMULA and csv_cell("+1") == "'+1" and csv_cell("@x") == "'@x"
     assert csv_cell("-") == "'-" and csv_cell("\tx") == "'\tx" and csv_cell(-1.5) == -1.5 and csv_cell("ring") == "ring"
     assert mpl_text(MATH) == r"\$\frac{\$" and mpl_text("\x1b") == "\\x1b"
+
+
+def test_figure_texts_are_clipped():
+    """A text in a figure is cut to 100 characters (99 of its own and an ellipsis), a tick label to 40,
+    so no label makes matplotlib lay out 240,000 glyphs; a short one passes whole."""
+    long = "a label " * 30_000
+    assert mpl_text(long) == long[:99] + "\u2026" and len(mpl_text(long)) == 100
+    assert mpl_text("$" * 150) == r"\$" * 99 + "\u2026"  # clipped first, then escaped: 99 dollars shown
+    assert clip("s" * 128, 40) == "s" * 39 + "\u2026" and clip("band", 40) == "band"
 
 
 def test_display_name_rule_agrees_with_the_printer():
@@ -286,3 +295,25 @@ def test_infinite_step_is_labelled_not_finite(degenerate):
     fig = sweep_figure(sol, None)
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert texts.count("not finite") == 2
+
+
+def test_longest_label_and_names_are_clipped_in_the_figure(tmp_path):
+    """The longest label (256 characters) and scheme name (128) a spec may hold: the legend shows
+    'adamw: ' and the label cut to 100 characters in all (99 and an ellipsis); the bar chart's tick
+    label of the 128-character scheme is its first 39 characters and an ellipsis."""
+    from fuzz.hostile_large import texts_at_limit
+
+    from ctdsl.api import load
+    from ctdsl.numeric import CompiledForms
+    from ctdsl.numeric.crossings import sweep_curves
+    from ctdsl.report.plots import sweep_figure
+
+    path = tmp_path / "long.ct"
+    path.write_text(texts_at_limit(), encoding="utf-8")
+    sol = load(str(path)).solve()
+    fig = sweep_figure(sol, sweep_curves(sol, CompiledForms(sol)))
+    legend = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+    full = "adamw: " + ("a label " * 32)[:256]
+    assert full[:99] + "\u2026" in legend
+    ticks = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
+    assert "s" * 39 + "\u2026" in ticks and not any(len(t) > 40 for t in ticks)
