@@ -1,8 +1,8 @@
 """`ctdsl simulate --partial FILE`: the finished seeds written as they complete, and a stop that says what it kept.
 
 After each finished seed the file holds every run done so far, written whole
-(ctdsl.files.atomic_open); Ctrl-C (exit 130), SIGTERM (exit 143) and the wall
-budget (CT608) name the seeds kept. What was kept is checked against a separate
+(ctdsl.files.atomic_open); Ctrl-C (exit 130) and SIGTERM (exit 143) stop the runs
+when the seed running ends, and they and the wall budget (CT608) name the seeds kept. What was kept is checked against a separate
 run of those seeds alone: run k of a scheme draws from SeedSequence([seed, k])
 whatever the number of seeds, so the kept per-seed step times must be the same
 numbers, bit for bit.

@@ -72,7 +72,7 @@ def simulate(
     bar = _progress_bar(progress)
     keeper = _Keeper(partial)
     try:
-        with _sigterm_interrupts():
+        with _stop_between_seeds(keeper):
             result = _run(spec, cfg, scheme, validate, bar, keeper, run_all)
     except KeyboardInterrupt as exc:
         typer.echo(keeper.message("terminated" if isinstance(exc, _Terminated) else "interrupted"), err=True)
@@ -99,28 +99,36 @@ def _run(spec, cfg, scheme, validate: bool, bar, keeper, run_all):
 
     plans = build_plans(spec, list(scheme) if scheme else None)
     bar.enabled = bar.enabled and _estimate_events(plans, cfg) > LONG_RUN_EVENTS
+    keeper.active = True
     with bar as report:
         return run_all(spec, cfg, progress=report, plans=plans, on_seed=keeper)
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the run is, so that it stops as Ctrl-C does and says what it kept."""
+    """SIGTERM: the run stops as with Ctrl-C and says what it kept."""
 
 
 @contextmanager
-def _sigterm_interrupts():
-    def on_term(signum, frame):
-        raise _Terminated()
+def _stop_between_seeds(keeper):
+    """Ctrl-C and SIGTERM during the runs: the first asks `keeper` to stop after the seed running now
+    (so the stop never lands inside SimPy or a file being written), a second one stops at once."""
+
+    def on_signal(signum, frame):
+        if keeper.active and keeper.pending is None:
+            keeper.pending = signum
+            return
+        raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
     try:
-        old = signal.signal(signal.SIGTERM, on_term)
-    except ValueError:  # not the main thread: leave SIGTERM as it is
+        old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread: leave the signals as they are
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, old)
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 class _Keeper:
@@ -130,6 +138,8 @@ class _Keeper:
         self.path = path
         self.last = None  # the SimResult last kept (written, when there is a file)
         self.done = self.total = 0
+        self.active = False  # a plain run is going: a signal waits for the end of its seed
+        self.pending = None  # the signal that asked to stop
 
     def __call__(self, res, done: int, total: int) -> None:
         if self.path:
@@ -142,6 +152,8 @@ class _Keeper:
             except OSError as exc:
                 raise fail_usage(f"cannot write {printable(self.path)}: {exc.strerror}")
         self.last, self.done, self.total = res, done, total
+        if self.pending is not None:
+            raise _Terminated() if self.pending == signal.SIGTERM else KeyboardInterrupt()
 
     def message(self, why: str) -> str:
         if self.last is None:

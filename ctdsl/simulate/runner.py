@@ -139,7 +139,7 @@ def simulate(
             if progress is not None:
                 progress(done, total, name)
             if on_seed is not None:
-                on_seed(SimResult(spec, cfg, {**out, name: summarise(plan, runs)}), done, total)
+                on_seed(SimResult(spec, cfg, {**out, name: summarise(plan, list(runs))}), done, total)  # a copy: runs grows
             if done < total and time.monotonic() - start > limits.MAX_SIM_WALL_SECONDS:
                 out[name] = summarise(plan, runs)
                 left = [n for n in plans if n not in out]
