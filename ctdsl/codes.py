@@ -106,6 +106,7 @@ _TABLE = [
     Code("CT606", "too-many-workers", "more workers or dcs than are modelled"),
     Code("CT607", "too-many-sweep-points", "a param sweep with more points than the limit"),
     Code("CT608", "simulation-too-large", "a simulation with more steps, seeds or background transfers per run than the limit"),
+    Code("CT609", "text-too-long", "a string (a label, a display name) or a name longer than the limit"),
     Code("CT620", "inheritance-too-deep", "a block whose chain of bases is longer than the limit"),
     Code("CT621", "too-many-statements", "more params, blocks, WANs and break-evens than the limit, imports included"),
     Code("CT622", "references-too-deep", "a field reached through a longer chain of field references than the limit"),

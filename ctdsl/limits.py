@@ -4,6 +4,8 @@ MAX_FILE_BYTES = 256 * 1024  # one spec file (Lark reads about 60k tokens a seco
 MAX_NESTING = 4  # block -> stage -> ... levels
 MAX_EXPR_DEPTH = 200  # nesting of one expression (a long sum is a deep tree)
 MAX_LIST_DEPTH = 4  # lists inside lists (a field takes a flat list)
+MAX_STRING_CHARS = 256  # characters of one string: a label or a param's display name (CT609)
+MAX_NAME_CHARS = 128  # characters of one name (CT609)
 MAX_EXPR_NODES = 50_000  # expression nodes in one file
 MAX_EXPANDED_NODES = 200_000  # nodes of one checked expression once references are expanded
 MAX_EXPONENT = 64  # |e| in x ^ e
@@ -26,3 +28,34 @@ MAX_SIM_STEPS = 100_000  # steps (or warm-up steps) of one simulated run, and a 
 MAX_SIM_SEEDS = 1_000  # simulated runs per scheme
 MAX_SIM_EVENTS = 2_000_000  # background transfers on a link in one simulated run, estimated before it runs (CT608)
 MAX_SIM_WALL_SECONDS = 600  # wall time of one simulate command's runs; past it the seeds done are shown (CT608 warning)
+
+# the diagnostic each limit gives where a spec (or the command line) passes it
+CODES: dict[str, str] = {
+    "MAX_FILE_BYTES": "CT601",
+    "MAX_NESTING": "CT602",
+    "MAX_EXPR_DEPTH": "CT602",
+    "MAX_LIST_DEPTH": "CT602",
+    "MAX_STRING_CHARS": "CT609",
+    "MAX_NAME_CHARS": "CT609",
+    "MAX_EXPR_NODES": "CT603",
+    "MAX_EXPANDED_NODES": "CT603",
+    "MAX_EXPONENT": "CT604",
+    "MAX_DECIMAL_EXPONENT": "CT605",
+    "MAX_DIGITS": "CT605",
+    "MAX_INHERITANCE_DEPTH": "CT620",
+    "MAX_REFERENCE_DEPTH": "CT622",
+    "MAX_STATEMENTS": "CT621",
+    "MAX_IMPORT_DEPTH": "CT505",
+    "MAX_IMPORTS": "CT505",
+    "MAX_IMPORT_STATEMENTS": "CT505",
+    "MAX_LOAD_BYTES": "CT505",
+    "MAX_WORKERS_PER_DC": "CT606",
+    "MAX_WORKERS": "CT606",
+    "MAX_DCS": "CT606",
+    "MAX_SWEEP_POINTS": "CT607",
+    "MAX_GRID_POINTS": "CT607",
+    "MAX_SIM_STEPS": "CT608",
+    "MAX_SIM_SEEDS": "CT608",
+    "MAX_SIM_EVENTS": "CT608",
+    "MAX_SIM_WALL_SECONDS": "CT608",
+}

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from ctdsl.cli import app
 from ctdsl.diagnostics.terminal import printable
 from ctdsl.language.texname import safe_display
-from ctdsl.report.encode import csv_cell, html_text, md_cell, md_text, mpl_text, rich_text, safe_href, tex_display, tex_text
+from ctdsl.report.encode import clip, csv_cell, html_text, md_cell, md_text, mpl_text, rich_text, safe_href, tex_display, tex_text
 
 runner = CliRunner()
 
@@ -105,6 +105,15 @@ def test_encoders_give_the_exact_escaped_forms():
     assert csv_cell(FORMULA) == "'" + FORMULA and csv_cell("+1") == "'+1" and csv_cell("@x") == "'@x"
     assert csv_cell("-") == "'-" and csv_cell("\tx") == "'\tx" and csv_cell(-1.5) == -1.5 and csv_cell("ring") == "ring"
     assert mpl_text(MATH) == r"\$\frac{\$" and mpl_text("\x1b") == "\\x1b"
+
+
+def test_figure_texts_are_clipped():
+    """A text in a figure is cut to 100 characters (99 of its own and an ellipsis), a tick label to 40,
+    so no label makes matplotlib lay out 240,000 glyphs; a short one passes whole."""
+    long = "a label " * 30_000
+    assert mpl_text(long) == long[:99] + "\u2026" and len(mpl_text(long)) == 100
+    assert mpl_text("$" * 150) == r"\$" * 99 + "\u2026"  # clipped first, then escaped: 99 dollars shown
+    assert clip("s" * 128, 40) == "s" * 39 + "\u2026" and clip("band", 40) == "band"
 
 
 def test_display_name_rule_agrees_with_the_printer():
@@ -286,3 +295,99 @@ def test_infinite_step_is_labelled_not_finite(degenerate):
     fig = sweep_figure(sol, None)
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert texts.count("not finite") == 2
+
+
+def test_longest_label_and_names_are_clipped_in_the_figure(tmp_path):
+    """The longest label (256 characters) and scheme name (128) a spec may hold: the legend shows
+    'adamw: ' and the label cut to 100 characters in all (99 and an ellipsis); the bar chart's tick
+    label of the 128-character scheme is its first 39 characters and an ellipsis."""
+    from fuzz.hostile_large import texts_at_limit
+
+    from ctdsl.api import load
+    from ctdsl.numeric import CompiledForms
+    from ctdsl.numeric.crossings import sweep_curves
+    from ctdsl.report.plots import sweep_figure
+
+    path = tmp_path / "long.ct"
+    path.write_text(texts_at_limit(), encoding="utf-8")
+    sol = load(str(path)).solve()
+    fig = sweep_figure(sol, sweep_curves(sol, CompiledForms(sol)))
+    legend = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+    full = "adamw: " + ("a label " * 32)[:256]
+    assert full[:99] + "\u2026" in legend
+    ticks = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
+    assert "s" * 39 + "\u2026" in ticks and not any(len(t) > 40 for t in ticks)
+
+
+KEYWORDS = """import std.devices
+import std.links
+import std.models
+
+model job : llama3_8b { tokens = 8192 }
+device gpu0 : h100 { efficiency = 0.4 }
+switch graph {}
+link subgraph : eth100g { bandwidth = 12.5 GB/s }
+dc node { workers = 2; device = gpu0; link = ib_ndr; switch = graph }
+dc edge : node {}
+wan node <-> edge = subgraph
+scheme adamw { payload = dense; collective = hier_allreduce; steps = 10000 }
+"""
+
+
+def _dot_nodes_and_edges(text: str):
+    """Node and edge statements of a DOT text, read by pydot's own parser, subgraphs included."""
+    import pydot
+
+    (g,) = pydot.graph_from_dot_data(text)
+    nodes, edges, todo = [], [], [g]
+    while todo:
+        sub = todo.pop()
+        nodes += [n.get_name() for n in sub.get_nodes() if n.get_name() not in ("node", "edge", "graph")]
+        edges += [(e.get_source(), e.get_destination(), e.get_label()) for e in sub.get_edges()]
+        todo += sub.get_subgraphs()
+    return sorted(nodes), sorted(edges)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_dot_quote_keeps_a_hostile_text_one_string():
+    """An id that closes its string and starts an edge stays one node; the same id pasted between
+    plain quotes (what an unescaped writer does) makes pydot read an edge out of it."""
+    from ctdsl.model.graph import dot_quote
+
+    hostile = 'x" -> "evil'
+    label = 'a\\nb"c\x1b[2J'
+    assert dot_quote(hostile) == r'"x\" -> \"evil"'
+    assert dot_quote(label) == '"a\\\\nb\\"c\u241b[2J"'  # backslash doubled, quote escaped, ESC shown
+    nodes, edges = _dot_nodes_and_edges(f"digraph g {{ {dot_quote(hostile)} [label={dot_quote(label)}]; }}")
+    assert nodes == [dot_quote(hostile)] and edges == []
+    _, naive_edges = _dot_nodes_and_edges(f'digraph g {{ "{hostile}"; }}')
+    assert len(naive_edges) == 1
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_graph_dot_with_dot_keywords_as_names(tmp_path):
+    """DCs named node and edge, a switch named graph, a WAN link named subgraph (DOT's keywords): the
+    output parses to 2 DCs x (2 workers + 1 switch) = 6 nodes and 5 two-way edges, 4 worker ports and
+    the WAN, each with its label."""
+    path = tmp_path / "kw.ct"
+    path.write_text(KEYWORDS, encoding="utf-8")
+    r = runner.invoke(app, ["graph", str(path), "--format", "dot"])
+    assert r.exit_code == 0, r.output
+    nodes, edges = _dot_nodes_and_edges(r.stdout)
+    assert nodes == sorted(f'"{dc}.{n}"' for dc in ("node", "edge") for n in ("graph", "w0", "w1"))
+    assert len(edges) == 5 and ('"node.graph"', '"edge.graph"', '"subgraph 12.5 GB/s"') in edges
+
+
+def test_github_annotations_show_control_characters(tmp_path):
+    """A file named with ESC [2J and holding an ESC: the annotation names the file and the character
+    with visible ones (ESC as U+241B), at line 1, column 13 (after the 12 characters of 'param x = 1 ')."""
+    path = tmp_path / "a\x1b[2Jb.ct"
+    path.write_bytes(b"param x = 1 \x1b[31m\n")
+    r = runner.invoke(app, ["check", str(path), "--format", "github"])
+    assert r.exit_code == 1
+    assert "\x1b" not in r.stdout and "a\u241b[2Jb.ct,line=1,col=13," in r.stdout
+    from ctdsl.diagnostics import Diagnostic, Severity
+    from ctdsl.diagnostics.github import annotation
+
+    d = Diagnostic(code="CT003", severity=Severity.ERROR, message="bell\x07 and OSC \x1b]0;x\x07 and \x9b2J", span=None)
+    assert annotation(d, "f.ct") == "::error file=f.ct,title=ctdsl (CT003)::bell\u2407 and OSC \u241b]0;x\u2407 and \ufffd2J"

@@ -11,7 +11,8 @@ docs/language.md marks each table with a pair of comments,
 
 and this script replaces what lies between them: the units (ctdsl/units.py),
 the fields of each kind of block and of each pluggable stage and the payloads
-(ctdsl/language/schema.py), and the limits (ctdsl/limits.py). The prose around
+(ctdsl/language/schema.py), the limits (ctdsl/limits.py, each with its code) and
+the bounds kept beside the back-end code they bound (BACK_END_LIMITS). The prose around
 them is written by hand. tests/test_docs_language.py runs `--check`.
 """
 
@@ -178,14 +179,43 @@ def functions_table() -> str:
     return "\n".join(rows)
 
 
+def _limits_in(path: Path):
+    """(name, value text, comment) of each `MAX_... = value  # comment` line of a source file."""
+    src = path.read_text(encoding="utf-8")
+    for m in re.finditer(r"^(MAX_[A-Z_]+|[A-Z_]+_CHARS) = ([^#\n]+?)\s*(?:#\s*(.*))?$", src, re.M):
+        yield m.group(1), m.group(2), (m.group(3) or "").replace("|", "\\|")
+
+
 def limits_table() -> str:
-    src = (ROOT / "ctdsl" / "limits.py").read_text(encoding="utf-8")
-    rows = ["| limit | value | what it bounds |", "|---|---|---|"]
-    for m in re.finditer(r"^(MAX_[A-Z_]+) = ([^#\n]+?)\s*(?:#\s*(.*))?$", src, re.M):
-        name, _, doc = m.groups()
+    rows = ["| limit | value | code | what it bounds |", "|---|---|---|---|"]
+    for name, _, doc in _limits_in(ROOT / "ctdsl" / "limits.py"):
         value = getattr(limits, name)
-        doc = (doc or "").replace("|", "\\|")
-        rows.append(f"| `{name}` | {value:,} | {doc} |")
+        rows.append(f"| `{name}` | {value:,} | {limits.CODES[name]} | {doc} |")
+    return "\n".join(rows)
+
+
+# bounds kept beside the code they bound: (module, name, what passing it gives)
+BACK_END_LIMITS = [
+    ("ctdsl/symbolic/breakeven.py", "MAX_REGIMES", "CT701"),
+    ("ctdsl/symbolic/regimes.py", "MAX_EXACT_DEGREE", "none: the roots come from the numeric scan"),
+    ("ctdsl/symbolic/regimes.py", "MAX_EXACT_NODES", "none: the roots come from the numeric scan"),
+    ("ctdsl/symbolic/roots.py", "MAX_BRENT_STEPS", "none: the bracket so far is the answer"),
+    ("ctdsl/cli/sweep_cmds.py", "MAX_POINTS", "usage error (exit 2) for `--sweep`"),
+    ("ctdsl/cli/sweep_cmds.py", "MAX_AXIS", "usage error (exit 2) for `--sweep`"),
+    ("ctdsl/report/encode.py", "PLOT_CHARS", "none: a longer text is cut, with an ellipsis"),
+    ("ctdsl/report/encode.py", "TICK_CHARS", "none: a longer tick label is cut, with an ellipsis"),
+    ("ctdsl/report/plots/topology.py", "MAX_WORKERS_DRAWN", "none: the rest of a dc's workers drawn as '...'"),
+]
+
+
+def back_end_limits_table() -> str:
+    rows = ["| limit | where | value | past it | what it bounds |", "|---|---|---|---|---|"]
+    for path, name, effect in BACK_END_LIMITS:
+        found = {n: (v, d) for n, v, d in _limits_in(ROOT / path)}
+        if name not in found:
+            raise SystemExit(f"{path} defines no {name}")
+        value, doc = found[name]
+        rows.append(f"| `{name}` | `{path}` | {value.replace('**', '^')} | {effect} | {doc} |")
     return "\n".join(rows)
 
 
@@ -196,6 +226,7 @@ def tables() -> dict[str, str]:
         "functions": functions_table(),
         "payloads": payloads_table(),
         "limits": limits_table(),
+        "back-end-limits": back_end_limits_table(),
     }
     for kind, fields in S.KINDS.items():
         out[f"fields:{kind}"] = fields_table(fields)

@@ -44,6 +44,8 @@ class Checker:
 
     def run(self) -> M.Spec | None:
         self.ns.collect(self.loaded.files, self.loaded.std, self.loaded.root)
+        if self.ns.too_many:  # a cut namespace would report every later name as unknown: CT621 alone
+            return None
         self.draft.params = ParamChecker(self.loaded, self.sink, self.ns, self.overrides).params()
         blocks = BlockChecker(self.ns, self.sink, FieldReader(self.ns, self.sink, self.draft.params))
         for d in self.ns.of_kind(*S.KINDS):

@@ -69,6 +69,7 @@ class Namespace:
         self._merging: list[str] = []
         self._too_deep = False
         self._depth: dict[str, int] = {}  # bases below each merged block
+        self.too_many = False  # CT621: the statements were cut short, so nothing after them is checked
 
     def collect(self, files: list[ast.SpecFile], std: set[str], root: str) -> None:
         count = 0
@@ -82,6 +83,7 @@ class Namespace:
                         stmt.span,
                         help="split the study into several specs",
                     )
+                    self.too_many = True
                     return
                 if isinstance(stmt, ast.Param):
                     self._define(Definition(stmt.name.text, "param", stmt, spec.path, spec.path in std, spec.path == root))

@@ -7,7 +7,9 @@ simpy and numpy are imported inside the command (by ctdsl.simulate), so that
 from __future__ import annotations
 
 import json
+import signal
 import sys
+from contextlib import contextmanager
 from enum import Enum
 from typing import List, Optional
 
@@ -16,6 +18,7 @@ import typer
 from ctdsl import limits
 from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print_diagnostics, stdout_console
 from ctdsl.diagnostics import Diagnostic, Severity, did_you_mean
+from ctdsl.diagnostics.terminal import printable
 
 
 class SimFormat(str, Enum):
@@ -39,6 +42,7 @@ def simulate(
     validate: bool = typer.Option(False, "--validate", help="Compare the simulation with the closed forms; exit 1 if they disagree."),
     format: SimFormat = typer.Option(SimFormat.table, "--format", "-f", help="table, json or csv."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="A progress bar on long runs (on a terminal)."),
+    partial: Optional[str] = typer.Option(None, "--partial", metavar="FILE", help="After each finished seed, write every run done so far to FILE (JSON, replaced whole), so that an interrupted run keeps them."),
 ) -> None:
     """Simulate each scheme's steps in SimPy: shared links with background traffic, stragglers.
 
@@ -47,6 +51,7 @@ def simulate(
       ctdsl simulate specs/llama70b_wan.ct --set wan_load=0.9
       ctdsl simulate specs/llama70b_wan.ct --steps 200 --seeds 20 --format json
       ctdsl simulate examples/15_contention.ct --validate
+      ctdsl simulate specs/llama70b_wan.ct --seeds 200 --partial runs.json
     """
     study = load_or_exit(file, parse_sets(set_))
     spec = study.spec
@@ -58,35 +63,105 @@ def simulate(
             hint = did_you_mean(name, spec.schemes)
             raise fail_usage(f"no scheme '{name}' in {file}" + (f"; {hint}" if hint else ""))
 
+    if validate and partial:
+        raise fail_usage("--partial keeps the seeds of a plain run; --validate runs its own")
     from ctdsl.simulate.runner import settings
     from ctdsl.simulate.runner import simulate as run_all
 
     cfg = settings(spec, steps, seeds, warmup, seed)
     bar = _progress_bar(progress)
+    keeper = _Keeper(partial)
     try:
-        if validate:
-            from ctdsl.simulate.validate import validate as run_validation
-
-            with bar as report:
-                result = run_validation(spec, cfg, report)
-        else:
-            from ctdsl.simulate.plan import build_plans
-
-            plans = build_plans(spec, list(scheme) if scheme else None)
-            bar.enabled = bar.enabled and _estimate_events(plans, cfg) > LONG_RUN_EVENTS
-            with bar as report:
-                result = run_all(spec, cfg, progress=report, plans=plans)
-    except KeyboardInterrupt:  # pragma: no cover
-        typer.echo("interrupted", err=True)
-        raise typer.Exit(130)
+        with _stop_between_seeds(keeper):
+            result = _run(spec, cfg, scheme, validate, bar, keeper, run_all)
+    except KeyboardInterrupt as exc:
+        typer.echo(keeper.message("terminated" if isinstance(exc, _Terminated) else "interrupted"), err=True)
+        raise typer.Exit(143 if isinstance(exc, _Terminated) else 130)
     _print(result, format, validate)
     if getattr(result, "stopped", None):  # the wall budget: the seeds done so far were shown
         where = spec.simulation.span if spec.simulation is not None else None
-        diag = Diagnostic("CT608", f"the simulation {result.stopped}", where, severity=Severity.WARNING, help="simulate fewer --steps or --seeds")
+        kept = f"; the runs done are kept in {printable(partial)}" if partial else ""
+        diag = Diagnostic("CT608", f"the simulation {result.stopped}{kept}", where, severity=Severity.WARNING, help="simulate fewer --steps or --seeds")
         print_diagnostics([diag], study.sources, err=True)
         raise typer.Exit(Exit.FINDINGS)
     if validate and not result.ok:
         raise typer.Exit(Exit.FINDINGS)
+
+
+def _run(spec, cfg, scheme, validate: bool, bar, keeper, run_all):
+    """The validation, or every run, each finished seed handed to `keeper`."""
+    if validate:
+        from ctdsl.simulate.validate import validate as run_validation
+
+        with bar as report:
+            return run_validation(spec, cfg, report)
+    from ctdsl.simulate.plan import build_plans
+
+    plans = build_plans(spec, list(scheme) if scheme else None)
+    bar.enabled = bar.enabled and _estimate_events(plans, cfg) > LONG_RUN_EVENTS
+    keeper.active = True
+    with bar as report:
+        return run_all(spec, cfg, progress=report, plans=plans, on_seed=keeper)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM: the run stops as with Ctrl-C and says what it kept."""
+
+
+@contextmanager
+def _stop_between_seeds(keeper):
+    """Ctrl-C and SIGTERM during the runs: the first asks `keeper` to stop after the seed running now
+    (so the stop never lands inside SimPy or a file being written), a second one stops at once."""
+
+    def on_signal(signum, frame):
+        if keeper.active and keeper.pending is None:
+            keeper.pending = signum
+            return
+        raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    try:
+        old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread: leave the signals as they are
+        yield
+        return
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+class _Keeper:
+    """After each finished seed: the runs so far, written whole to the --partial file when there is one."""
+
+    def __init__(self, path: str | None):
+        self.path = path
+        self.last = None  # the SimResult last kept (written, when there is a file)
+        self.done = self.total = 0
+        self.active = False  # a plain run is going: a signal waits for the end of its seed
+        self.pending = None  # the signal that asked to stop
+
+    def __call__(self, res, done: int, total: int) -> None:
+        if self.path:
+            from ctdsl.files import atomic_open
+            from ctdsl.report.simulation_data import partial_json
+
+            try:
+                with atomic_open(self.path, "w", encoding="utf-8", newline="\n") as fh:
+                    fh.write(json.dumps(partial_json(res, done, total), indent=2, sort_keys=True) + "\n")
+            except OSError as exc:
+                raise fail_usage(f"cannot write {printable(self.path)}: {exc.strerror}")
+        self.last, self.done, self.total = res, done, total
+        if self.pending is not None:
+            raise _Terminated() if self.pending == signal.SIGTERM else KeyboardInterrupt()
+
+    def message(self, why: str) -> str:
+        if self.last is None:
+            return f"{why} before the first seed finished: nothing kept"
+        head = f"{why} after {self.done} of {self.total} runs"
+        if self.path:
+            return f"{head}: kept in {printable(self.path)}: {self.last.kept()}"
+        return f"{head} ({self.last.kept()}); nothing kept: --partial FILE keeps the finished seeds"
 
 
 def _print(result, format: SimFormat, validate: bool) -> None:

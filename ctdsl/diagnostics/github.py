@@ -4,20 +4,23 @@ an annotation on the pull request.
     ::warning file=specs/x.ct,line=12,col=3,endLine=12,endColumn=12,title=ctdsl (CTL003)::message
 
 Columns are left out for a span over several lines, as GitHub requires; `%` and
-newlines, and in properties `:` and `,`, are escaped. Notes and help follow the
-message on lines of their own.
+newlines, and in properties `:` and `,`, are escaped; every other control character
+(ESC, BEL, C1, bidi overrides) is shown as a visible one (`printable`), so that a
+name or an excerpt never writes an escape sequence into the CI log. Notes and help
+follow the message on lines of their own.
 """
 
 from __future__ import annotations
 
 from ctdsl.diagnostics.core import Diagnostic, Report, Severity
 from ctdsl.diagnostics.sarif import full_message
+from ctdsl.diagnostics.terminal import printable
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
 def _escape_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(s: str) -> str:

@@ -15,12 +15,18 @@ was declared first, so routing is deterministic.
 
 The checker calls `build_graph` once per spec and the `Spec` carries the result
 (`spec.topology`, a `ctdsl.model.topology.Topology`); back ends read that.
+
+`to_dot` writes every id and label through `dot_quote`, DOT's encoder: a quoted
+string with `\\` and `"` escaped, a newline as DOT's `\\n` and control characters
+shown (`printable`), so that no name or label ends its string early, starts a
+statement or reaches a terminal as an escape sequence.
 """
 
 from __future__ import annotations
 
 from typing import Mapping, Protocol, Sequence
 
+from ctdsl.diagnostics.terminal import printable
 from ctdsl.language.enums import LinkKind
 from ctdsl.model import expr as E
 from ctdsl.model.entities import DataCentre, Link, Pluggable, Switch, WanLink
@@ -116,17 +122,23 @@ def to_json(topology: Topology, defaults: dict[str, float]) -> dict:
     }
 
 
+def dot_quote(text: str) -> str:
+    """`text` as a quoted DOT string (an id or a label): literal, one string, no control character."""
+    return '"' + printable(str(text)).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", " ") + '"'
+
+
 def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
+    q = dot_quote
     shapes = {NodeKind.WORKER: "box", NodeKind.MODULE: "component", NodeKind.SWITCH: "diamond"}
     lines = ["digraph ctdsl {", "  rankdir=LR;"]
     by_dc: dict[str, list[Node]] = {}
     for n in topology.nodes():
         by_dc.setdefault(n.dc, []).append(n)
     for dc, nodes in by_dc.items():
-        lines.append(f'  subgraph "cluster_{dc}" {{')
-        lines.append(f'    label="{dc}";')
+        lines.append(f"  subgraph {q(f'cluster_{dc}')} {{")
+        lines.append(f"    label={q(dc)};")
         for n in nodes:
-            lines.append(f'    "{n.id}" [shape={shapes.get(n.kind, "ellipse")}];')
+            lines.append(f'    {q(n.id)} [shape={shapes.get(n.kind, "ellipse")}];')
         lines.append("  }")
     done = set()
     for e in topology.edges():
@@ -140,11 +152,11 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
             if (b, a) in done:
                 continue
             done.add((a, b))
-            lines.append(f'  "{a}" -> "{b}" [dir=both, label="{e.link} {bw}"];')
+            lines.append(f"  {q(a)} -> {q(b)} [dir=both, label={q(f'{e.link} {bw}')}];")
         else:
-            lines.append(f'  "{a}" -> "{b}" [label="{e.link} {bw}"];')
+            lines.append(f"  {q(a)} -> {q(b)} [label={q(f'{e.link} {bw}')}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["build_graph", "to_json", "to_dot", "worker_id", "switch_id", "module_id", "Tables", "Topology", "Edge", "Node", "NodeKind"]
+__all__ = ["build_graph", "to_json", "to_dot", "dot_quote", "worker_id", "switch_id", "module_id", "Tables", "Topology", "Edge", "Node", "NodeKind"]

@@ -26,7 +26,9 @@ enters its output, so that the text is shown, never obeyed:
   with `= + - @`, a tab or a CR) is prefixed with `'` (OWASP CSV injection);
   control characters are shown, as for the terminal (CSV goes to stdout).
 - `mpl_text`: a text for matplotlib with `$` escaped, so a label is never parsed
-  as mathtext (an invalid one would crash the drawing); control characters shown.
+  as mathtext (an invalid one would crash the drawing); control characters shown;
+  cut to `PLOT_CHARS` characters with an ellipsis (`clip`), so that no text makes
+  a figure's layout work for long (matplotlib lays a text out a glyph at a time).
 """
 
 from __future__ import annotations
@@ -149,12 +151,24 @@ def csv_cell(value):
 # ---- matplotlib -----------------------------------------------------------------------------
 
 
-def mpl_text(text: str) -> str:
-    """Spec text for a matplotlib label: literal, never mathtext (`$` escaped), control characters as `\\x1b`."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text).replace("$", r"\$")
+PLOT_CHARS = 100  # characters of one text in a figure (the longest in specs/ and examples/ is 59)
+TICK_CHARS = 40  # characters of a tick label (a scheme's or a stage's name; the longest in examples/ is 14)
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, the last one an ellipsis when it was longer."""
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def mpl_text(text: str, limit: int = PLOT_CHARS) -> str:
+    """Spec text for a matplotlib label: literal, never mathtext (`$` escaped), control characters as `\\x1b`, clipped."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", clip(text, limit)).replace("$", r"\$")
 
 
 __all__ = [
+    "PLOT_CHARS",
+    "TICK_CHARS",
+    "clip",
     "csv_cell",
     "html_text",
     "md_cell",

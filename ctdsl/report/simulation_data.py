@@ -38,6 +38,19 @@ def result_json(res) -> dict:
     }
 
 
+def partial_json(res, done: int, total: int) -> dict:
+    """The runs finished so far (`ctdsl simulate --partial`): the result's JSON and, under "partial",
+    how many of the runs are done, whether that is all of them, and the seeds each scheme holds."""
+    out = result_json(res)
+    out["partial"] = {
+        "complete": done == total and res.stopped is None,
+        "runs_done": done,
+        "runs_total": total,
+        "seeds": {name: list(range(len(s.runs))) for name, s in res.schemes.items()},
+    }
+    return out
+
+
 def _scheme_json(name: str, s) -> dict:
     p = s.plan
     return {
@@ -157,4 +170,4 @@ def validation_csv(v) -> str:
     return buf.getvalue()
 
 
-__all__ = ["SCHEMA", "VALIDATE_SCHEMA", "render_csv", "result_json", "validation_csv", "validation_json"]
+__all__ = ["SCHEMA", "VALIDATE_SCHEMA", "partial_json", "render_csv", "result_json", "validation_csv", "validation_json"]

@@ -25,6 +25,7 @@ from ctdsl.simulate.plan import Edge, SchemePlan, build_plans, loaded_edges
 from ctdsl.simulate.stats import Estimate, estimate
 
 Progress = Callable[[int, int, str], None]  # (done, total, what)
+OnSeed = Callable[["SimResult", int, int], None]  # (every run finished so far, runs done, runs in all)
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,14 @@ class SimResult:
     def _repr_markdown_(self) -> str:
         return results_display.render("simulation", "markdown", self)
 
+    def kept(self) -> str:
+        """The seeds this result holds, by scheme: "scheme 'a' seeds 0-9, scheme 'b' seed 0"."""
+        parts = []
+        for name, s in self.schemes.items():
+            n = len(s.runs)
+            parts.append(f"scheme '{name}' " + ("no seed" if n == 0 else "seed 0" if n == 1 else f"seeds 0-{n - 1}"))
+        return ", ".join(parts) or "no seed"
+
 
 def spawn_keys(spec: Spec) -> list[Edge]:
     """Every loaded edge of the spec, in one order: edge i always draws from stream i, whichever
@@ -124,7 +133,10 @@ def simulate(
     load: bool = True,
     jitter: bool = True,
     plans: dict[str, SchemePlan] | None = None,
+    on_seed: OnSeed | None = None,
 ) -> SimResult:
+    """Every scheme over every seed; `on_seed`, when given, gets the runs finished so far after each one
+    (the schemes done and the one running, each summarised over its seeds so far)."""
     plans = plans if plans is not None else build_plans(spec, names)
     if load:  # CT608 before anything runs
         check_budget(spec, plans, cfg.steps, cfg.warmup)
@@ -142,6 +154,8 @@ def simulate(
             done += 1
             if progress is not None:
                 progress(done, total, name)
+            if on_seed is not None:
+                on_seed(SimResult(spec, cfg, {**out, name: summarise(plan, list(runs))}), done, total)  # a copy: runs grows
             if done < total and time.monotonic() - start > limits.MAX_SIM_WALL_SECONDS:
                 out[name] = summarise(plan, runs)
                 left = [n for n in plans if n not in out]

@@ -4,7 +4,7 @@ The builder only builds nodes: it looks nothing up and validates nothing, except
 the bounds that keep a hostile file from making the machine work hard: blocks
 nested too deep (CT602), an expression nested too deep (CT602), too many
 expression nodes in a file (CT603), a number with too many digits or too large
-a magnitude (CT605). Each is reported once, to the sink, and the node it stops
+a magnitude (CT605), a string or a name longer than the limit (CT609). Each is reported once, to the sink, and the node it stops
 at is replaced by a harmless one, so that building finishes.
 """
 
@@ -30,12 +30,35 @@ class TreeBuilder:
         self.nodes = 0
         self.too_big_reported = False
         self.depth_reported = False
+        self.long_names: set[str] = set()  # names already reported as too long (CT609, once each)
 
     def span(self, item) -> Span:
         return span_of(self.file, item)
 
     def name(self, tok: Token) -> ast.Name:
-        return ast.Name(str(tok), self.span(tok))
+        text = str(tok)
+        if len(text) > limits.MAX_NAME_CHARS and text not in self.long_names:
+            self.long_names.add(text)
+            self.sink.error(
+                "CT609",
+                f"name '{text[:24]}...' has {len(text):,} characters; at most {limits.MAX_NAME_CHARS} are allowed",
+                self.span(tok),
+                help="a name is shown in tables and figures: choose a shorter one",
+            )
+        return ast.Name(text, self.span(tok))
+
+    def string(self, tok: Token, item) -> str:
+        """A string literal's text, without its quotes; one longer than the limit is CT609 and cut to it."""
+        text = str(tok)[1:-1]
+        if len(text) > limits.MAX_STRING_CHARS:
+            self.sink.error(
+                "CT609",
+                f"a string of {len(text):,} characters; at most {limits.MAX_STRING_CHARS} are allowed",
+                self.span(item),
+                help="a label or a display name is shown in tables and figures: keep it short",
+            )
+            return text[: limits.MAX_STRING_CHARS]
+        return text
 
     # statements
     def spec(self, tree: Tree) -> tuple[ast.Statement, ...]:
@@ -57,7 +80,7 @@ class TreeBuilder:
             self.name(name),
             self.expr(default, 0),
             self.range(rng) if rng is not None else None,
-            str(display)[1:-1] if display is not None else None,
+            self.string(display, display) if display is not None else None,
             self.span(t),
         )
 
@@ -133,7 +156,7 @@ class TreeBuilder:
                 tuple(self.value(v, depth + 1, lists + 1) for v in item.children if v is not None), self.span(item)
             )
         if isinstance(item, Tree) and item.data == "string":
-            return ast.StringValue(str(item.children[0])[1:-1], self.span(item))
+            return ast.StringValue(self.string(item.children[0], item), self.span(item))
         return self.expr(item, depth)
 
     def _count(self, item) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from pathlib import PurePath
 
-from ctdsl.report.encode import mpl_text
+from ctdsl.report.encode import TICK_CHARS, mpl_text
 from ctdsl.report.plots.canvas import mpl, new_figure
 from ctdsl.report.plots.curves import LINE, CurveView, curves_panel
 from ctdsl.report.plots.steps import components_panel, module_panel
@@ -64,9 +64,9 @@ def sweep_figure(sol, curves):
         y -= below_main + notes_h
         notes = box(0.95, y, WIDTH - 1.25, notes_h)
         # widths from the longest tick labels (about 0.085 in a character at 10.5 pt)
-        bars_left = 0.3 + 0.085 * max(len(n) for n in sol.schemes)
+        bars_left = 0.3 + 0.085 * max(min(len(n), TICK_CHARS) for n in sol.schemes)
         if modules:
-            stage_left = 0.3 + 0.085 * max(len(t) for t in stage_labels)
+            stage_left = 0.3 + 0.085 * max(min(len(t), TICK_CHARS) for t in stage_labels)
             stages_w = 3.2
             bars_w = WIDTH - 0.3 - bars_left - stages_w - stage_left - 0.5
             bars = box(bars_left, bottom, bars_w, panels)

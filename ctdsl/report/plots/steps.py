@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ctdsl import units as U
+from ctdsl.report.encode import TICK_CHARS, clip
 from ctdsl.report.plots.style import GROUPS, plain_formatter
 from ctdsl.report.tables import phase_group
 
@@ -42,7 +43,7 @@ def components_panel(ax, sol) -> None:
     from matplotlib.patches import Patch
 
     schemes = list(sol.schemes.values())
-    names = [r.name for r in schemes]
+    names = [clip(r.name, TICK_CHARS) for r in schemes]
     known = [g for g, _, _ in GROUPS]
     values: dict[str, list[float]] = {g: [0.0] * len(schemes) for g in known}
     binding_group = []
@@ -94,7 +95,7 @@ def module_panel(ax, sol) -> None:
     for r in rows:
         m = r.module
         for st in m.stages:
-            labels.append(st.name if len(rows) == 1 else f"{r.name}: {st.name}")
+            labels.append(clip(st.name if len(rows) == 1 else f"{r.name}: {st.name}", TICK_CHARS))
             times.append(_finite(st.time.value))
             raw.append(st.time.value)
             rates.append(st.rate.value)

@@ -22,11 +22,12 @@ def typesets(latex: str) -> bool:
 def math_png(latex: str, fontsize: float = 13, dpi: int = 170) -> bytes | None:
     """LaTeX rendered by matplotlib's mathtext, or None if mathtext cannot typeset it."""
     matplotlib = mpl()
-    if not typesets(latex):
-        return None
     with matplotlib.rc_context({**RC, "mathtext.fontset": "dejavusans"}):
         fig = new_figure(0.01, 0.01)
         fig.text(0, 0, f"${latex}$", fontsize=fontsize)
         buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", pad_inches=0.04, metadata={"Software": None}, transparent=False)
+        try:  # drawing parses the formula once; a separate `typesets` check first would parse it twice
+            fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", pad_inches=0.04, metadata={"Software": None}, transparent=False)
+        except Exception:  # noqa: BLE001 - mathtext cannot typeset it, as `typesets` would have said
+            return None
     return buf.getvalue()
