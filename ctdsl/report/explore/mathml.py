@@ -10,6 +10,8 @@ every text node, so no spec text reaches the page unescaped.
 
 from __future__ import annotations
 
+from xml.sax.saxutils import escape
+
 import sympy as sp
 from sympy.printing.mathml import MathMLPresentationPrinter
 
@@ -46,8 +48,6 @@ def mathml_equation(lhs: str, expr: sp.Expr | None, value: str, unit: str, appro
     For the report: an exact form in the other params, with its unit; a numeric
     root has no form and shows its value.
     """
-    from xml.sax.saxutils import escape
-
     left = f"<msup><mi>{escape(lhs)}</mi><mo>*</mo></msup>"
     if expr is None:
         return f'<math display="block"><mrow>{left}<mo>&#8776;</mo><mtext>{escape(value)}</mtext></mrow></math>'
