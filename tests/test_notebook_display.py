@@ -14,6 +14,7 @@ import sympy as sp
 import pytest
 
 import ctdsl
+from ctdsl import limits
 from ctdsl import units as U
 from ctdsl.results.quantity import Quantity
 from solvekit import ROOT, solve_text
@@ -60,7 +61,7 @@ def _many_schemes(n: int, name_len: int) -> str:
     ]
     for i in range(n):
         name = f"s{i}_" + "x" * name_len
-        lines.append(f'scheme {name} {{ payload = dense; collective = ring_allreduce; label = "{"L" * 300}" }}')
+        lines.append(f'scheme {name} {{ payload = dense; collective = ring_allreduce; label = "{"L" * limits.MAX_STRING_CHARS}" }}')
     return "\n".join(lines) + "\n"
 
 
@@ -96,7 +97,7 @@ def test_a_wrong_dimension_is_a_clear_error():
 
 
 def test_rich_displays_escape_a_hostile_label(tmp_path):
-    text = _many_schemes(1, 1).replace('label = "' + "L" * 300 + '"', 'label = "<script>alert(1)</script> & $\\\\x_{1}"')
+    text = _many_schemes(1, 1).replace('label = "' + "L" * limits.MAX_STRING_CHARS + '"', 'label = "<script>alert(1)</script> & $\\\\x_{1}"')
     sol = solve_text(tmp_path, text)
     r = next(iter(sol.schemes.values()))
     html = r._repr_html_()
