@@ -80,7 +80,7 @@
     ctx.fillStyle = "#000"; ctx.fillText("step time per round, s", bx, 12);
     const n = Math.max(1, s.rounds.length - s.warm), w = bw / n;
     done.forEach((r, k) => { ctx.fillStyle = "#2171b5"; ctx.fillRect(bx + k * w, yv(r[3]), Math.max(1, w - 1), yv(0) - yv(r[3])); });
-    const line = (v, c, label) => { ctx.strokeStyle = c; ctx.beginPath(); ctx.moveTo(bx, yv(v)); ctx.lineTo(bx + bw, yv(v)); ctx.stroke(); ctx.fillStyle = c; ctx.fillText(label, bx, yv(v) - 3); };
+    const line = (v, c, label) => { ctx.strokeStyle = c; ctx.beginPath(); ctx.moveTo(bx, yv(v)); ctx.lineTo(bx + bw, yv(v)); ctx.stroke(); const tw = ctx.measureText(label).width; ctx.fillStyle = "#fff"; ctx.fillRect(bx + bw - tw - 4, yv(v) - 15, tw + 4, 13); ctx.fillStyle = c; ctx.fillText(label, bx + bw - tw - 2, yv(v) - 4); };
     line(s.closed, "#2ca02c", "closed form " + fmt(s.closed));
     if (done.length) line(meanOf(s, t), "#d62728", "simulated mean " + fmt(meanOf(s, t)));
     showText(s, done.length);
