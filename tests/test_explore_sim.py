@@ -5,7 +5,7 @@ seed and settings run through `ctdsl.simulate.runner.simulate` (what `ctdsl
 simulate --seeds 1 --steps N --warmup W` runs), whose per-seed result is the
 mean step over the measured steps. The recorded rounds' step times, weighted by
 their steps, must give that mean, and the recorded run must process as many
-events as the plain one (the recording does not change the run).
+events as the plain one (the recording does not change the run: `test_traced_run_is_the_plain_run`).
 """
 
 from __future__ import annotations
@@ -111,3 +111,20 @@ def test_spec_text_in_the_recording_is_encoded():
     blob = re.search(r'id="ct-sim">(.*?)</script>', page, re.S).group(1)
     assert "<" not in blob and ">" not in blob and "&" not in blob.replace("\\u0026", "")
     assert json.loads(blob)["schemes"][0]["label"] == "&lt;/script&gt;&lt;b x=&#x27;1&#x27;&gt;&amp;"
+
+
+def test_traced_run_is_the_plain_run():
+    """The recording changes nothing: the traced run's result equals engine.run's, events included."""
+    from ctdsl.simulate import engine
+    from ctdsl.simulate.plan import build_plans
+    from ctdsl.simulate.runner import spawn_keys
+
+    spec = loaded(FLAGSHIP, {"wan_load": "0.9"}).spec
+    keys = spawn_keys(spec)
+    for name, plan in build_plans(spec, None).items():
+        plain = engine.run(plan, 0, 0, 12, 2, spawn_keys=keys)
+        tr = trace.TracedRun(plan, 0, 0, 12, 2, True, True, keys)
+        traced = tr.result(tr.execute())
+        assert (traced.step, traced.steps, traced.events, traced.background, traced.stragglers) == (
+            plain.step, plain.steps, plain.events, plain.background, plain.stragglers), name
+        assert [(l.utilisation, l.sync_wait, l.sync_count) for l in traced.links] == [(l.utilisation, l.sync_wait, l.sync_count) for l in plain.links]
