@@ -96,12 +96,18 @@ class Study:
             return load(self.path, {**self.overrides, **overrides}).solve()
         return solve(self.spec)
 
-    def explore(self, path: str | Path | None = None) -> str:
-        """The interactive explorer (`ctdsl explore`): one offline HTML page; written to `path` when given."""
+    def explore(self, path: str | Path | None = None, simulate: bool = False) -> str:
+        """The interactive explorer (`ctdsl explore`): one offline HTML page; written to `path` when given.
+        `simulate`: embed and animate a short recorded simulation run (`ctdsl explore --simulate`)."""
         from ctdsl.files import atomic_open
         from ctdsl.report.explore import explorer_html
 
-        html = explorer_html(self.solve())
+        sim = None
+        if simulate:
+            from ctdsl.simulate.trace import record
+
+            sim = record(self.spec)
+        html = explorer_html(self.solve(), sim)
         if path is not None:
             with atomic_open(path, "w", encoding="utf-8") as fh:
                 fh.write(html)

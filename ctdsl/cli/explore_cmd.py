@@ -14,6 +14,7 @@ def explore(
     file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the page to this file instead of stdout."),
     set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Start a param here: name=value with its unit."),
+    simulate: bool = typer.Option(False, "--simulate", help="Embed a short recorded simulation run (1 seed, at most 20 steps) and animate it."),
 ) -> None:
     """An interactive explorer: sliders per param, curves, break-evens, bars, a winner map, the tables.
 
@@ -24,7 +25,8 @@ def explore(
     Examples:
       ctdsl explore specs/llama70b_wan.ct -o explorer.html
       ctdsl explore specs/llama70b_wan.ct --set wan_bw="25 GB/s" -o explorer.html
+      ctdsl explore specs/llama70b_wan.ct --set wan_load=0.9 --simulate -o explorer.html
     """
     with startup_work():
         study = load_or_exit(file, parse_sets(set_))
-        emit(study.explore(), output)
+        emit(study.explore(simulate=simulate), output)

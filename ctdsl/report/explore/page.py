@@ -9,8 +9,9 @@ from importlib import resources
 from ctdsl.report.encode import html_text
 from ctdsl.report.explore.mathml import mathml
 from ctdsl.report.explore.model import page_model
+from ctdsl.report.explore.simview import SECTION, sim_model
 
-_MARKER = re.compile(r"@(CSP|CSS|TITLE|EQUATIONS|DATA|SCRIPT)@")
+_MARKER = re.compile(r"@(CSP|CSS|TITLE|EQUATIONS|DATA|SCRIPT|SIMVIEW|SIMDATA)@")
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
 
@@ -101,18 +102,29 @@ expressions <code>ctdsl solve</code> derives, printed as JavaScript by ctdsl; th
 <p id="subst-row"><label><input type="checkbox" id="subst"> show the current values in place of the params (base units)</label></p>
 @EQUATIONS@
 </section>
-</main>
+@SIMVIEW@</main>
 <script type="application/json" id="ct-data">@DATA@</script>
 <script>
 @SCRIPT@
 </script>
-</body>
+@SIMDATA@</body>
 </html>
 """
 
 
-def explorer_html(solution) -> str:
-    """The whole page, self-contained."""
+def _sim_parts(sim) -> tuple[str, str]:
+    """The recorded simulation's section and its data and script (both empty without a recording)."""
+    if sim is None:
+        return "", ""
+    script = _asset("simview.js")
+    if "</script" in script.lower() or "<!--" in script:
+        raise ValueError("the simulation view's script would close the page's script")
+    data = f'<script type="application/json" id="ct-sim">{script_json(sim_model(sim))}</script>\n<script>\n{script}\n</script>\n'
+    return SECTION, data
+
+
+def explorer_html(solution, sim: dict | None = None) -> str:
+    """The whole page, self-contained; `sim`: a recorded run (`ctdsl.simulate.trace.record`) to animate."""
     data, forms = page_model(solution)
     script = _asset("explorer.js").replace("/*@FORMS@*/", forms)
     if "</script" in script.lower() or "<!--" in script:
@@ -125,5 +137,8 @@ def explorer_html(solution) -> str:
         "@DATA@": script_json(data),
         "@SCRIPT@": script,
     }
+    parts["@SIMVIEW@"], parts["@SIMDATA@"] = _sim_parts(sim)
+    if sim is not None:
+        parts["@CSS@"] += "\n" + _asset("simview.css")
     # one pass, so that nothing inserted is read as a marker
     return _MARKER.sub(lambda m: parts[m.group(0)], _TEMPLATE)

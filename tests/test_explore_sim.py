@@ -1,0 +1,130 @@
+"""`ctdsl explore --simulate`: the recorded run (ctdsl/simulate/trace.py) against `ctdsl simulate`, and the page it goes into.
+
+The recording's step times are checked by an independent path: the same spec,
+seed and settings run through `ctdsl.simulate.runner.simulate` (what `ctdsl
+simulate --seeds 1 --steps N --warmup W` runs), whose per-seed result is the
+mean step over the measured steps. The recorded rounds' step times, weighted by
+their steps, must give that mean, and the recorded run must process as many
+events as the plain one (the recording does not change the run: `test_traced_run_is_the_plain_run`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import ctdsl
+from ctdsl.cli import app
+from ctdsl.report.explore import explorer_html
+from ctdsl.simulate import trace
+from ctdsl.simulate.runner import Settings, settings, simulate
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGSHIP = ROOT / "specs" / "llama70b_wan.ct"
+CONTENTION = ROOT / "examples" / "15_contention.ct"
+runner = CliRunner()
+
+
+def loaded(path, overrides=None):
+    return ctdsl.load(path, overrides or {})
+
+
+CASES = [(FLAGSHIP, {"wan_load": "0.9"}), (FLAGSHIP, {}), (CONTENTION, {})]
+
+
+@pytest.mark.parametrize("path,overrides", CASES, ids=["flagship-loaded", "flagship", "contention"])
+def test_recorded_steps_are_simulate_s(path, overrides):
+    study = loaded(path, overrides)
+    rec = trace.record(study.spec)
+    base = settings(study.spec)
+    # the caps, by hand: at most 20 measured steps after at most 2 of warm-up, one seed
+    assert rec["steps"] == min(base.steps, 20) and rec["warmup"] == min(base.warmup, 2)
+    plain = simulate(study.spec, Settings(rec["steps"], 1, rec["warmup"], base.seed, base.latency))
+    assert [s["name"] for s in rec["schemes"]] == list(plain.schemes)
+    for s in rec["schemes"]:
+        run = plain.schemes[s["name"]].runs[0]
+        measured = s["rounds"][s["warm"]:]
+        n = sum(r[2] for r in measured)
+        assert n == run.steps == s["steps"]
+        mean = math.fsum(r[3] * r[2] for r in measured) / n
+        assert mean == pytest.approx(run.step, rel=1e-12)
+        assert s["mean"] == run.step
+        assert s["closed"] == plain.schemes[s["name"]].plan.step
+        for r in s["rounds"]:  # a round's step time is its length over its steps (the drawn times have 9 digits)
+            assert r[3] * r[2] == pytest.approx(r[1] - r[0], rel=1e-6, abs=1e-6 * s["end"])
+
+
+def test_recording_traces_the_queues_when_loaded():
+    rec = trace.record(loaded(FLAGSHIP, {"wan_load": "0.9"}).spec)
+    for s in rec["schemes"]:
+        assert s["directions"], s["name"]
+        assert all(d["rho"] == 0.9 for d in s["directions"])
+        assert all(len(q) == trace.BINS for q in s["queue"])
+        assert max(max(q) for q in s["queue"]) >= 1  # a busy link at rho 0.9 has a queue
+        assert 0 < len(s["jobs"]) <= trace.MAX_JOBS
+        for i, a, b, e in s["jobs"]:  # joined, then on the wire, then off it
+            assert 0 <= i < len(s["directions"]) and a <= b <= e <= s["end"]
+    unloaded = trace.record(loaded(FLAGSHIP).spec)
+    assert all(s["directions"] == [] and s["jobs"] == [] for s in unloaded["schemes"])
+
+
+def test_recording_is_deterministic():
+    spec = loaded(FLAGSHIP, {"wan_load": "0.9"}).spec
+    assert json.dumps(trace.record(spec)) == json.dumps(trace.record(spec))
+
+
+def test_plain_page_has_no_simulation():
+    study = loaded(FLAGSHIP)
+    page = study.explore()
+    assert page == explorer_html(study.solve())
+    assert "ct-sim" not in page and 'id="sim"' not in page and "@SIM" not in page
+
+
+def test_page_with_simulation_and_its_size(tmp_path):
+    out = tmp_path / "e.html"
+    result = runner.invoke(app, ["explore", str(FLAGSHIP), "--set", "wan_load=0.9", "--simulate", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert len(page.encode("utf-8")) < 1.5e6
+    assert page.count('id="ct-sim"') == 1 and page.count('<section id="sim"') == 1
+    data = json.loads(re.search(r'<script type="application/json" id="ct-sim">(.*?)</script>', page, re.S).group(1))
+    assert data == json.loads(json.dumps(trace.record(loaded(FLAGSHIP, {"wan_load": "0.9"}).spec)))
+    plain = runner.invoke(app, ["explore", str(FLAGSHIP), "--simulate", "-o", str(tmp_path / "p.html")])
+    assert plain.exit_code == 0 and (tmp_path / "p.html").stat().st_size < 1.5e6
+
+
+def test_spec_text_in_the_recording_is_encoded():
+    study = loaded(FLAGSHIP)
+    rec = trace.record(study.spec)
+    evil = "</script><b x='1'>&"
+    s = rec["schemes"][0]
+    s["label"] = evil
+    s["phases"] = [[evil, 0.0, 1.0]]
+    s["directions"] = [{"from": evil, "to": "b", "link": evil, "rho": 0.5}]
+    s["queue"] = [[0] * trace.BINS]
+    page = explorer_html(study.solve(), rec)
+    blob = re.search(r'id="ct-sim">(.*?)</script>', page, re.S).group(1)
+    assert "<" not in blob and ">" not in blob and "&" not in blob.replace("\\u0026", "")
+    assert json.loads(blob)["schemes"][0]["label"] == "&lt;/script&gt;&lt;b x=&#x27;1&#x27;&gt;&amp;"
+
+
+def test_traced_run_is_the_plain_run():
+    """The recording changes nothing: the traced run's result equals engine.run's, events included."""
+    from ctdsl.simulate import engine
+    from ctdsl.simulate.plan import build_plans
+    from ctdsl.simulate.runner import spawn_keys
+
+    spec = loaded(FLAGSHIP, {"wan_load": "0.9"}).spec
+    keys = spawn_keys(spec)
+    for name, plan in build_plans(spec, None).items():
+        plain = engine.run(plan, 0, 0, 12, 2, spawn_keys=keys)
+        tr = trace.TracedRun(plan, 0, 0, 12, 2, True, True, keys)
+        traced = tr.result(tr.execute())
+        assert (traced.step, traced.steps, traced.events, traced.background, traced.stragglers) == (
+            plain.step, plain.steps, plain.events, plain.background, plain.stragglers), name
+        assert [(l.utilisation, l.sync_wait, l.sync_count) for l in traced.links] == [(l.utilisation, l.sync_wait, l.sync_count) for l in plain.links]
