@@ -81,7 +81,10 @@ class ArrowWriter:
         if parquet:
             import pyarrow.parquet as pq
 
-            self.writer = pq.ParquetWriter(fh, self.schema, compression="snappy")
+            # dictionary encoding only where it pays (the categorical columns): on float columns of
+            # distinct values it costs more time than it saves space
+            cats = [c.name for c in cols if c.categorical]
+            self.writer = pq.ParquetWriter(fh, self.schema, compression="snappy", use_dictionary=cats, write_statistics=False)
             self.write_batch = self.writer.write_batch
         else:
             self.writer = pa.ipc.new_file(fh, self.schema)
