@@ -60,6 +60,7 @@ class Paper:
         self.prefix = label_key(prefix)
         self.symbols = sol.symbols
         x = next((p.name for p in sol.spec.params.values() if p.count and p.count > 1), None)
+        self.x = x  # the swept param: forms are collected by it, and a max's regimes are over its range
         self.printer = Printer(sol.symbols, x)
 
     # ---- one equation -----------------------------------------------------------
@@ -79,7 +80,27 @@ class Paper:
         rows[-1] += value
         out = [rf"{lhs} &= {rows[0]} {label}"]
         out += [rf"&\quad {r} \nonumber" for r in rows[1:]]
+        out += [row for rg in form.regimes for row in self._regime_rows(rg)]
         return " \\\\\n".join(out)
+
+    def _regime_rows(self, rg) -> list[str]:
+        """A max's regime split as unnumbered rows: `max(a, b) = {a for x < x0; b for x >= x0}`."""
+        info = self.symbols.info[self.x]
+        p, x = info.param, symbol_tex(info)
+        unit = p.unit or ""
+        q = lambda v: qty_tex(v, unit, self.units) if unit else num_tex(v, self.units)  # noqa: E731
+        if rg.cross is None:
+            rhs = rf"{rg.args[rg.low]} \text{{ for }} {q(rg.lo)} \leq {x} \leq {q(rg.hi)}"
+            wide = width(rhs)
+        else:
+            below = rf"{rg.args[rg.low]} & {x} < {q(rg.cross)}"
+            above = rf"{rg.args[1 - rg.low]} & {x} \geq {q(rg.cross)}"
+            rhs = rf"\begin{{cases}} {below} \\ {above} \end{{cases}}"
+            wide = max(width(below), width(above)) + 2.0
+        room = WIDTH[self.columns] - 3.5
+        if width(rg.head) + 1.5 + wide <= room:
+            return [rf"&\quad {rg.head} = {rhs} \nonumber"]
+        return [rf"&\quad {rg.head} \nonumber", rf"&\qquad = {rhs} \nonumber"]
 
     def quantity(self, lhs: str, q, *label: str) -> str:
         return self.equation(lhs, self.printer.form(q), self._label(*label))
