@@ -84,23 +84,25 @@ class Paper:
         return " \\\\\n".join(out)
 
     def _regime_rows(self, rg) -> list[str]:
-        """A max's regime split as unnumbered rows: `max(a, b) = {a for x < x0; b for x >= x0}`."""
+        """A max's regime split as unnumbered rows: `max(a, b) = {a for x < x0; b for x >= x0}`, packed to the column."""
         info = self.symbols.info[self.x]
         p, x = info.param, symbol_tex(info)
         unit = p.unit or ""
         q = lambda v: qty_tex(v, unit, self.units) if unit else num_tex(v, self.units)  # noqa: E731
-        if rg.cross is None:
-            rhs = rf"{rg.args[rg.low]} \text{{ for }} {q(rg.lo)} \leq {x} \leq {q(rg.hi)}"
-            wide = width(rhs)
-        else:
-            below = rf"{rg.args[rg.low]} & {x} < {q(rg.cross)}"
-            above = rf"{rg.args[1 - rg.low]} & {x} \geq {q(rg.cross)}"
-            rhs = rf"\begin{{cases}} {below} \\ {above} \end{{cases}}"
-            wide = max(width(below), width(above)) + 2.0
         room = WIDTH[self.columns] - 3.5
-        if width(rg.head) + 1.5 + wide <= room:
-            return [rf"&\quad {rg.head} = {rhs} \nonumber"]
-        return [rf"&\quad {rg.head} \nonumber", rf"&\qquad = {rhs} \nonumber"]
+        low, high = rg.args[rg.low], rg.args[1 - rg.low]
+        if rg.cross is None:
+            pieces = [rg.head, f"= {low}", rf"\text{{for }} {q(rg.lo)} \leq {x} \leq {q(rg.hi)}"]
+        else:
+            below, above = rf"{low} & {x} < {q(rg.cross)}", rf"{high} & {x} \geq {q(rg.cross)}"
+            wide = max(width(below), width(above)) + 1.0  # a row's two columns (the & counted as their gap) and the brace
+            if wide <= room:
+                pieces = [rg.head, rf"= \begin{{cases}} {below} \\ {above} \end{{cases}}"]
+            else:  # too wide for a cases block: the two regimes one after the other
+                pieces = [rg.head, f"= {low}", rf"\text{{for }} {x} < {q(rg.cross)},", high, rf"\text{{for }} {x} \geq {q(rg.cross)}"]
+        widths = tuple(width(t) + 0.5 if "cases" not in t else wide for t in pieces)
+        rows = lines(tuple(pieces), widths, room, room)
+        return [rf"&\quad {rows[0]} \nonumber"] + [rf"&\qquad {r} \nonumber" for r in rows[1:]]
 
     def quantity(self, lhs: str, q, *label: str) -> str:
         return self.equation(lhs, self.printer.form(q), self._label(*label))
