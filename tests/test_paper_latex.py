@@ -33,7 +33,7 @@ import ctdsl
 from ctdsl import units as U
 from ctdsl.cli import app
 from ctdsl.report.paper import paper_latex
-from ctdsl.report.paper_cases import MAX_OPS, regime
+from ctdsl.report.paper_cases import MAX_SPLIT_OPS, regime
 from ctdsl.report.paper_forms import Printer
 from ctdsl.results.quantity import Quantity
 
@@ -273,14 +273,14 @@ def test_regime_exact_and_numeric_paths():
 
 def test_hostile_max_falls_back_bounded(sol):
     x = sol.symbols.info["wan_bw"].symbol
-    big = sp.Add(*[x**i / sp.factorial(i) for i in range(300)])  # far over MAX_OPS: no solving, no scan
-    assert sp.count_ops(big - 1 / x) > MAX_OPS
+    big = sp.Add(*[x**i / sp.factorial(i) for i in range(300)])  # far over MAX_SPLIT_OPS: no solving, no scan
+    assert sp.count_ops(big - 1 / x) > MAX_SPLIT_OPS
     assert _split(sp.Max(big, 1 / x, evaluate=False), x, 0.1, 1000.0) is None
     wavy = sp.sin(50 * x)  # small but crosses 0 many times: the scan sees more than one change
     assert _split(sp.Max(wavy, 0), x, 0.1, 1000.0) is None
     t2 = sol.schemes["adamw"].phases[1].time
-    wide = sp.Add(*[(x / 10**9) ** i / (i + 1) for i in range(25)])  # over MAX_OPS, small enough for the printer
-    assert sp.count_ops(wide - 1 / x) > MAX_OPS
+    wide = sp.Add(*[(x / 10**9) ** i / (i + 1) for i in range(25)])  # over MAX_SPLIT_OPS, small enough for the printer
+    assert sp.count_ops(wide - 1 / x) > MAX_SPLIT_OPS
     q = Quantity(t2.expr + sp.Max(wide, 1e9 / x, evaluate=False), t2.value, t2.dim)
     form = Printer(sol.symbols, "wan_bw").form(q)
     assert len(form.regimes) == 1  # the adamw max still split, the large one kept as it is

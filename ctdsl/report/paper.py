@@ -8,6 +8,9 @@
   params in their declared units and each result in a readable unit, written on
   the left (`t_{2} / \\unit{\\second} = ...`), and broken over lines so that
   nothing is wider than a column: `--columns 2` for a two-column article.
+- A max / min of two arguments that cross inside the swept param's range is
+  followed by a row with its regimes (`ctdsl.report.paper_cases`): which
+  argument it is below and above the crossing, in the param's declared unit.
 - Units with siunitx (`\\qty`, `\\unit`) by default, plain `\\mathrm` with
   `--units plain`; numbers to four significant figures throughout.
 - The numbers at the defaults are a `table` float (`table*` in two columns) with
@@ -99,7 +102,8 @@ class Paper:
             if wide <= room:
                 pieces = [rg.head, rf"= \begin{{cases}} {below} \\ {above} \end{{cases}}"]
             else:  # too wide for a cases block: the two regimes one after the other
-                pieces = [rg.head, f"= {low}", rf"\text{{for }} {x} < {q(rg.cross)},", high, rf"\text{{for }} {x} \geq {q(rg.cross)}"]
+                at = q(rg.cross)
+                pieces = [rg.head, f"= {low}", rf"\text{{for }} {x} < {at},", high, rf"\text{{for }} {x} \geq {at}"]
         widths = tuple(width(t) + 0.5 if "cases" not in t else wide for t in pieces)
         rows = lines(tuple(pieces), widths, room, room)
         return [rf"&\quad {rows[0]} \nonumber"] + [rf"&\qquad {r} \nonumber" for r in rows[1:]]

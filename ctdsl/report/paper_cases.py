@@ -5,9 +5,9 @@ written out: `max(0.7055, 70.55/b) = 70.55/b for b < 100 GB/s, 0.7055 for
 b >= 100 GB/s`. A `Regime` is that split, found only when it is cheap and exact:
 
 - two arguments, each a function of the swept param alone (no other param, no
-  max / min inside), their difference small (`MAX_OPS`);
+  max / min inside), their difference small (`MAX_SPLIT_OPS`);
 - the difference's numerator a polynomial in the param of degree at most
-  `MAX_DEGREE`: its real roots in the declared range are the crossings, exactly,
+  `MAX_SPLIT_DEGREE`: its real roots in the declared range are the crossings, exactly,
   each confirmed by a sign change; no root in the range means one argument holds
   over the whole range;
 - otherwise a numeric scan of the range (`SAMPLES` points) and a bisection of
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-MAX_OPS = 60  # a larger difference of arguments is not split (a hostile spec: no solving, no scanning)
-MAX_DEGREE = 2  # sympy's exact roots for a numerator of at most this degree
+MAX_SPLIT_OPS = 60  # a larger difference of arguments is not split (a hostile spec: no solving, no scanning)
+MAX_SPLIT_DEGREE = 2  # sympy's exact roots for a numerator of at most this degree
 SAMPLES = 64  # points of the numeric scan
 BISECT = 100  # halvings of the bracketing interval (far below a float's resolution)
 
@@ -50,7 +50,7 @@ def regime(orig: sp.Expr, head: str, args: tuple[str, ...], x: sp.Symbol, lo: fl
     if x not in (a.free_symbols | b.free_symbols):
         return None
     diff = a - b
-    if sp.count_ops(diff) > MAX_OPS:
+    if sp.count_ops(diff) > MAX_SPLIT_OPS:
         return None
     roots = _exact_roots(diff, x, lo, hi)
     if roots is None:
@@ -73,9 +73,9 @@ def _exact_roots(diff: sp.Expr, x: sp.Symbol, lo: float, hi: float) -> list[floa
         poly = sp.Poly(num, x)
     except sp.PolynomialError:
         return None
-    if poly.degree() < 1 or poly.degree() > MAX_DEGREE or not all(c.is_Number for c in poly.all_coeffs()):
+    if poly.degree() < 1 or poly.degree() > MAX_SPLIT_DEGREE or not all(c.is_Number for c in poly.all_coeffs()):
         return None
-    if den.has(x) and sp.count_ops(den) > MAX_OPS:
+    if den.has(x) and sp.count_ops(den) > MAX_SPLIT_OPS:
         return None
     out = []
     for r in sp.roots(poly, filter="R"):
