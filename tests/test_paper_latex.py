@@ -265,6 +265,9 @@ def test_regime_exact_and_numeric_paths():
     assert rg.cross == pytest.approx(math.e, rel=1e-12) and rg.args[rg.low] == "1"  # log x < 1 below e
     # max(x^2, 3x - 2) on [0, 3]: crossings at 1 and 2 (x^2 - 3x + 2 = (x-1)(x-2)): kept as it is
     assert _split(sp.Max(x**2, 3 * x - 2), x, 0.0, 3.0) is None
+    # max(x - 4, 1/(x - 5)) on [0, 10]: a pole at 5 inside the range, so no exact claim; the scan
+    # sees three sign changes (x^2 - 9x + 19 = 0 at (9 -+ sqrt 5) / 2 = 3.38, 5.62, and the pole): kept
+    assert _split(sp.Max(x - 4, 1 / (x - 5)), x, 0.0, 10.0) is None
     # another param in an argument, or three arguments: kept
     y = sp.Symbol("y", positive=True)
     assert _split(sp.Max(x, y), x, 0.0, 3.0) is None

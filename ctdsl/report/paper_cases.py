@@ -75,7 +75,7 @@ def _exact_roots(diff: sp.Expr, x: sp.Symbol, lo: float, hi: float) -> list[floa
         return None
     if poly.degree() < 1 or poly.degree() > MAX_SPLIT_DEGREE or not all(c.is_Number for c in poly.all_coeffs()):
         return None
-    if den.has(x) and sp.count_ops(den) > MAX_SPLIT_OPS:
+    if den.has(x) and _poles(den, x, lo, hi):  # the difference may change sign at a pole too: not this path
         return None
     out = []
     for r in sp.roots(poly, filter="R"):
@@ -83,6 +83,17 @@ def _exact_roots(diff: sp.Expr, x: sp.Symbol, lo: float, hi: float) -> list[floa
         if lo < v < hi and not _zero(den, x, v) and _changes_sign(diff, x, v, lo, hi):
             out.append(v)
     return sorted(out)
+
+
+def _poles(den: sp.Expr, x: sp.Symbol, lo: float, hi: float) -> bool:
+    """The denominator may vanish in [lo, hi]: it is no small polynomial, or one of its real roots is there."""
+    try:
+        poly = sp.Poly(den, x)
+    except sp.PolynomialError:
+        return True
+    if poly.degree() > MAX_SPLIT_DEGREE or not all(c.is_Number for c in poly.all_coeffs()):
+        return True
+    return any(lo <= float(r) <= hi for r in sp.roots(poly, filter="R"))
 
 
 def _scanned_root(diff: sp.Expr, x: sp.Symbol, lo: float, hi: float) -> list[float] | None:
