@@ -9,10 +9,16 @@
 - Hand-derived pieces: the WAN queueing term of the flagship's adamw all-reduce,
   8e9 rho / (b (2 - 2 rho)) s with b in B/s, is 4 rho / (b (1 - rho)) s with b in
   GB/s (8e9 / (2 x 1e9) = 4).
+- A max / min whose two arguments cross in the swept param's range gets a cases
+  row: the flagship's adamw t_2 crosses at b = 100 GB/s, derived by hand from the
+  model's shape and the port rate below; one that does not cross says which
+  argument holds over the whole range (and still compiles in two columns); the
+  exact, numeric and kept paths of `regime`; a form too large to split is kept.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import shutil
@@ -27,6 +33,7 @@ import ctdsl
 from ctdsl import units as U
 from ctdsl.cli import app
 from ctdsl.report.paper import paper_latex
+from ctdsl.report.paper_cases import MAX_SPLIT_OPS, regime
 from ctdsl.report.paper_forms import Printer
 from ctdsl.results.quantity import Quantity
 
@@ -171,3 +178,113 @@ def test_break_even_root_is_one_readable_fraction(sol):
     assert len(form.terms) == 1 and form.terms[0].startswith(r"\frac{")
     n, d = sp.fraction(form.expr)
     assert len(sp.Mul.make_args(d)) == 2  # (1 - rho)(1 - k eta): the factors, not their expansion
+
+
+# ---- the regime split of a max / min (paper_cases.py) ---------------------------------
+
+# The flagship's adamw t_2 (all-reduce of each shard across dcs, 2 steps) is
+# 2 max(s / r_port, 4 s / b) + ... with the shard s = c / (L N_dc) = c / 8 per worker:
+# each worker's flow is bound by its 25 GB/s port (r_port, qsfp's `port.rate`), and the
+# L = 4 flows of one dc share the WAN of bandwidth b. Llama-3-70B has
+# P = 80 (2 8192^2 + 2 8192 8 8192 / 64 + 3 8192 28672) + 2 128256 8192 = 70552387584
+# values of 2 B, so c = 2P and s = P / 4 B: max(P / 1e11, P / b) s with b in B/s, printed
+# max(0.7055, 70.55 / b) with b in GB/s. They cross at P / 1e11 = P / b: b = 1e11 B/s =
+# 100 GB/s (P cancels: 4 flows of a 25 GB/s port), below it the WAN term is the larger.
+P_LLAMA70B = 80 * (2 * 8192**2 + 2 * 8192 * 8 * 8192 // 64 + 3 * 8192 * 28672) + 2 * 128256 * 8192
+CROSSING_GBPS = 4 * 25.0  # the WAN's four flows of one dc each at a 25 GB/s port
+NARROW = ROOT / "specs" / "llama70b_wan.ct"
+
+
+def test_adamw_t2_crossing_derived_by_hand(sol):
+    assert P_LLAMA70B == 70552387584 and 2 * P_LLAMA70B == pytest.approx(141.1e9, rel=1e-3)  # the payload c
+    t2 = sol.schemes["adamw"].phases[1].time
+    (rg,) = Printer(sol.symbols, "wan_bw").form(t2).regimes
+    assert rg.cross == pytest.approx(CROSSING_GBPS, rel=1e-12)
+    assert rg.head == r"\max\left(0.7055, \frac{70.55}{b_{\mathrm{WAN}}}\right)"
+    assert rg.args[rg.low] == r"\frac{70.55}{b_{\mathrm{WAN}}}" and rg.args[1 - rg.low] == "0.7055"
+    assert (rg.lo, rg.hi) == pytest.approx((0.1, 1000.0))  # the declared range, in GB/s
+
+
+@pytest.mark.parametrize("columns", [1, 2])
+def test_cases_row_is_printed_after_the_quantity(sol, columns):
+    tex = paper_latex(sol, columns=columns)
+    t2 = tex[tex.index(r"\label{eq:ctdsl:adamw:t2}") :].split(r"\label{", 2)[1]  # up to the next numbered row
+    cases = (
+        r"\begin{cases} \frac{70.55}{b_{\mathrm{WAN}}} & b_{\mathrm{WAN}} < \qty{100}{\giga\byte\per\second}"
+        r" \\ 0.7055 & b_{\mathrm{WAN}} \geq \qty{100}{\giga\byte\per\second} \end{cases} \nonumber"
+    )
+    assert r"\max\left(0.7055, \frac{70.55}{b_{\mathrm{WAN}}}\right)" in t2 and cases in t2
+    plain = paper_latex(sol, units="plain")
+    assert r"b_{\mathrm{WAN}} < 100\,\mathrm{GB/s}" in plain
+    assert r"\max\left(42.12, \frac{1.427}{\eta}\right) = \num{42.12}" in tex  # over eta, not the swept param: kept
+    assert "cases" not in tex[tex.index(r"\label{eq:ctdsl:demo:transform}") :].split(r"\label{", 2)[1]
+
+
+def _narrow(tmp_path) -> Path:
+    """The flagship with wan_bw swept over 0.1 .. 50 GB/s only: below the 100 GB/s crossing throughout."""
+    text = NARROW.read_text().replace("in 0.1 GB/s .. 1000 GB/s log 41", "in 0.1 GB/s .. 50 GB/s log 41")
+    assert "in 0.1 GB/s .. 50 GB/s" in text
+    (tmp_path / "narrow.ct").write_text(text)
+    return tmp_path / "narrow.ct"
+
+
+def test_max_that_does_not_cross_in_range_holds_throughout(tmp_path):
+    sol = ctdsl.load(str(_narrow(tmp_path))).solve()
+    (rg,) = Printer(sol.symbols, "wan_bw").form(sol.schemes["adamw"].phases[1].time).regimes
+    assert rg.cross is None and rg.args[rg.low] == r"\frac{70.55}{b_{\mathrm{WAN}}}"  # 70.55/b > 0.7055 for b < 100
+    tex = paper_latex(sol)
+    t2 = tex[tex.index(r"\label{eq:ctdsl:adamw:t2}") :].split(r"\label{", 2)[1]
+    assert r"= \frac{70.55}{b_{\mathrm{WAN}}}" in t2
+    assert r"\text{for } \qty{0.1}{\giga\byte\per\second} \leq b_{\mathrm{WAN}} \leq \qty{50}{\giga\byte\per\second}" in t2
+    assert r"\begin{cases}" not in tex
+
+
+@needs_tex
+def test_narrow_range_compiles_in_two_columns(tmp_path):
+    out = tmp_path / "narrow.tex"
+    r = CliRunner().invoke(app, ["export", "latex", str(_narrow(tmp_path)), "--standalone", "--columns", "2", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    clean(compile_tex(tmp_path, "narrow.tex"))
+
+
+def _split(e, x, lo, hi):
+    """regime() with each argument's text its sympy string, in sympy's order of the arguments."""
+    return regime(e, "m", tuple(str(a) for a in e.args), x, lo, hi)
+
+
+def test_regime_exact_and_numeric_paths():
+    x = sp.Symbol("x", positive=True)
+    # min(x, 2): x is the smaller below 2 (degree-1 numerator x - 2: exact)
+    rg = _split(sp.Min(x, 2), x, 0.0, 10.0)
+    assert rg.cross == 2.0 and rg.args[rg.low] == "x"
+    # max(2, 1/x) on [1, 10]: 1/x <= 1 < 2 throughout, no root of 2x - 1 in range
+    rg = _split(sp.Max(2, 1 / x), x, 1.0, 10.0)
+    assert rg.cross is None and rg.args[rg.low] == "2"
+    # max(log x, 1): not a polynomial; the scan brackets e and bisection finds it
+    rg = _split(sp.Max(sp.log(x), 1), x, 1.0, 100.0)
+    assert rg.cross == pytest.approx(math.e, rel=1e-12) and rg.args[rg.low] == "1"  # log x < 1 below e
+    # max(x^2, 3x - 2) on [0, 3]: crossings at 1 and 2 (x^2 - 3x + 2 = (x-1)(x-2)): kept as it is
+    assert _split(sp.Max(x**2, 3 * x - 2), x, 0.0, 3.0) is None
+    # max(x - 4, 1/(x - 5)) on [0, 10]: a pole at 5 inside the range, so no exact claim; the scan
+    # sees three sign changes (x^2 - 9x + 19 = 0 at (9 -+ sqrt 5) / 2 = 3.38, 5.62, and the pole): kept
+    assert _split(sp.Max(x - 4, 1 / (x - 5)), x, 0.0, 10.0) is None
+    # another param in an argument, or three arguments: kept
+    y = sp.Symbol("y", positive=True)
+    assert _split(sp.Max(x, y), x, 0.0, 3.0) is None
+    assert _split(sp.Max(x, 1, 2 * x - 3), x, 0.0, 3.0) is None
+
+
+def test_hostile_max_falls_back_bounded(sol):
+    x = sol.symbols.info["wan_bw"].symbol
+    big = sp.Add(*[x**i / sp.factorial(i) for i in range(300)])  # far over MAX_SPLIT_OPS: no solving, no scan
+    assert sp.count_ops(big - 1 / x) > MAX_SPLIT_OPS
+    assert _split(sp.Max(big, 1 / x, evaluate=False), x, 0.1, 1000.0) is None
+    wavy = sp.sin(50 * x)  # small but crosses 0 many times: the scan sees more than one change
+    assert _split(sp.Max(wavy, 0), x, 0.1, 1000.0) is None
+    t2 = sol.schemes["adamw"].phases[1].time
+    wide = sp.Add(*[(x / 10**9) ** i / (i + 1) for i in range(25)])  # over MAX_SPLIT_OPS, small enough for the printer
+    assert sp.count_ops(wide - 1 / x) > MAX_SPLIT_OPS
+    q = Quantity(t2.expr + sp.Max(wide, 1e9 / x, evaluate=False), t2.value, t2.dim)
+    form = Printer(sol.symbols, "wan_bw").form(q)
+    assert len(form.regimes) == 1  # the adamw max still split, the large one kept as it is
+    assert sum(t.count(r"\max") for t in form.terms) >= 2

@@ -205,6 +205,8 @@ BACK_END_LIMITS = [
     ("ctdsl/numeric/sweepdata.py", "MAX_POINTS_IN_MEMORY", "ValueError from `Study.sweep` (a larger grid goes to a file: `ctdsl sweep -f parquet`)"),
     ("ctdsl/numeric/winnermap.py", "MAX_MAP_POINTS", "none: `ctdsl sweep --plot` maps at most 400 x 400 points of a larger grid"),
     ("ctdsl/report/paper_forms.py", "MAX_OPS", "none: a larger form is printed as it comes, not rearranged"),
+    ("ctdsl/report/paper_cases.py", "MAX_SPLIT_OPS", "none: the max / min is printed without its regime split"),
+    ("ctdsl/report/paper_cases.py", "MAX_SPLIT_DEGREE", "none: the crossing comes from the numeric scan, or the split is left out"),
     ("ctdsl/results/reprs.py", "NAME_CHARS", "none: a longer name is cut in a repr"),
     ("ctdsl/report/encode.py", "PLOT_CHARS", "none: a longer text is cut, with an ellipsis"),
     ("ctdsl/report/encode.py", "TICK_CHARS", "none: a longer tick label is cut, with an ellipsis"),

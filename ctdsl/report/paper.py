@@ -8,6 +8,9 @@
   params in their declared units and each result in a readable unit, written on
   the left (`t_{2} / \\unit{\\second} = ...`), and broken over lines so that
   nothing is wider than a column: `--columns 2` for a two-column article.
+- A max / min of two arguments that cross inside the swept param's range is
+  followed by a row with its regimes (`ctdsl.report.paper_cases`): which
+  argument it is below and above the crossing, in the param's declared unit.
 - Units with siunitx (`\\qty`, `\\unit`) by default, plain `\\mathrm` with
   `--units plain`; numbers to four significant figures throughout.
 - The numbers at the defaults are a `table` float (`table*` in two columns) with
@@ -60,6 +63,7 @@ class Paper:
         self.prefix = label_key(prefix)
         self.symbols = sol.symbols
         x = next((p.name for p in sol.spec.params.values() if p.count and p.count > 1), None)
+        self.x = x  # the swept param: forms are collected by it, and a max's regimes are over its range
         self.printer = Printer(sol.symbols, x)
 
     # ---- one equation -----------------------------------------------------------
@@ -79,7 +83,30 @@ class Paper:
         rows[-1] += value
         out = [rf"{lhs} &= {rows[0]} {label}"]
         out += [rf"&\quad {r} \nonumber" for r in rows[1:]]
+        out += [row for rg in form.regimes for row in self._regime_rows(rg)]
         return " \\\\\n".join(out)
+
+    def _regime_rows(self, rg) -> list[str]:
+        """A max's regime split as unnumbered rows: `max(a, b) = {a for x < x0; b for x >= x0}`, packed to the column."""
+        info = self.symbols.info[self.x]
+        p, x = info.param, symbol_tex(info)
+        unit = p.unit or ""
+        q = lambda v: qty_tex(v, unit, self.units) if unit else num_tex(v, self.units)  # noqa: E731
+        room = WIDTH[self.columns] - 3.5
+        low, high = rg.args[rg.low], rg.args[1 - rg.low]
+        if rg.cross is None:
+            pieces = [rg.head, f"= {low}", rf"\text{{for }} {q(rg.lo)} \leq {x} \leq {q(rg.hi)}"]
+        else:
+            below, above = rf"{low} & {x} < {q(rg.cross)}", rf"{high} & {x} \geq {q(rg.cross)}"
+            wide = max(width(below), width(above)) + 1.0  # a row's two columns (the & counted as their gap) and the brace
+            if wide <= room:
+                pieces = [rg.head, rf"= \begin{{cases}} {below} \\ {above} \end{{cases}}"]
+            else:  # too wide for a cases block: the two regimes one after the other
+                at = q(rg.cross)
+                pieces = [rg.head, f"= {low}", rf"\text{{for }} {x} < {at},", high, rf"\text{{for }} {x} \geq {at}"]
+        widths = tuple(width(t) + 0.5 if "cases" not in t else wide for t in pieces)
+        rows = lines(tuple(pieces), widths, room, room)
+        return [rf"&\quad {rows[0]} \nonumber"] + [rf"&\qquad {r} \nonumber" for r in rows[1:]]
 
     def quantity(self, lhs: str, q, *label: str) -> str:
         return self.equation(lhs, self.printer.form(q), self._label(*label))

@@ -25,6 +25,7 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.report.latex import symbol_tex
+from ctdsl.report.paper_cases import Regime, regime
 
 DIGITS = 4
 MAX_OPS = 2_000  # a form larger than this is printed as it comes, unrearranged (a hostile spec)
@@ -38,6 +39,7 @@ class Form:
     constant: bool  # no param in it: the terms are one number
     value: float  # at the defaults, in `unit`
     expr: sp.Expr | None = None  # what the terms print, in `unit` with params in their declared units (for checks)
+    regimes: tuple[Regime, ...] = ()  # where each max / min in it changes hands over the swept param's range
 
 
 class Printer:
@@ -48,6 +50,7 @@ class Printer:
         self.one_line = one_line  # a fraction stays one fraction however wide (a page that scrolls, mathtext)
         self.names = {i.symbol: symbol_tex(i) for i in symbols.info.values()}
         self.x = symbols.info[x].symbol if x in symbols.info else None
+        self.xparam = symbols.info[x].param if x in symbols.info else None
         self.units = {i.symbol: i.symbol * _exact(i.param.unit_scale) for i in symbols.info.values() if i.param.unit_scale != 1}
 
     def form(self, q, unit: tuple[float, str] | None = None) -> Form:
@@ -59,12 +62,14 @@ class Printer:
             return Form((), (), label, True, value)
         names = dict(self.names)
         self.hidden: dict = {}
+        self.shown: dict = {}  # each hidden max: its LaTeX and its arguments' LaTeX as printed
         e = self._hide(e, names)
+        regimes = self._regimes()
         if scale != 1:
             e = sp.Add(*[t / _exact(scale) for t in sp.Add.make_args(e)])
         ratio = self._ratio(e, names)
         if ratio is not None:
-            return Form(ratio[0], ratio[1], label, False, value, _unhide(ratio[2], self.hidden))
+            return Form(ratio[0], ratio[1], label, False, value, _unhide(ratio[2], self.hidden), regimes)
         e = self._tidy(e)
         terms, widths = [], []
         for i, t in enumerate(e.as_ordered_terms() if e.is_Add else [e]):
@@ -73,7 +78,7 @@ class Printer:
             sign = ("- " if neg else "+ ") if i else ("-" if neg else "")
             terms.append(sign + body)
             widths.append(width(body) + (1.5 if i else 0))
-        return Form(tuple(terms), tuple(widths), label, False, value, _unhide(e, self.hidden))
+        return Form(tuple(terms), tuple(widths), label, False, value, _unhide(e, self.hidden), regimes)
 
     def _ratio(self, e: sp.Expr, names: dict) -> tuple[tuple[str, ...], tuple[float, ...], sp.Expr] | None:
         """One fraction of sums (a break-even's root): numerator and denominator factored, as terms.
@@ -108,6 +113,15 @@ class Printer:
         merged = [pieces[0] + pieces[1]] + pieces[2:]  # no line starts with an opening bracket alone
         return tuple(merged), tuple(width(p) + 0.3 for p in merged), n / d
 
+    def _regimes(self) -> tuple[Regime, ...]:
+        """The regime split of each max / min over the swept param's declared range, where one is found."""
+        if self.x is None or self.one_line:
+            return ()
+        p = self.xparam
+        lo, hi = (None, None) if p.lo is None or p.hi is None else (p.lo / p.unit_scale, p.hi / p.unit_scale)
+        out = [regime(e, head, args, self.x, lo, hi) for e, (head, args) in self.shown.items()]
+        return tuple(r for r in out if r is not None)
+
     def _tidy(self, e: sp.Expr) -> sp.Expr:
         if sp.count_ops(e) > MAX_OPS:
             return sp.N(e, DIGITS)
@@ -136,6 +150,7 @@ class Printer:
         d = sp.Dummy("m")
         inner = ", ".join(sp.latex(a, symbol_names=names) for a in args)
         names[d] = rf"{word}\left({inner}\right)"
+        self.shown[e] = (names[d], tuple(sp.latex(a, symbol_names=names) for a in args))
         return k * d if k != 1 else d
 
 
