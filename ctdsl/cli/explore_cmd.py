@@ -25,7 +25,7 @@ def explore(
     Examples:
       ctdsl explore specs/llama70b_wan.ct -o explorer.html
       ctdsl explore specs/llama70b_wan.ct --set wan_bw="25 GB/s" -o explorer.html
-      ctdsl explore specs/llama70b_wan.ct --set wan_load=0.9 --simulate -o explorer.html
+      ctdsl explore specs/llama70b_wan.ct -s wan_load=0.9 --simulate -o e.html
     """
     with startup_work():
         study = load_or_exit(file, parse_sets(set_))
