@@ -33,22 +33,6 @@ def examples() -> dict[str, Path]:
     return {p.stem: p for p in sorted(folder("examples").glob("*.ct"))}
 
 
-def example_files(path: Path) -> list[Path]:
-    """An example and the files it imports by relative path (`import "common/cluster.ct"`), in order."""
-    root = path.parent
-    out, todo = [], [path]
-    while todo:
-        p = todo.pop(0)
-        if p in out:
-            continue
-        out.append(p)
-        for rel in re.findall(r'^\s*import\s+"([^"\n]+)"', p.read_text(encoding="utf-8"), flags=re.M):
-            q = (p.parent / rel).resolve()
-            if q.is_file() and root.resolve() in q.parents:
-                todo.append(q)
-    return out
-
-
 _HEADING = re.compile(r"^(#{1,6}) (\S+)")
 
 

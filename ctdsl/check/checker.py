@@ -28,10 +28,9 @@ from ctdsl.check.loader import Loaded
 from ctdsl.check.names import Namespace
 from ctdsl.check.params import ParamChecker
 from ctdsl.check.topology import check_topology
-from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
+from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
 from ctdsl.model import entities as M
-from ctdsl.syntax import ast
 
 
 class Checker:
@@ -66,8 +65,8 @@ class Checker:
         for stmt in self.ns.breakevens:
             ok = True
             for n in (stmt.x, stmt.y):
-                ok &= self._expect(n, "scheme")
-            ok &= self._expect(stmt.over, "param")
+                ok &= self.ns.expect(n, "scheme")
+            ok &= self.ns.expect(stmt.over, "param")
             if ok and stmt.x.text == stmt.y.text:
                 self.sink.error("CT415", "a break-even compares two different schemes", stmt.span)
                 ok = False
@@ -82,30 +81,7 @@ class Checker:
                     secondary=(Label(self.ns.baselines[0].span, "first named here"),),
                 )
                 continue
-            if self._expect(stmt.scheme, "scheme"):
+            if self.ns.expect(stmt.scheme, "scheme"):
                 self.draft.baseline = stmt.scheme.text
-
-    def _expect(self, name: ast.Name, kind: str) -> bool:
-        d = self.ns.defs.get(name.text)
-        if d is None:
-            self.sink.error(
-                "CT101",
-                f"unknown {kind} '{name.text}'",
-                name.span,
-                label="not defined",
-                help=did_you_mean(name.text, self.ns.names_of(kind)),
-            )
-            return False
-        if d.kind != kind:
-            self.sink.error(
-                "CT102",
-                f"expected a {kind}, but '{name.text}' is a {d.kind}",
-                name.span,
-                secondary=(Label(d.span, f"{d.kind} defined here"),),
-                help=did_you_mean(name.text, self.ns.names_of(kind)),
-            )
-            return False
-        return True
-
 
 __all__ = ["Checker", "Span"]

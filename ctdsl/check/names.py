@@ -134,6 +134,29 @@ class Namespace:
     def of_kind(self, *kinds: str) -> list[Definition]:
         return [self.defs[n] for n in self.order if self.defs[n].kind in kinds]
 
+    def expect(self, name: ast.Name, kind: str) -> bool:
+        """Whether `name` names a definition of `kind`; CT101 (unknown) or CT102 (another kind) if not."""
+        d = self.defs.get(name.text)
+        if d is None:
+            self.sink.error(
+                "CT101",
+                f"unknown {kind} '{name.text}'",
+                name.span,
+                label="not defined",
+                help=did_you_mean(name.text, self.names_of(kind)),
+            )
+            return False
+        if d.kind != kind:
+            self.sink.error(
+                "CT102",
+                f"expected a {kind}, but '{name.text}' is a {d.kind}",
+                name.span,
+                secondary=(Label(d.span, f"{d.kind} defined here"),),
+                help=did_you_mean(name.text, self.names_of(kind)),
+            )
+            return False
+        return True
+
     def names_of(self, *kinds: str) -> list[str]:
         return [d.name for d in self.of_kind(*kinds)]
 

@@ -18,7 +18,7 @@ from ctdsl.check.draft import Draft
 from ctdsl.check.names import Namespace
 from ctdsl.check.placement import PlacementCheck
 from ctdsl.check.variants import VariantCheck
-from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
+from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.model import entities as M
 from ctdsl.model import graph as G
 from ctdsl.model.topology import Topology
@@ -142,8 +142,8 @@ class _TopologyCheck:
         for stmt in self.ns.wans:
             ok = True
             for n in (stmt.a, stmt.b):
-                ok &= self._expect(n, "dc")
-            ok &= self._expect(stmt.link, "link")
+                ok &= self.ns.expect(n, "dc")
+            ok &= self.ns.expect(stmt.link, "link")
             if not ok:
                 continue
             if stmt.a.text == stmt.b.text:
@@ -168,18 +168,6 @@ class _TopologyCheck:
                 self.spec.wans.append(M.WanLink(a, b, stmt.link.text, stmt.span))
             user = f"the WAN {stmt.a.text} {'<->' if stmt.both else '->'} {stmt.b.text}"
             self.complete.wan_link(stmt.link.text, stmt.link.span, user)
-
-    def _expect(self, name, kind: str) -> bool:
-        d = self.ns.defs.get(name.text)
-        if d is None or d.kind != kind:
-            self.sink.error(
-                "CT101" if d is None else "CT102",
-                f"unknown {kind} '{name.text}'" if d is None else f"expected a {kind}, but '{name.text}' is a {d.kind}",
-                name.span,
-                help=did_you_mean(name.text, self.ns.names_of(kind)),
-            )
-            return False
-        return True
 
     # ---- graph --------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from ctdsl.check.complete import Completeness
 from ctdsl.check.draft import Draft
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.check.placement import PlacementCheck
-from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
+from ctdsl.diagnostics import DiagnosticSink, Span
 from ctdsl.language import schema as S
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
@@ -118,7 +118,7 @@ class VariantCheck:
         wans = list(self.draft.wans)
         ok = True
         for (a, b), stmt in block.wans.items():
-            if not all(self._expect(n, "dc") for n in (stmt.a, stmt.b)) or not self._expect(stmt.link, "link"):
+            if not all(self.ns.expect(n, "dc") for n in (stmt.a, stmt.b)) or not self.ns.expect(stmt.link, "link"):
                 ok = False
                 continue
             if (a, b) not in declared:
@@ -134,19 +134,6 @@ class VariantCheck:
                 continue
             wans[declared[(a, b)]] = M.WanLink(a, b, stmt.link.text, stmt.span)
         return wans if ok else None
-
-    def _expect(self, name, kind: str) -> bool:
-        d = self.ns.defs.get(name.text)
-        if d is None or d.kind != kind:
-            self.sink.error(
-                "CT101" if d is None else "CT102",
-                f"unknown {kind} '{name.text}'" if d is None else f"expected a {kind}, but '{name.text}' is a {d.kind}",
-                name.span,
-                secondary=(Label(d.span, f"{d.kind} defined here"),) if d is not None else (),
-                help=did_you_mean(name.text, self.ns.names_of(kind)),
-            )
-            return False
-        return True
 
     def check(self, name: str, tables: Tables, complete: Completeness, schemes: list[M.Scheme]):
         """The checks the declared sites pass, on the variant's; a sink that notes the variant."""

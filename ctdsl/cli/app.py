@@ -275,6 +275,17 @@ def emit(text: str, output: str | None) -> None:
         raise fail_usage(f"cannot write {output}: {exc.strerror or exc}")
 
 
+def save_figure(fig, path: str, fmt: str) -> None:
+    """Write a figure (whole or not at all); a file that cannot be written is a usage error."""
+    from ctdsl.report.plots import save
+
+    try:
+        save(fig, path, fmt)
+    except OSError as exc:
+        raise fail_usage(f"cannot write {path}: {exc.strerror or exc}")
+    typer.echo(f"wrote {printable(path)}", err=True)
+
+
 def fail_usage(message: str) -> "typer.Exit":
     typer.echo(f"error: {printable(message)}", err=True)  # it may quote a spec or a path: no raw control characters
     return typer.Exit(Exit.USAGE)

@@ -12,8 +12,8 @@ from typing import List, Optional
 
 import typer
 
-from ctdsl.cli.app import app, fail_usage, load_or_exit, parse_sets, startup_work
-from ctdsl.files import atomic_open
+from ctdsl.cli.app import app, emit, fail_usage, load_or_exit, parse_sets, startup_work
+from ctdsl.diagnostics.terminal import printable
 
 
 class ReportFormat(str, Enum):
@@ -51,9 +51,5 @@ def report(
     from ctdsl.report.document import render_document
 
     text = render_document(sol, study.graph(), sweep_curves(sol, forms), fmt)
-    try:
-        with atomic_open(output, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise fail_usage(f"cannot write {output}: {exc.strerror}")
-    typer.echo(f"wrote {output}", err=True)
+    emit(text, output)
+    typer.echo(f"wrote {printable(output)}", err=True)

@@ -9,10 +9,17 @@ from typing import List, Optional
 
 import typer
 
-from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, use_color
+from ctdsl.cli.app import (
+    Exit,
+    app,
+    emit,
+    fail_usage,
+    load_or_exit,
+    save_figure,
+    use_color,
+)
 from ctdsl.diagnostics import Format, Report
 from ctdsl.diagnostics.terminal import printable
-from ctdsl.files import atomic_open
 
 
 class GraphFormat(str, Enum):
@@ -68,7 +75,9 @@ def check(
     """
     report = check_files(files)
     color = format is Format.text and use_color(sys.stdout)
-    from ctdsl.diagnostics.report import render  # the formats load when a report is rendered
+    from ctdsl.diagnostics.report import (
+        render,  # the formats load when a report is rendered
+    )
 
     emit(render(report, format, color=color), None)
     if format is Format.text:
@@ -116,31 +125,17 @@ def graph(
     if format in DRAWN:
         _draw(study.spec.on(sites), output, format.value)
         return
+    text = to_dot(g, defaults) if format is GraphFormat.dot else json.dumps(to_json(g, defaults), indent=2, sort_keys=True) + "\n"
+    emit(text, None if output == "-" else output)
     if output not in (None, "-"):
-        text = to_dot(g, defaults) if format is GraphFormat.dot else json.dumps(to_json(g, defaults), indent=2, sort_keys=True) + "\n"
-        try:
-            with atomic_open(output, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-        except OSError as exc:
-            raise fail_usage(f"cannot write {output}: {exc.strerror or exc}")
         typer.echo(f"wrote {printable(output)}", err=True)
-        return
-    if format is GraphFormat.dot:
-        typer.echo(to_dot(g, defaults), nl=False)
-    else:
-        typer.echo(json.dumps(to_json(g, defaults), indent=2, sort_keys=True))
 
 
 def _draw(spec, output: str, fmt: str) -> None:
     """The topology of `spec` (its declared sites, or a variant's through `Spec.on`) drawn to a file."""
-    from ctdsl.report.plots import save, topology_figure
+    from ctdsl.report.plots import topology_figure
 
-    fig = topology_figure(spec, spec.topology)
-    try:
-        save(fig, output, fmt)
-    except OSError as exc:
-        raise fail_usage(f"cannot write {output}: {exc.strerror or exc}")
-    typer.echo(f"wrote {printable(output)}", err=True)
+    save_figure(topology_figure(spec, spec.topology), output, fmt)
 
 
 __all__ = ["check", "graph", "fail_usage"]

@@ -50,8 +50,8 @@ def init(
         if src is None:
             hint = did_you_mean(example, found) or "ctdsl init --list shows them"
             raise fail_usage(f"no example named {example!r}; {hint}")
-        root = src.parent
-        files = [(p, out / p.relative_to(root)) for p in shipped.example_files(src)]
+        root = src.parent.resolve()
+        files = [(p, out / p.relative_to(root)) for p in _with_imports(src)]
     clash = [dst for _, dst in files if dst.exists()]
     if clash and not force:
         raise fail_usage(f"{clash[0]} exists; give --force to overwrite it")
@@ -64,6 +64,22 @@ def init(
             raise fail_usage(f"cannot write {dst}: {exc.strerror or exc}")
         typer.echo(f"wrote {printable(str(dst))}", err=True)
     typer.echo(f"next: ctdsl solve {printable(str(files[0][1]))}", err=True)
+
+
+def _with_imports(path: Path) -> list[Path]:
+    """An example and the files it imports beside it (`import "common/cluster.ct"`), as the loader reads them."""
+    from ctdsl.api import check
+
+    loaded = check(path).loaded
+    root = path.parent.resolve()
+    out = []
+    for f in loaded.files if loaded is not None else []:
+        if f.path in loaded.std:
+            continue
+        p = Path(f.path).resolve()
+        if root in p.parents:
+            out.append(p)
+    return out or [path.resolve()]
 
 
 def _first_line(path: Path) -> str:

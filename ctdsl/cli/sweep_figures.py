@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import typer
-
-from ctdsl.cli.app import fail_usage
+from ctdsl.cli.app import fail_usage, save_figure
 
 PANELS = ("time", "steps", "stages", "winner")
 SIZES = ("column", "page", "slide")
@@ -54,7 +52,7 @@ def _map(forms, axes):
 
 def draw(sol, forms, axes, plot: str, fmt: str, figures: list[str], size: str, style: str, title: str | None) -> None:
     from ctdsl.numeric.crossings import sweep_curves, x_param
-    from ctdsl.report.plots import save, sweep_figure
+    from ctdsl.report.plots import sweep_figure
     from ctdsl.report.plots.panels import panel_figure
 
     swept = [a for a in axes if a.count > 1]
@@ -64,7 +62,7 @@ def draw(sol, forms, axes, plot: str, fmt: str, figures: list[str], size: str, s
         figures, targets = ["winner"], [("winner", plot)]
         axes = swept
     elif not figures:
-        _save(save, sweep_figure(sol, sweep_curves(sol, forms, x_axis)), plot, fmt)
+        save_figure(sweep_figure(sol, sweep_curves(sol, forms, x_axis)), plot, fmt)
         return
     else:
         targets = _targets(plot, figures)
@@ -72,12 +70,4 @@ def draw(sol, forms, axes, plot: str, fmt: str, figures: list[str], size: str, s
     wmap = _map(forms, axes) if "winner" in figures else None
     for panel, path in targets:
         fig = panel_figure(sol, panel, size, style, title, curves=curves, wmap=wmap)
-        _save(save, fig, path, fmt)
-
-
-def _save(save, fig, path: str, fmt: str) -> None:
-    try:
-        save(fig, path, fmt)
-    except OSError as exc:
-        raise fail_usage(f"cannot write {path}: {exc.strerror or exc}")
-    typer.echo(f"wrote {path}", err=True)
+        save_figure(fig, path, fmt)

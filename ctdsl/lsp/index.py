@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ctdsl.diagnostics import Span
+from ctdsl.lint.context import iter_refs
 from ctdsl.syntax import ast
 
 
@@ -38,21 +39,10 @@ def contains(span: Span, line: int, col: int) -> bool:
 
 
 def _value_refs(value, block: str | None) -> Iterator[Occurrence]:
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, ast.Ref):
-            yield Occurrence(v.parts[0].text, v.parts[0].span, "ref", block)
-            for part in v.parts[1:]:
-                yield Occurrence(part.text, part.span, "key", None, owner=v.parts[0].text)
-        elif isinstance(v, ast.BinOp):
-            stack += [v.left, v.right]
-        elif isinstance(v, ast.Neg):
-            stack.append(v.operand)
-        elif isinstance(v, ast.Call):
-            stack += list(v.args)
-        elif isinstance(v, ast.ListValue):
-            stack += list(v.items)
+    for v in iter_refs(value):
+        yield Occurrence(v.parts[0].text, v.parts[0].span, "ref", block)
+        for part in v.parts[1:]:
+            yield Occurrence(part.text, part.span, "key", None, owner=v.parts[0].text)
 
 
 def _items(items, block: str) -> Iterator[Occurrence]:

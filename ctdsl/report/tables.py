@@ -267,8 +267,6 @@ def all_tables(sol) -> list[Table]:
 
 def render_rich(sol, console) -> None:
     """The tables through rich: every text from the spec passes `rich_text` (markup escaped, control characters shown)."""
-    from rich.table import Table as RichTable
-
     esc = rich_text
     console.print(f"[bold]{esc(sol.spec.root)}[/bold]: {count_of(len(sol.schemes), 'scheme')}, {params_heading(sol)}: " + esc(params_line(sol)))
     print_rich_tables(console, all_tables(sol), mark=" *")
