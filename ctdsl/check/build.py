@@ -18,7 +18,7 @@ from ctdsl.check.draft import Draft
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Counted, JitterKind, PlacementKind, SimLatency
+from ctdsl.language.enums import Counted, Fabric, JitterKind, PlacementKind, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.units import RATE, format_quantity
@@ -192,7 +192,25 @@ class Builder:
 
     # ---- data centres ---------------------------------------------------------------
 
+    def _replica(self, b: MergedBlock) -> None:
+        g = lambda k: self._get(b, k)  # noqa: E731
+        one, eight = E.num(1), E.num(8)
+        self.draft.replicas[b.name] = M.Replica(
+            **self._common(b),
+            tp=g("tp") or one,
+            pp=g("pp") or one,
+            cp=g("cp") or one,
+            ep=g("ep") or one,
+            gpus_per_node=g("gpus_per_node") or eight,
+            scaleup=g("scaleup"),
+            scaleup_link=g("scaleup_link"),
+            nics=g("nics"),
+        )
+
     def _dc(self, b: MergedBlock) -> None:
+        replica = self._get(b, "replica")
+        if replica is not None:
+            return self._replica_dc(b, replica)
         workers = self._get(b, "workers")
         n = 0
         if workers is not None:
@@ -217,6 +235,32 @@ class Builder:
             jitter=jitter,
             jitter_kind=kind,
             jitter_sigma=sigma,
+        )
+
+    def _replica_dc(self, b: MergedBlock, replica: str) -> None:
+        """A dc of `replicas` replicas: the count may be a param (nothing is unrolled)."""
+        count = self._get(b, "replicas")
+        n = 0
+        if count is not None:
+            try:
+                n = int(round(E.evaluate(count, self.draft.defaults())))
+            except E.EvalError:
+                n = 0
+        jitter, kind, sigma = self._dc_jitter(b)
+        self.draft.dcs[b.name] = M.DataCentre(
+            **self._common(b),
+            workers=n,
+            device=self._get(b, "device") or "",
+            link=self._get(b, "link") or "",
+            switch=self._get(b, "switch") or "",
+            pluggable=self._get(b, "pluggable"),
+            jitter=jitter,
+            jitter_kind=kind,
+            jitter_sigma=sigma,
+            replica=replica,
+            replicas=count,
+            fabric=Fabric(self._get(b, "fabric") or Fabric.RAIL),
+            oversubscription=self._get(b, "oversubscription"),
         )
 
     def _dc_jitter(self, b: MergedBlock) -> tuple[E.Expr | None, JitterKind | None, E.Expr | None]:

@@ -34,6 +34,7 @@ from ctdsl.language import schema as S
 from ctdsl.language.enums import Counted, LinkKind, PlacementKind
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Scheme, Spec
+from ctdsl.model.graph import gpus_id, module_id
 from ctdsl.model.topology import NodeKind, Topology
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import queueing as Q
@@ -41,6 +42,7 @@ from ctdsl.symbolic import stragglers as ST
 from ctdsl.symbolic.convert import NumericError, Symbols, to_sympy, value
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.energy import energy_parts
+from ctdsl.symbolic.groups import GroupPlan, dense_shard
 from ctdsl.symbolic.routing import Edge, Phase, Router
 from ctdsl.symbolic.transform import ModuleStages, per_dc_max, transform
 
@@ -63,6 +65,7 @@ class EdgeTerms:
     energy_per_byte: DimExpr  # J/B
     queue: Q.Queue | None  # the M/D/1 queue of a link with a background load
     per_hop: bool = True  # latency and energy on every edge; False: once per segment (`counted = transfer`)
+    count: DimExpr = D.one()  # a group of alike edges (a dc's NICs): how many share its flows
 
 
 @dataclass
@@ -157,7 +160,8 @@ class CostModel:
             if link is not None and link.load is not None and link.transfer is not None:
                 queue = Q.Queue.of(d.link, self.field(link, "load"), self.field(link, "transfer"), bandwidth)
             per_hop = link is None or link.counted is Counted.HOP  # a module's port: per crossing
-            self._edges[e] = EdgeTerms(d.link, d.kind, bandwidth, self.q(d.latency, U.TIME), self.q(d.energy_per_byte, U.ENERGY_PER_DATA), queue, per_hop)
+            count = self.q(d.count, U.ONE) if d.count is not None else D.one()
+            self._edges[e] = EdgeTerms(d.link, d.kind, bandwidth, self.q(d.latency, U.TIME), self.q(d.energy_per_byte, U.ENERGY_PER_DATA), queue, per_hop, count)
         return self._edges[e]
 
     def node_latency(self, node: str) -> DimExpr:
@@ -171,6 +175,32 @@ class CostModel:
     def devices(self):
         return {dc: self.spec.devices[d.device] for dc, d in self.spec.dcs.items()}
 
+    # ---- counts: workers, or replicas of GPUs ------------------------------------------
+
+    def member_gpus(self, dc: str) -> DimExpr:
+        """GPUs in one data-parallel worker of `dc`: 1, or a replica's tp x pp x cp."""
+        d = self.spec.dcs[dc]
+        return self.q(self.spec.replicas[d.replica].gpus, U.ONE) if d.replica else D.one()
+
+    def device_count(self, dc: str) -> DimExpr:
+        """Devices in `dc`: its workers, or its replicas' GPUs."""
+        d = self.spec.dcs[dc]
+        return self.q(self.topology.node(gpus_id(dc)).count, U.ONE) if d.replica else D.DimExpr(sp.Integer(d.workers), U.ONE)
+
+    def module_count(self, dc: str) -> DimExpr:
+        """Pluggable modules in `dc`: one per worker, or one per NIC."""
+        d = self.spec.dcs[dc]
+        if d.replica and d.pluggable:
+            return self.q(self.topology.node(module_id(self.spec, dc, None)).count, U.ONE)
+        return self.device_count(dc)
+
+    def shard(self) -> DimExpr:
+        """The part of the model one device holds: 1, or 1 / (tp x pp) with replicas (the dcs pair their shards)."""
+        if not self.spec.has_replicas:
+            return D.one()
+        rep = self.spec.replicas[next(iter(self.spec.dcs.values())).replica]
+        return D.one() / (self.q(rep.tp, U.ONE) * self.q(rep.pp, U.ONE))
+
     # ---- one scheme -------------------------------------------------------------------
 
     def scheme(self, scheme: Scheme) -> SchemeCosts:
@@ -179,13 +209,19 @@ class CostModel:
         payload = PL.payload_bytes(scheme, model, self.formulas)
         labels: dict[sp.Expr, str] = {}
         up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
-        phases = self.router.plan(scheme.collective, payload, up, scheme.loopback)
+        if self.spec.has_replicas:  # every GPU syncs its shard with its counterparts (groups.py)
+            phases = GroupPlan(self).plan(scheme.collective, dense_shard(self, payload, up), scheme.loopback)
+        else:
+            phases = self.router.plan(scheme.collective, payload, up, scheme.loopback)
         for ph in phases:
             labels.update(ph.bottlenecks)
         flops = PL.compute_flops(model, self.formulas)
-        per_dc = {dc: flops / (self.field(dev, "peak") * self.field(dev, "efficiency")) for dc, dev in self.devices().items()}
+        per_dc = {
+            dc: flops / (self.member_gpus(dc) * self.field(dev, "peak") * self.field(dev, "efficiency"))
+            for dc, dev in self.devices().items()
+        }
         compute = per_dc_max(per_dc, "compute in dc {}", labels)
-        tr, where, module = transform(self, scheme, dense, up, labels)
+        tr, where, module = transform(self, scheme, dense * self.shard(), up * self.shard(), labels)
         period = self.field(scheme, "period")
         overhead = self.field(scheme, "overhead")
         sync = D.total([ph.time for ph in phases], U.TIME)
@@ -280,8 +316,11 @@ class CostModel:
         senders: dict[str, DimExpr] = {}
         for ph in phases:
             for t in ph.transfers:
-                if self.topology.node(t.src).kind is NodeKind.WORKER:
-                    senders[t.src] = senders.get(t.src, D.zero(U.DATA)) + ph.steps * t.nbytes
+                node = self.topology.node(t.src)
+                if node.kind is NodeKind.WORKER:
+                    # a group: each of its GPUs sends its share of the group's flows
+                    sent = ph.steps * t.nbytes if node.count is None else ph.steps * t.nbytes * t.count / self.q(node.count, U.ONE)
+                    senders[t.src] = senders.get(t.src, D.zero(U.DATA)) + sent
         return D.emax(*senders.values()) if senders else D.zero(U.DATA)
 
     # ---- contention and stragglers ----------------------------------------------------------
