@@ -205,6 +205,8 @@ class Builder:
             scaleup=g("scaleup"),
             scaleup_link=g("scaleup_link"),
             nics=g("nics"),
+            first_stage_layers=g("first_stage_layers"),
+            last_stage_layers=g("last_stage_layers"),
         )
 
     def _dc(self, b: MergedBlock) -> None:

@@ -111,6 +111,10 @@ class ReplicaCheck:
         for key, degree, words in _DIVIDES:
             size = _int(shape.get(key), self.env, 0) if key in shape else None
             k = deg.get(degree)
+            if key == "layers" and size and k and (rep.first_stage_layers or rep.last_stage_layers):
+                if self._uneven(model, rep, size, k):
+                    return
+                continue
             if not size or not k or size % k == 0:
                 continue
             if key == "kv_heads" and k % size == 0:  # fewer KV heads than tp ranks: each is replicated
@@ -124,6 +128,26 @@ class ReplicaCheck:
                 help=f"choose {degree} among the divisors of {size}",
             )
             return
+
+    def _uneven(self, model: M.Model, rep: M.Replica, layers: int, pp: int) -> bool:
+        """Uneven stages: the first and last as given, the pp - 2 others alike (CT418 if they cannot be)."""
+        first = _int(rep.first_stage_layers, self.env, 0) if rep.first_stage_layers else None
+        last = _int(rep.last_stage_layers, self.env, 0) if rep.last_stage_layers else None
+        ends = [x for x in (first, last) if x is not None]
+        middle_stages = pp - len(ends)
+        rest = layers - sum(ends)
+        if middle_stages > 0 and rest > 0 and rest % middle_stages == 0:
+            return False
+        key = "first_stage_layers" if first is not None else "last_stage_layers"
+        self.sink.error(
+            "CT418",
+            f"replica '{rep.name}': the {layers} layers of model '{model.name}' less {sum(ends)} in the end stages "
+            f"do not split evenly over the other {middle_stages} of its {pp} stages",
+            rep.spans.get(key, rep.span),
+            secondary=(Label(model.spans.get("layers", model.span), f"{layers} layers"),),
+            help="choose end-stage layers that leave a multiple of the other stages",
+        )
+        return True
 
     def _pairing(self, dcs: list[M.DataCentre]) -> None:
         first = dcs[0]

@@ -152,6 +152,8 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
         for f in [
             F("tp", Q, "tensor-parallel degree: the dense layers split tp ways", dim=U.ONE, bound="count", default=Fraction(1), example="8"),
             F("pp", Q, "pipeline-parallel degree: the layers split into pp stages", dim=U.ONE, bound="count", default=Fraction(1), example="16"),
+            F("first_stage_layers", Q, "layers of the first pipeline stage, when the stages are uneven (the rest split evenly)", dim=U.ONE, bound="count", example="7"),
+            F("last_stage_layers", Q, "layers of the last pipeline stage, when the stages are uneven", dim=U.ONE, bound="count", example="7"),
             F("cp", Q, "context-parallel degree: the sequence split cp ways (weights replicated)", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
             F("ep", Q, "expert-parallel degree: the experts of a MoE layer split ep ways", dim=U.ONE, bound="count", default=Fraction(1), example="8"),
             F("gpus_per_node", Q, "GPUs in one node (server)", dim=U.ONE, bound="count", default=Fraction(8), example="8"),

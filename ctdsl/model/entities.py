@@ -213,6 +213,8 @@ class Replica(Definition):
     scaleup: Expr | None  # GPUs in a scale-up domain; None: a node
     scaleup_link: str | None
     nics: Expr | None  # scale-out NICs per node; None: one per GPU
+    first_stage_layers: Expr | None = None  # uneven pipeline stages: the first's layers (None: even)
+    last_stage_layers: Expr | None = None
 
     def __post_init__(self) -> None:
         _freeze(self, spans=frozen_map)

@@ -194,12 +194,19 @@ class CostModel:
             return self.q(self.topology.node(module_id(self.spec, dc, None)).count, U.ONE)
         return self.device_count(dc)
 
-    def shard(self) -> DimExpr:
-        """The part of the model one device holds: 1, or 1 / (tp x pp) with replicas (the dcs pair their shards)."""
+    def shard(self, model) -> DimExpr:
+        """The part of the model the most-loaded device holds: 1, or with replicas (the dcs pair
+        their shards) 1 / (tp x pp), or with uneven stages the largest stage's layers / (L x tp)."""
         if not self.spec.has_replicas:
             return D.one()
         rep = self.spec.replicas[next(iter(self.spec.dcs.values())).replica]
-        return D.one() / (self.q(rep.tp, U.ONE) * self.q(rep.pp, U.ONE))
+        tp, pp = self.q(rep.tp, U.ONE), self.q(rep.pp, U.ONE)
+        ends = [self.q(x, U.ONE) for x in (rep.first_stage_layers, rep.last_stage_layers) if x is not None]
+        if not ends or not model.shape or "layers" not in model.shape:
+            return D.one() / (tp * pp)
+        layers = self.shape(model, "layers")
+        middle = (layers - D.total(ends, U.ONE)) / (pp - len(ends))
+        return D.emax(middle, *ends) / (layers * tp)
 
     # ---- one scheme -------------------------------------------------------------------
 
@@ -210,7 +217,7 @@ class CostModel:
         labels: dict[sp.Expr, str] = {}
         up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
         if self.spec.has_replicas:  # every GPU syncs its shard with its counterparts (groups.py)
-            phases = GroupPlan(self).plan(scheme.collective, dense_shard(self, payload, up), scheme.loopback)
+            phases = GroupPlan(self).plan(scheme.collective, dense_shard(self, payload, up, self.shard(model)), scheme.loopback)
         else:
             phases = self.router.plan(scheme.collective, payload, up, scheme.loopback)
         for ph in phases:
@@ -221,7 +228,7 @@ class CostModel:
             for dc, dev in self.devices().items()
         }
         compute = per_dc_max(per_dc, "compute in dc {}", labels)
-        tr, where, module = transform(self, scheme, dense * self.shard(), up * self.shard(), labels)
+        tr, where, module = transform(self, scheme, dense * self.shard(model), up * self.shard(model), labels)
         period = self.field(scheme, "period")
         overhead = self.field(scheme, "overhead")
         sync = D.total([ph.time for ph in phases], U.TIME)

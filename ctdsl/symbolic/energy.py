@@ -24,7 +24,7 @@ def energy_parts(cm, scheme, step: DimExpr, flops: DimExpr, dense: DimExpr, char
         arith.append(n * cm.field(dev, "energy_per_flop") * flops / cm.member_gpus(d.name))
         if where == "gpu":
             per_byte = cm.field(dev, "energy_per_flop") * cm.field(scheme, "cost") + cm.field(dev, "energy_per_byte")
-            arith.append(n * per_byte * dense * cm.shard() / period)
+            arith.append(n * per_byte * dense * cm.shard(spec.models[scheme.model]) / period)
         if d.pluggable:
             module_w.append(cm.module_count(d.name) * cm.field(spec.pluggables[d.pluggable], "power"))
         sw = spec.switches.get(d.switch)

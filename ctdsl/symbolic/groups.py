@@ -25,8 +25,11 @@ scale-out fabric):
   group (2(N - 1) steps of s/N, or N - 1 of s), dc after dc, so that each group
   crosses the WAN once per dc;
 - innet_sum: every GPU sends its shard up to its dc's switch; the switches
-  all-reduce the sums of all shards (tp pp s) across dcs (2(K - 1) steps of
-  tp pp s / K); down to the GPUs (s, or 2 s with loopback).
+  all-reduce the sums of all shards (the whole payload c) across dcs (2(K - 1)
+  steps of c / K); down to the GPUs (s, or 2 s with loopback).
+
+Uneven pipeline stages (`first_stage_layers`, `last_stage_layers`): s is the
+most-loaded stage's shard, which binds every phase.
 
 Unequal sites: where the dcs' n_d differ, the in-dc phases run side by side, each
 dc its own number of steps, and the phase takes as long as the slowest site (a
@@ -52,22 +55,23 @@ class Shard:
     """One kind of shard every GPU holds and syncs: bytes per GPU and its groups' members per dc."""
 
     name: str  # "" for the dense layers
-    payload: DimExpr  # bytes one GPU originates per sync (its shard's payload)
-    up: DimExpr  # what one GPU sends up to a switch (innet_sum)
+    payload: DimExpr  # bytes the most-loaded GPU originates per sync (its shard's payload)
+    up: DimExpr  # what it sends up to a switch (innet_sum)
     members: dict[str, DimExpr]  # dc -> members of one shard group in that dc
     groups: DimExpr  # shard groups (distinct shards) in every dc
+    whole: DimExpr  # the payload of all the shards together (what the switches sum)
 
 
-def dense_shard(cm, payload: DimExpr, up: DimExpr) -> Shard:
-    """The dense layers' shard: the payload over tp x pp, synced by cp x R members in each dc."""
+def dense_shard(cm, payload: DimExpr, up: DimExpr, fraction: DimExpr) -> Shard:
+    """The dense layers' shard: `fraction` of the payload (1 / (tp x pp) for even stages), synced by
+    cp x R members in each dc; tp x pp shard groups."""
     spec = cm.spec
     members, groups = {}, None
     for name, dc in spec.dcs.items():
         rep = spec.replicas[dc.replica]
-        split = cm.q(rep.tp, U.ONE) * cm.q(rep.pp, U.ONE)
-        groups = split if groups is None else groups
+        groups = cm.q(rep.tp, U.ONE) * cm.q(rep.pp, U.ONE) if groups is None else groups
         members[name] = cm.q(rep.cp, U.ONE) * cm.q(dc.replicas, U.ONE)
-    return Shard("", payload / groups, up / groups, members, groups)
+    return Shard("", payload * fraction, up * fraction, members, groups, payload)
 
 
 class GroupPlan:
@@ -100,7 +104,7 @@ class GroupPlan:
         elif collective == "innet_sum":
             ups = [(gpus_id(d), switch_id(self.spec, d), shard.up, self.gpus(d)) for d in self.dcs]
             phases.append(self.router.phase("up to the switch" + tag, 1, ups))
-            sums = shard.groups * s / K
+            sums = shard.whole / K
             ring = [(switch_id(self.spec, d), switch_id(self.spec, self.dcs[(i + 1) % K]), sums) for i, d in enumerate(self.dcs)]
             phases.append(self.router.phase("all-reduce of the sums across dcs" + tag, 2 * (K - 1), ring if K > 1 else []))
             down = s * (2 if loopback else 1)
