@@ -18,7 +18,6 @@ import sys
 
 import pytest
 from scipy.optimize import brentq
-
 from solvekit import ROOT, solve_text
 
 REL = 1e-12
@@ -186,3 +185,30 @@ def test_study_at_datacentre_scale(spec):
     shard = 2 * P * 8 / (126 * 8)
     assert close(r.wan.value, 4 * 128 * shard / 3)  # 4 steps of 128 shards / 3 per GPU-column
     assert sum(1 for _ in sol.breakevens) == 2
+
+
+def test_batch_split_in_proportion_to_compute(tmp_path):
+    # 1,048,576 tokens a step for the whole job; dc a's 128 GPUs at 100 TFLOP/s, dc b's 64 at
+    # 200 TFLOP/s: the split gives every replica the same compute time, 6 P B / sum(peak)
+    text = HEAD.replace("tokens = 1000", "batch_tokens = 1048576") + """
+device fast { peak = 200 TFLOP/s; efficiency = 1; energy_per_flop = 1 pJ/FLOP }
+replica r { tp = 4; pp = 2 }
+dc a { replica = r; replicas = 16; device = d; link = nic; switch = s }
+dc b : a { replicas = 8; device = fast }
+wan a <-> b = wan * 4
+scheme x { payload = dense; collective = hier_allreduce; steps = 10 }
+"""
+    r = solve_text(tmp_path, text).schemes["x"]
+    flops = 6 * 64e9 * 1048576
+    assert close(r.components["compute"].value, flops / (128 * 100e12 + 64 * 200e12))
+    # dc b does 64 x 200 / (128 x 100 + 64 x 200) = half the FLOPs, at 1 pJ each; dc a's device costs nothing
+    assert close(r.energy_parts["arithmetic"].value, 0.5 * flops * 1e-12)
+
+
+def test_tokens_and_batch_tokens_together_is_an_error(tmp_path):
+    from ctdsl.api import check
+
+    path = tmp_path / "spec.ct"
+    path.write_text("model m { params = 1e9; bytes_per_value = 2 B; tokens = 10; batch_tokens = 100 }\n")
+    result = check(str(path))
+    assert [d.code for d in result.diagnostics] == ["CT308"]

@@ -179,4 +179,4 @@ class Completeness:
                     model.span if not model.from_std else use,
                     help="give params = 8.03e9, or the full shape: layers, width, heads, kv_heads, mlp, vocab",
                 )
-        self._missing("model", model.name, ["bytes_per_value", "tokens"], use, user)
+        self._missing("model", model.name, ["bytes_per_value", "tokens" if model.batch_tokens is None else "batch_tokens"], use, user)

@@ -78,7 +78,8 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("mlp", Q, "MLP width f", dim=U.ONE, bound="count", example="28672"),
             F("vocab", Q, "vocabulary V", dim=U.ONE, bound="count", example="128256"),
             F("bytes_per_value", Q, "bytes per value v", dim=U.DATA, bound="positive", required=True, example="2 B"),
-            F("tokens", Q, "tokens per step per worker", dim=U.ONE, bound="positive", example="16384"),
+            F("tokens", Q, "tokens per step per worker (per replica)", dim=U.ONE, bound="positive", example="16384"),
+            F("batch_tokens", Q, "tokens per step of the whole job, split across the replicas in proportion to their compute (instead of tokens)", dim=U.ONE, bound="positive", example="16e6"),
             F("flops_per_token", Q, "training FLOPs per token (default 6P)", dim=U.OPS, bound="positive", example="420 GFLOP"),
             F("kv_tokens", Q, "tokens whose KV cache is handed from prefill to decode (needs the shape)", dim=U.ONE, bound="count", example="2048"),
         ]

@@ -91,6 +91,7 @@ class Model(Definition):
     flops_per_token: Expr | None  # FLOP; 6P when not given; None when P is unknown
     shape: Mapping[str, Expr] | None  # layers, width, ...; None: the model gives params instead
     kv_tokens: Expr | None  # tokens whose KV cache is handed on; None: not given
+    batch_tokens: Expr | None = None  # per step of the whole job, split by compute; None: `tokens` per worker
 
     def __post_init__(self) -> None:
         _freeze(self, spans=frozen_map, shape=frozen_map)

@@ -34,17 +34,17 @@ from ctdsl.language import schema as S
 from ctdsl.language.enums import Counted, LinkKind, PlacementKind
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Scheme, Spec
-from ctdsl.model.graph import gpus_id, module_id
 from ctdsl.model.topology import NodeKind, Topology
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic import stragglers as ST
 from ctdsl.symbolic.convert import NumericError, Symbols, to_sympy, value
+from ctdsl.symbolic.counts import Counts
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.energy import energy_parts
 from ctdsl.symbolic.groups import GroupPlan, dense_shard
 from ctdsl.symbolic.routing import Edge, Phase, Router
-from ctdsl.symbolic.transform import ModuleStages, per_dc_max, transform
+from ctdsl.symbolic.transform import ModuleStages, transform
 
 __all__ = ["CostModel", "SchemeCosts", "LoadedEdge", "ClosedForm", "ModuleStages"]
 
@@ -122,7 +122,7 @@ class ClosedForm:
     note: str = ""
 
 
-class CostModel:
+class CostModel(Counts):
     """Everything shared by the schemes of one spec: symbols, graph, edge attributes."""
 
     def __init__(self, spec: Spec, topology: Topology, symbols: Symbols):
@@ -131,6 +131,7 @@ class CostModel:
         self.symbols = symbols
         self._memo: dict[int, sp.Expr] = {}
         self._edges: dict[Edge, EdgeTerms] = {}
+        self._split: dict[str, dict[str, DimExpr]] = {}  # model -> dc -> a worker's FLOPs of a split batch
         self.router = Router(spec, topology, self.edge, self.node_latency)
         self.formulas = D.FieldAlgebra(self.field, self.shape)  # the model's formulas, dimensioned
 
@@ -175,39 +176,6 @@ class CostModel:
     def devices(self):
         return {dc: self.spec.devices[d.device] for dc, d in self.spec.dcs.items()}
 
-    # ---- counts: workers, or replicas of GPUs ------------------------------------------
-
-    def member_gpus(self, dc: str) -> DimExpr:
-        """GPUs in one data-parallel worker of `dc`: 1, or a replica's tp x pp x cp."""
-        d = self.spec.dcs[dc]
-        return self.q(self.spec.replicas[d.replica].gpus, U.ONE) if d.replica else D.one()
-
-    def device_count(self, dc: str) -> DimExpr:
-        """Devices in `dc`: its workers, or its replicas' GPUs."""
-        d = self.spec.dcs[dc]
-        return self.q(self.topology.node(gpus_id(dc)).count, U.ONE) if d.replica else D.DimExpr(sp.Integer(d.workers), U.ONE)
-
-    def module_count(self, dc: str) -> DimExpr:
-        """Pluggable modules in `dc`: one per worker, or one per NIC."""
-        d = self.spec.dcs[dc]
-        if d.replica and d.pluggable:
-            return self.q(self.topology.node(module_id(self.spec, dc, None)).count, U.ONE)
-        return self.device_count(dc)
-
-    def shard(self, model) -> DimExpr:
-        """The part of the model the most-loaded device holds: 1, or with replicas (the dcs pair
-        their shards) 1 / (tp x pp), or with uneven stages the largest stage's layers / (L x tp)."""
-        if not self.spec.has_replicas:
-            return D.one()
-        rep = self.spec.replicas[next(iter(self.spec.dcs.values())).replica]
-        tp, pp = self.q(rep.tp, U.ONE), self.q(rep.pp, U.ONE)
-        ends = [self.q(x, U.ONE) for x in (rep.first_stage_layers, rep.last_stage_layers) if x is not None]
-        if not ends or not model.shape or "layers" not in model.shape:
-            return D.one() / (tp * pp)
-        layers = self.shape(model, "layers")
-        middle = (layers - D.total(ends, U.ONE)) / (pp - len(ends))
-        return D.emax(middle, *ends) / (layers * tp)
-
     # ---- one scheme -------------------------------------------------------------------
 
     def scheme(self, scheme: Scheme) -> SchemeCosts:
@@ -222,12 +190,7 @@ class CostModel:
             phases = self.router.plan(scheme.collective, payload, up, scheme.loopback)
         for ph in phases:
             labels.update(ph.bottlenecks)
-        flops = PL.compute_flops(model, self.formulas)
-        per_dc = {
-            dc: flops / (self.member_gpus(dc) * self.field(dev, "peak") * self.field(dev, "efficiency"))
-            for dc, dev in self.devices().items()
-        }
-        compute = per_dc_max(per_dc, "compute in dc {}", labels)
+        flops, per_dc, compute = self._compute(model, labels)
         tr, where, module = transform(self, scheme, dense * self.shard(model), up * self.shard(model), labels)
         period = self.field(scheme, "period")
         overhead = self.field(scheme, "overhead")

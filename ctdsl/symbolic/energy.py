@@ -21,7 +21,8 @@ def energy_parts(cm, scheme, step: DimExpr, flops: DimExpr, dense: DimExpr, char
         dev = spec.devices[d.device]
         n = cm.device_count(d.name)  # workers, or the GPUs of the replicas, each with its share of the work
         static_w.append(n * cm.field(dev, "static_power"))
-        arith.append(n * cm.field(dev, "energy_per_flop") * flops / cm.member_gpus(d.name))
+        worker = cm.worker_flops(spec.models[scheme.model], d.name, flops)
+        arith.append(n * cm.field(dev, "energy_per_flop") * worker / cm.member_gpus(d.name))
         if where == "gpu":
             per_byte = cm.field(dev, "energy_per_flop") * cm.field(scheme, "cost") + cm.field(dev, "energy_per_byte")
             arith.append(n * per_byte * dense * cm.shard(spec.models[scheme.model]) / period)
