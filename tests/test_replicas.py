@@ -212,3 +212,47 @@ def test_tokens_and_batch_tokens_together_is_an_error(tmp_path):
     path.write_text("model m { params = 1e9; bytes_per_value = 2 B; tokens = 10; batch_tokens = 100 }\n")
     result = check(str(path))
     assert [d.code for d in result.diagnostics] == ["CT308"]
+
+
+SMALL = """
+import std.devices
+import std.links
+import std.models
+model job : llama3_8b { tokens = 8192 }
+device gpu0 : h100 { efficiency = 0.4 }
+switch tor {}
+replica tp2 { tp = 2; gpus_per_node = 2; nics = 1 }
+dc east { replica = tp2; replicas = 2; device = gpu0; link = ib_ndr; switch = tor }
+scheme adamw { payload = dense; collective = ring_allreduce; steps = 10000 }
+"""
+
+
+def _graph(tmp_path, *args):
+    path = tmp_path / "small.ct"
+    path.write_text(SMALL)
+    return subprocess.run(
+        [sys.executable, "-c", "from ctdsl.cli import main; main()", "graph", str(path), *args], capture_output=True, text=True
+    )
+
+
+def test_graph_shows_groups_with_their_counts_and_expands_a_small_one(tmp_path):
+    import json
+
+    grouped = json.loads(_graph(tmp_path).stdout)
+    gpus = next(n for n in grouped["nodes"] if n["id"] == "east.gpu")
+    assert gpus["count_value"] == 4  # 2 replicas of tp 2
+    nic = next(e for e in grouped["edges"] if e["source"] == "east.gpu")
+    assert nic["count_value"] == 2  # one NIC per 2-GPU node, 2 nodes
+    expanded = json.loads(_graph(tmp_path, "--expand").stdout)
+    assert sorted(n["id"] for n in expanded["nodes"]) == ["east.gpu0", "east.gpu1", "east.gpu2", "east.gpu3", "east.tor"]
+    assert len(expanded["edges"]) == 8  # each GPU to the switch and back
+    assert "east.gpu x 4" in _graph(tmp_path, "-f", "dot").stdout
+
+
+def test_expand_refuses_a_large_group():
+    out = subprocess.run(
+        [sys.executable, "-c", "from ctdsl.cli import main; main()", "graph", str(ROOT / "specs" / "llama405b_3dc.ct"), "--expand"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2 and "102,400 nodes" in out.stderr and "Traceback" not in out.stderr

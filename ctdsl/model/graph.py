@@ -167,6 +167,54 @@ def to_json(topology: Topology, defaults: dict[str, float]) -> dict:
     }
 
 
+def _count(expr: E.Expr, defaults: dict[str, float]) -> str:
+    """A group's count at the defaults, with its expression where a param sets it: `2048 (R * 32)`."""
+    try:
+        shown = f"{E.evaluate(expr, defaults):,.0f}"
+    except E.EvalError:
+        return E.render(expr)
+    return shown + (f" ({E.render(expr)})" if E.symbols(expr) else "")
+
+
+def expand(topology: Topology, defaults: dict[str, float], limit: int) -> Topology:
+    """The graph with every group unrolled at the params' defaults: one node per GPU and per module.
+
+    GPU i of a group of G GPUs on M NICs uses NIC i M // G (its module, where the dc has one).
+    Raises ValueError when the unrolled graph would have more than `limit` nodes.
+    """
+    sizes = {n.id: int(round(E.evaluate(n.count, defaults))) for n in topology.nodes() if n.count is not None}
+    if sum(sizes.values()) > limit:
+        raise ValueError(f"the groups unroll to {sum(sizes.values()):,} nodes; at most {limit:,} are drawn")
+    nodes: list[Node] = []
+    names: dict[str, list[str]] = {}
+    for n in topology.nodes():
+        if n.count is None:
+            nodes.append(n)
+            names[n.id] = [n.id]
+            continue
+        stem, _, rest = n.id.partition(".gpu")
+        ids = [f"{stem}.gpu{i}{rest}" for i in range(sizes[n.id])]
+        names[n.id] = ids
+        nodes += [Node(x, n.kind, n.dc, n.definition, i, n.sum) for i, x in enumerate(ids)]
+    edges: list[Edge] = []
+    for e in topology.edges():
+        pairs = _pairs(names[e.source], names[e.target])
+        for x, y in pairs:
+            edges.append(Edge(x, y, e.kind, e.link, e.bandwidth, e.latency, e.energy_per_byte))
+    return Topology(nodes, edges)
+
+
+def _pairs(a: list[str], b: list[str]) -> list[tuple[str, str]]:
+    """The edges an edge between two unrolled groups becomes: one to one, one to all, or i to i M // G."""
+    if len(a) == len(b):
+        return list(zip(a, b))
+    if len(a) == 1 or len(b) == 1:
+        return [(x, y) for x in a for y in b]
+    if len(a) > len(b):
+        return [(x, b[i * len(b) // len(a)]) for i, x in enumerate(a)]
+    return [(a[i * len(a) // len(b)], y) for i, y in enumerate(b)]
+
+
 def dot_quote(text: str) -> str:
     """`text` as a quoted DOT string (an id or a label): literal, one string, no control character."""
     return '"' + printable(str(text)).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", " ") + '"'
@@ -183,7 +231,10 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
         lines.append(f"  subgraph {q(f'cluster_{dc}')} {{")
         lines.append(f"    label={q(dc)};")
         for n in nodes:
-            lines.append(f'    {q(n.id)} [shape={shapes.get(n.kind, "ellipse")}];')
+            if n.count is None:
+                lines.append(f'    {q(n.id)} [shape={shapes.get(n.kind, "ellipse")}];')
+            else:  # a group: how many nodes it stands for
+                lines.append(f'    {q(n.id)} [shape=box3d, label={q(f"{n.id} x {_count(n.count, defaults)}")}];')
         lines.append("  }")
     done = set()
     for e in topology.edges():
@@ -192,6 +243,8 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
             bw = format_quantity(E.evaluate(e.bandwidth, defaults), RATE)
         except E.EvalError:
             bw = E.render(e.bandwidth)
+        if e.count is not None:
+            bw += f" x {_count(e.count, defaults)}"
         back = topology.edge(b, a) if topology.has_edge(b, a) else None
         if back is not None and back.link == e.link and E.render(back.bandwidth) == E.render(e.bandwidth):
             if (b, a) in done:
@@ -204,4 +257,4 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["build_graph", "to_json", "to_dot", "dot_quote", "worker_id", "gpus_id", "replica_counts", "switch_id", "module_id", "Tables", "Topology", "Edge", "Node", "NodeKind"]
+__all__ = ["build_graph", "to_json", "to_dot", "dot_quote", "worker_id", "gpus_id", "replica_counts", "expand", "switch_id", "module_id", "Tables", "Topology", "Edge", "Node", "NodeKind"]
