@@ -14,17 +14,18 @@ from __future__ import annotations
 
 from ctdsl import limits
 from ctdsl.check.blocks import BlockChecker
+from ctdsl.check.build_sites import SiteBuilder
 from ctdsl.check.draft import Draft
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Counted, JitterKind, PlacementKind, SimLatency
+from ctdsl.language.enums import Counted, PlacementKind, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.units import RATE, format_quantity
 
 
-class Builder:
+class Builder(SiteBuilder):
     def __init__(self, ns: Namespace, sink: DiagnosticSink, blocks: BlockChecker, draft: Draft):
         self.ns = ns
         self.sink = sink
@@ -89,6 +90,14 @@ class Builder:
                 b.fields["kv_tokens"].span,
                 help="the KV cache per token is 2 L g (d/h) v bytes: give the shape instead of params",
             )
+        if "tokens" in b.fields and "batch_tokens" in b.fields:
+            self.sink.error(
+                "CT308",
+                f"model '{b.name}' gives both tokens (per worker) and batch_tokens (the whole job's, split by compute)",
+                b.fields["batch_tokens"].key.span,
+                secondary=(Label(b.fields["tokens"].key.span, "tokens per worker given here"),),
+                help="give one: tokens per step per worker, or batch_tokens per step of the whole job",
+            )
         flops = g("flops_per_token")
         if flops is None and params is not None:
             flops = E.num(6) * params
@@ -100,6 +109,7 @@ class Builder:
             flops_per_token=flops,
             shape=shape or None,
             kv_tokens=kv_tokens,
+            batch_tokens=g("batch_tokens"),
         )
 
     def _count_from_shape(self, b: MergedBlock, shape: dict[str, E.Expr]) -> E.Expr:
@@ -189,74 +199,6 @@ class Builder:
             power=self._get(b, "power"),
             ops=self._get(b, "ops") or (),
         )
-
-    # ---- data centres ---------------------------------------------------------------
-
-    def _dc(self, b: MergedBlock) -> None:
-        workers = self._get(b, "workers")
-        n = 0
-        if workers is not None:
-            try:
-                n = int(round(E.evaluate(workers, self.draft.defaults())))
-            except E.EvalError:
-                n = 0
-        if E.symbols(workers) if workers is not None else False:
-            self.sink.error(
-                "CT309",
-                f"dc '{b.name}': workers must be a constant; the topology cannot depend on a param",
-                b.fields["workers"].value.span,
-            )
-        jitter, kind, sigma = self._dc_jitter(b)
-        self.draft.dcs[b.name] = M.DataCentre(
-            **self._common(b),
-            workers=n,
-            device=self._get(b, "device") or "",
-            link=self._get(b, "link") or "",
-            switch=self._get(b, "switch") or "",
-            pluggable=self._get(b, "pluggable"),
-            jitter=jitter,
-            jitter_kind=kind,
-            jitter_sigma=sigma,
-        )
-
-    def _dc_jitter(self, b: MergedBlock) -> tuple[E.Expr | None, JitterKind | None, E.Expr | None]:
-        """Per-worker variability: jitter (the scale), its kind, and a lognormal's sigma."""
-        f = b.fields
-        if "jitter" not in f:
-            if "jitter_kind" in f or "jitter_sigma" in f:
-                key = "jitter_kind" if "jitter_kind" in f else "jitter_sigma"
-                self._error_once(
-                    "CT105",
-                    f"dc '{b.name}' sets {key} but no jitter, the scale of the extra time",
-                    f[key].key.span,
-                    secondary=(Label(b.definition.span, f"dc '{b.name}' defined here"),),
-                    help="add jitter = 2 s (each worker's step takes its compute time plus jitter x a random draw)",
-                )
-            return None, None, None
-        written = self._get(b, "jitter_kind") if "jitter_kind" in f else None
-        kind = JitterKind(written or S.KINDS["dc"]["jitter_kind"].default)
-        sigma = None
-        if kind is JitterKind.LOGNORMAL:
-            if "jitter_sigma" not in f:
-                self._error_once(
-                    "CT105",
-                    f"dc '{b.name}': lognormal jitter needs jitter_sigma",
-                    f["jitter_kind"].value.span,
-                    secondary=(Label(b.definition.span, f"dc '{b.name}' defined here"),),
-                    help="add jitter_sigma = 0.5 (the sigma of the log of the draw)",
-                )
-            sigma = self._get(b, "jitter_sigma")
-        elif "jitter_sigma" in f:
-            shown = f["jitter_kind"].value.span if "jitter_kind" in f else f["jitter"].key.span
-            self._error_once(
-                "CT113",
-                f"dc '{b.name}': jitter_sigma does not apply to {kind} jitter",
-                f["jitter_sigma"].key.span,
-                label="only for jitter_kind = lognormal",
-                secondary=(Label(shown, f"jitter is {kind}"),),
-                help="remove jitter_sigma, or set jitter_kind = lognormal",
-            )
-        return self._get(b, "jitter"), kind, sigma
 
     def _variant(self, b: MergedBlock) -> None:
         """Resolved once the declared sites are checked (`variants.py`)."""

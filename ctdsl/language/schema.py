@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, Counted, JitterKind, Operation, Payload, SimLatency, TransformCharge
+from ctdsl.language.enums import Collective, Counted, Fabric, JitterKind, Operation, Payload, SimLatency, TransformCharge
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -20,6 +20,7 @@ COLLECTIVES = tuple(Collective)
 JITTER_KINDS = tuple(JitterKind)
 COUNTED = tuple(Counted)
 SIM_LATENCIES = tuple(SimLatency)
+FABRICS = tuple(Fabric)
 
 # fields that were renamed: (kind, old name) -> the help line the checker gives (CT104)
 RENAMED = {
@@ -77,7 +78,8 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("mlp", Q, "MLP width f", dim=U.ONE, bound="count", example="28672"),
             F("vocab", Q, "vocabulary V", dim=U.ONE, bound="count", example="128256"),
             F("bytes_per_value", Q, "bytes per value v", dim=U.DATA, bound="positive", required=True, example="2 B"),
-            F("tokens", Q, "tokens per step per worker", dim=U.ONE, bound="positive", example="16384"),
+            F("tokens", Q, "tokens per step per worker (per replica)", dim=U.ONE, bound="positive", example="16384"),
+            F("batch_tokens", Q, "tokens per step of the whole job, split across the replicas in proportion to their compute (instead of tokens)", dim=U.ONE, bound="positive", example="16e6"),
             F("flops_per_token", Q, "training FLOPs per token (default 6P)", dim=U.OPS, bound="positive", example="420 GFLOP"),
             F("kv_tokens", Q, "tokens whose KV cache is handed from prefill to decode (needs the shape)", dim=U.ONE, bound="count", example="2048"),
         ]
@@ -131,7 +133,11 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
     "dc": {
         f.name: f
         for f in [
-            F("workers", Q, "workers in the data centre", dim=U.ONE, bound="count", required=True, example="4"),
+            F("workers", Q, "workers in the data centre (or give replica and replicas)", dim=U.ONE, bound="count", required=True, example="4"),
+            F("replica", "ref", "the model-parallel group that is one data-parallel worker", refs=("replica",), example="tp8pp16"),
+            F("replicas", Q, "replicas in the data centre (a param may set it)", dim=U.ONE, bound="count", example="800"),
+            F("fabric", "enum", "the scale-out fabric of a dc of replicas: rail (GPU j of every node on rail j) or leaf_spine (oversubscribed above the leaves)", choices=FABRICS, default="rail", example="leaf_spine"),
+            F("oversubscription", Q, "a leaf_spine fabric's oversubscription: NIC capacity over spine capacity", dim=U.ONE, bound="ge1", default=Fraction(1), example="2"),
             F("device", "ref", "each worker's device", refs=("device",), required=True, example="h100"),
             F("link", "ref", "each worker's link to the switch", refs=("link",), required=True, example="ib_ndr"),
             F("switch", "ref", "the data centre's switch", refs=("switch",), required=True, example="tor"),
@@ -139,6 +145,22 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("jitter", Q, "scale of each worker's random extra compute time per step", dim=U.TIME, bound="nonneg", example="2 s"),
             F("jitter_kind", "enum", "distribution of the extra time: jitter x Exp(1), x U(0, 1) or x LogNormal(0, sigma^2)", choices=JITTER_KINDS, default="exponential", example="lognormal"),
             F("jitter_sigma", Q, "sigma of the log of a lognormal jitter (lognormal only)", dim=U.ONE, bound="positive", example="0.5"),
+        ]
+    },
+    # a data-parallel worker made of tp x pp x cp GPUs, each holding a shard of the model
+    "replica": {
+        f.name: f
+        for f in [
+            F("tp", Q, "tensor-parallel degree: the dense layers split tp ways", dim=U.ONE, bound="count", default=Fraction(1), example="8"),
+            F("pp", Q, "pipeline-parallel degree: the layers split into pp stages", dim=U.ONE, bound="count", default=Fraction(1), example="16"),
+            F("first_stage_layers", Q, "layers of the first pipeline stage, when the stages are uneven (the rest split evenly)", dim=U.ONE, bound="count", example="7"),
+            F("last_stage_layers", Q, "layers of the last pipeline stage, when the stages are uneven", dim=U.ONE, bound="count", example="7"),
+            F("cp", Q, "context-parallel degree: the sequence split cp ways (weights replicated)", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
+            F("ep", Q, "expert-parallel degree: the experts of a MoE layer split ep ways", dim=U.ONE, bound="count", default=Fraction(1), example="8"),
+            F("gpus_per_node", Q, "GPUs in one node (server)", dim=U.ONE, bound="count", default=Fraction(8), example="8"),
+            F("scaleup", Q, "GPUs in one scale-up domain (NVLink or NVSwitch); default: a node", dim=U.ONE, bound="count", example="72"),
+            F("scaleup_link", "ref", "the scale-up domain's link, per GPU", refs=("link",), example="nvlink4"),
+            F("nics", Q, "scale-out NICs per node, on the dc's link; default: one per GPU", dim=U.ONE, bound="count", example="8"),
         ]
     },
     # a variant of the sites: a field here applies to every dc, in a stage named after a dc to

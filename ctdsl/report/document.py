@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ctdsl import __version__, limits
 from ctdsl import units as U
+from ctdsl.model import expr as E
 from ctdsl.report.encode import html_text as escape
 from ctdsl.report.encode import md_cell, md_text
 from ctdsl.report.explore.mathml import mathml_equation
@@ -133,6 +134,14 @@ def build(sol, graph, curves) -> tuple[str, list[Section]]:
     return title, [_summary(sol), _topology(sol.spec, graph), _solve_tables(sol), _plots(sol, curves), _break_evens(sol)]
 
 
+def _workers(spec, dc) -> str:
+    """A dc's workers, or its replicas: `256 x tp8pp4` (the count as written where a param sets it)."""
+    if not dc.replica:
+        return str(dc.workers)
+    count = E.render(dc.replicas) if E.symbols(dc.replicas) else str(dc.workers)
+    return f"{count} x {dc.replica}"
+
+
 def _summary(sol) -> Section:
     """The spec's own words, what it declares, and the first scheme to the target."""
     spec = sol.spec
@@ -164,14 +173,14 @@ def _summary(sol) -> Section:
         s.blocks.append(Grid("Params", ["param", "value", "range", "sweep"], rows))
     rows = []
     for dc in spec.dcs.values():
-        rows.append([dc.name, str(dc.workers), dc.device, dc.link, dc.switch or "-", dc.pluggable or "-"])
+        rows.append([dc.name, _workers(spec, dc), dc.device, dc.link, dc.switch or "-", dc.pluggable or "-"])
     s.blocks.append(Grid("Data centres", ["dc", "workers", "device", "intra link", "switch", "pluggable"], rows))
     if spec.variants:  # each variant's dcs, and the schemes that run on it
         rows = []
         for name, v in spec.variants.items():
             on = ", ".join(r.name for r in sol.schemes.values() if r.sites == name) or "-"
             for dc in v.dcs.values():
-                rows.append([name, dc.name, str(dc.workers), dc.device, dc.link, dc.switch or "-", dc.pluggable or "-", on])
+                rows.append([name, dc.name, _workers(spec, dc), dc.device, dc.link, dc.switch or "-", dc.pluggable or "-", on])
         s.blocks.append(Grid("Variants of the sites", ["variant", "dc", "workers", "device", "intra link", "switch", "pluggable", "schemes"], rows))
     rows = []
     for r in sol.schemes.values():
