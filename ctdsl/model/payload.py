@@ -231,3 +231,29 @@ def compute_flops(model: Model, A=Exprs):
 def transform_flops(scheme: Scheme, model: Model, A=Exprs):
     """FLOPs of the scheme's transform over the dense buffer (cost per input byte)."""
     return A.get(scheme, "cost") * dense_bytes(model, A)
+
+
+# ---- the parts a GPU's shard is cut from (ctdsl.symbolic.memory) --------------------
+
+
+def embedding_params(model: Model, A=Exprs):
+    """One embedding table, V d."""
+    return A.shape(model, "vocab") * A.shape(model, "width")
+
+
+def expert_layer_params(model: Model, A=Exprs):
+    """The routed experts of one MoE layer, E m d f_e; None for a dense model."""
+    if not is_moe(model):
+        return None
+    return A.shape(model, "experts") * _matrices(model, A) * A.shape(model, "width") * A.shape(model, "expert_mlp")
+
+
+def layer_params(model: Model, A=Exprs):
+    """The dense weights of all the layers (and the final norm): P less the embedding
+    tables and the routed experts, which pipeline stages and expert ranks place apart."""
+    P = total_params(model, A)
+    tables = A.num(1 if model.tied else 2) * embedding_params(model, A)
+    out = P - tables
+    if is_moe(model):
+        out = out - moe_layers(model, A) * expert_layer_params(model, A)
+    return out
