@@ -205,3 +205,20 @@ def test_link_line_rate(std, name):
 def test_zr400_latency_covers_its_fibre(std):
     link = std.links["zr400"]
     assert value(std, link.latency) >= value(std, link.distance) / 2e8  # light in fibre, 5 us per km
+
+
+def test_head_dim_frees_width_from_heads(tmp_path):
+    """With head_dim, width need not be heads x head_dim: attention is 2 d (h d_h) + 2 d (g d_h),
+    and the KV cache 2 L g d_h v."""
+    path = tmp_path / "h.ct"
+    path.write_text(
+        "model m { layers = 2; width = 60; heads = 8; kv_heads = 2; head_dim = 16; mlp = 128; vocab = 100; bytes_per_value = 2 B }\n",
+        encoding="utf-8",
+    )
+    result = check(str(path))
+    assert result.ok, [d.message for d in result.diagnostics]
+    spec = result.spec
+    m = spec.models["m"]
+    hand = 2 * (2 * 60 * (8 * 16) + 2 * 60 * (2 * 16) + 3 * 60 * 128) + 2 * 100 * 60
+    assert value(spec, m.params) == hand == 65_520
+    assert value(spec, PL.kv_bytes_per_token(m)) == 2 * 2 * 2 * 16 * 2
