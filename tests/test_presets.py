@@ -220,5 +220,5 @@ def test_head_dim_frees_width_from_heads(tmp_path):
     spec = result.spec
     m = spec.models["m"]
     hand = 2 * (2 * 60 * (8 * 16) + 2 * 60 * (2 * 16) + 3 * 60 * 128) + 2 * 100 * 60
-    assert value(spec, m.params) == hand == 65_520
+    assert value(spec, m.params) == hand == 96_480
     assert value(spec, PL.kv_bytes_per_token(m)) == 2 * 2 * 2 * 16 * 2
