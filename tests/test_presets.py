@@ -15,10 +15,14 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+import sympy as sp
 
+from ctdsl import units as U
 from ctdsl.api import check
 from ctdsl.model import expr as E
 from ctdsl.model import payload as PL
+from ctdsl.results.params import Symbols
+from ctdsl.symbolic.costs import CostModel
 from solvekit import solve_text
 
 SPEC = """\
@@ -222,3 +226,35 @@ def test_head_dim_frees_width_from_heads(tmp_path):
     hand = 2 * (2 * 60 * (8 * 16) + 2 * 60 * (2 * 16) + 3 * 60 * 128) + 2 * 100 * 60
     assert value(spec, m.params) == hand == 96_480
     assert value(spec, PL.kv_bytes_per_token(m)) == 2 * 2 * 2 * 16 * 2
+
+
+def test_formulas_in_the_dimensioned_algebra(tmp_path):
+    """The same formulas run in the back end's dimensioned sympy (D.FieldAlgebra): with the
+    expert count a param, P and P_act are exact polynomials in it, dimensionless."""
+    text = SPEC + textwrap.dedent(
+        """
+        param n = 8 in 4 .. 64
+        model job : mixtral_8x7b { experts = n; tokens = 1 }
+        device accel : h100 { efficiency = 0.5 }
+        switch tor {}
+        dc east { workers = 2; device = accel; link = ib_ndr; switch = tor }
+        scheme adamw { payload = dense; collective = ring_allreduce }
+        """
+    )
+    path = tmp_path / "n.ct"
+    path.write_text(text, encoding="utf-8")
+    spec = check(str(path)).spec
+    symbols = Symbols(spec)
+    cm = CostModel(spec, spec.topology, symbols)
+    model = spec.models["job"]
+    (n,) = cm.sym(model.params).free_symbols
+    P, P_act = PL.total_params(model, cm.formulas), PL.active_params(model, cm.formulas)
+    assert P.dim == P_act.dim == U.ONE
+    d, L, V, f = 4096, 32, 32000, 14336
+    attn = 2 * d * d + 2 * d * 8 * 128
+    hand = L * (attn + n * 3 * d * f + d * n + 2 * d) + d + 2 * V * d
+    assert sp.expand(P.e - hand) == 0
+    assert sp.expand(P_act.e - (hand - L * (n - 2) * 3 * d * f)) == 0
+    assert sp.expand(P.e - cm.sym(model.params)) == 0  # the checker's count, the same form
+    flops = cm.field(model, "flops_per_token")
+    assert flops.dim == U.OPS and sp.expand(flops.e - 6 * P_act.e) == 0
