@@ -10,7 +10,7 @@ and the linter (which must not import sympy) use the same formulas.
 - demo:      ceil(P / chunk) k (v + i), i as for topk from the chunk size
 - band:      P f v, no positions
 
-and, for a model given by its shape (ctdsl/reference parallelism.md sections 1.1, 1.2, 2.3;
+and, for a model given by its shape (parallelism.md sections 1.1, 1.2 and 2.3;
 d width, h heads, g KV heads, d_h head dim, m = 3 gated (SwiGLU) or 2 plain (GeLU)):
 
 - attention per layer  A = 2 d (h d_h) + 2 d (g d_h), Q and O, K and V (or attn_params);
@@ -21,7 +21,8 @@ d width, h heads, g KV heads, d_h head dim, m = 3 gated (SwiGLU) or 2 plain (GeL
 - P_act  = P - L_moe (E - k) m d f_e, the weights one token uses
 - F_tok  = 6 P_act, or with the sequence length s the full form
            6 [L A + L_dense m d f + L_moe (m d f_e k + m d f_sh) + d V] + 6 c L s h d_h,
-           c = 1 causal (half the s x s square), 2 the full square
+           c = 1 causal (half the s x s square), 2 the full square; these are FLOP
+           counts, which the schema's flops_per_token gives its dimension (FLOP)
 
 Dense, untied, without norms, P = L(2d^2 + 2dg d/h + 3df) + 2Vd (domain.md section 2), the
 same expression as before MoE shapes existed; and the KV cache per token, 2 L g d_h v.
