@@ -19,7 +19,9 @@ from ctdsl import units as U
 from ctdsl.api import check
 from ctdsl.model import expr as E
 from ctdsl.model import payload as PL
+from ctdsl.results.params import Symbols
 from ctdsl.symbolic import memory as MEM
+from ctdsl.symbolic.costs import CostModel
 from ctdsl.symbolic.dimensioned import DimExpr, DimensionError
 
 REL = 1e-12
@@ -166,3 +168,22 @@ def test_bad_inputs():
         MEM.count(DimExpr(sp.Integer(1), U.DATA))
     with pytest.raises(ValueError):  # the untied extra table is a branch on pp: it needs a number
         MEM.dense_shard(1, 1, pp=sp.Symbol("pp"))
+
+
+def test_model_shard_through_the_cost_model(tmp_path):
+    """model_shard() cuts the same shards from the spec's model in the back end's algebra."""
+    path = tmp_path / "s.ct"
+    path.write_text(
+        "import std.devices\nimport std.links\nimport std.models\n"
+        "model job : mixtral_8x7b { tokens = 1 }\nmodel dense : llama3_70b { tokens = 1 }\n"
+        "device accel : h100 { efficiency = 0.5 }\nswitch tor {}\n"
+        "dc east { workers = 2; device = accel; link = ib_ndr; switch = tor }\n"
+        "scheme adamw { payload = dense; collective = ring_allreduce; model = job }\n",
+        encoding="utf-8",
+    )
+    spec = check(str(path)).spec
+    cm = CostModel(spec, spec.topology, Symbols(spec))
+    s = MEM.model_shard(spec.models["job"], cm.formulas, tp=2, pp=4, ep=8)
+    assert (s.dense.e, s.experts.e) == (233_472_512, 1_409_286_144)  # as in the Mixtral test above
+    d = MEM.model_shard(spec.models["dense"], cm.formulas, tp=8)
+    assert (d.dense.e, d.experts.e) == (8_819_048_448, 0)  # Llama-3-70B: P / 8

@@ -47,6 +47,7 @@ from fractions import Fraction
 import sympy as sp
 
 from ctdsl import units as U
+from ctdsl.model import payload as PL
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic.dimensioned import DimExpr, DimensionError
 
@@ -115,6 +116,18 @@ def expert_shard(expert_layer_params, moe_layers, pp=1, ep=1, etp=1) -> DimExpr:
 
 def shard(layer_params, embedding, tp=1, pp=1, untied=True, expert_layer_params=0, moe_layers=0, ep=1, etp=1) -> Shard:
     return Shard(dense_shard(layer_params, embedding, tp, pp, untied), expert_shard(expert_layer_params, moe_layers, pp, ep, etp))
+
+
+def model_shard(model, A, tp=1, pp=1, ep=1, etp=1) -> Shard:
+    """shard() of a model given by its full shape, its counts from ctdsl.model.payload in the
+    algebra A (a CostModel's `formulas`: dimensioned sympy in the spec's params)."""
+    if not PL.full_shape(model):
+        raise ValueError(f"model '{model.name}' has no shape to cut a shard from")
+    experts = PL.expert_layer_params(model, A)
+    return shard(
+        PL.layer_params(model, A), PL.embedding_params(model, A), tp, pp, not model.tied,
+        experts if experts is not None else 0, PL.moe_layers(model, A) if experts is not None else 0, ep, etp,
+    )
 
 
 # ---- model states -------------------------------------------------------------------
