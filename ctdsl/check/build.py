@@ -16,6 +16,7 @@ from ctdsl import limits
 from ctdsl.check.blocks import BlockChecker
 from ctdsl.check.build_sites import SiteBuilder
 from ctdsl.check.draft import Draft
+from ctdsl.check import shape as SH
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
@@ -68,28 +69,18 @@ class Builder(SiteBuilder):
 
     def _model(self, b: MergedBlock) -> None:
         g = lambda k: self._get(b, k)  # noqa: E731
-        shape = {k: g(k) for k in S.SHAPE_FIELDS if k in b.fields}
+        shape = SH.shape_fields(b, g)
         params = g("params") if "params" in b.fields else None
-        if params is not None and shape:
-            first = next(iter(shape))
+        given = [k for k in shape if k != "seq"]  # seq alone is no shape: it needs one (below)
+        if params is not None and given:
             self.sink.error(
                 "CT308",
                 f"model '{b.name}' gives both params and a shape",
                 b.fields["params"].key.span,
-                secondary=(Label(b.fields[first].key.span, "shape given here"),),
+                secondary=(Label(b.fields[given[0]].key.span, "shape given here"),),
                 help="give params, or the shape it follows from, not both",
             )
             return
-        if params is None and len(shape) == len(S.SHAPE_FIELDS) and all(v is not None for v in shape.values()):
-            params = self._count_from_shape(b, shape)
-        kv_tokens = g("kv_tokens")
-        if kv_tokens is not None and len(shape) != len(S.SHAPE_FIELDS):
-            self.sink.error(
-                "CT105",
-                f"model '{b.name}': kv_tokens needs the full shape (layers, width, heads, kv_heads, mlp, vocab)",
-                b.fields["kv_tokens"].span,
-                help="the KV cache per token is 2 L g (d/h) v bytes: give the shape instead of params",
-            )
         if "tokens" in b.fields and "batch_tokens" in b.fields:
             self.sink.error(
                 "CT308",
@@ -98,45 +89,21 @@ class Builder(SiteBuilder):
                 secondary=(Label(b.fields["tokens"].key.span, "tokens per worker given here"),),
                 help="give one: tokens per step per worker, or batch_tokens per step of the whole job",
             )
-        flops = g("flops_per_token")
-        if flops is None and params is not None:
-            flops = E.num(6) * params
-        self.draft.models[b.name] = M.Model(
+        if params is None and SH.complete(shape):
+            SH.check_shape(self.sink, b, shape, self.draft.defaults())
+        SH.needs_shape(self.sink, b, shape)
+        model = M.Model(
             **self._common(b),
             params=params,
             bytes_per_value=g("bytes_per_value"),
             tokens=g("tokens"),
-            flops_per_token=flops,
+            flops_per_token=None,
             shape=shape or None,
-            kv_tokens=kv_tokens,
+            kv_tokens=g("kv_tokens"),
             batch_tokens=g("batch_tokens"),
+            **SH.switches(g),
         )
-
-    def _count_from_shape(self, b: MergedBlock, shape: dict[str, E.Expr]) -> E.Expr:
-        L, d, h, g, f, V = (shape[k] for k in S.SHAPE_FIELDS)
-        env = self.draft.defaults()
-        try:
-            dv, hv = E.evaluate(d, env), E.evaluate(h, env)
-            gv = E.evaluate(g, env)
-            if dv % hv:
-                self.sink.error(
-                    "CT308",
-                    f"model '{b.name}': width {dv:g} is not a multiple of heads {hv:g}",
-                    b.fields["heads"].value.span,
-                    help="the head dimension d/h is a whole number",
-                )
-            elif gv > hv or hv % gv:
-                self.sink.error(
-                    "CT308",
-                    f"model '{b.name}': heads {hv:g} is not a multiple of kv_heads {gv:g}",
-                    b.fields["kv_heads"].value.span,
-                    help="each key/value head serves a whole number of query heads",
-                )
-        except E.EvalError:
-            pass
-        # P = L(2d^2 + 2 d g d/h + 3 d f) + 2 V d  (domain.md section 2)
-        two, three = E.num(2), E.num(3)
-        return L * (two * d * d + two * d * g * (d / h) + three * d * f) + two * V * d
+        self.draft.models[b.name] = SH.counted(model, params, g("flops_per_token"))
 
     # ---- hardware -------------------------------------------------------------------
 

@@ -82,12 +82,25 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("batch_tokens", Q, "tokens per step of the whole job, split across the replicas in proportion to their compute (instead of tokens)", dim=U.ONE, bound="positive", example="16e6"),
             F("flops_per_token", Q, "training FLOPs per token (default 6P)", dim=U.OPS, bound="positive", example="420 GFLOP"),
             F("kv_tokens", Q, "tokens whose KV cache is handed from prefill to decode (needs the shape)", dim=U.ONE, bound="count", example="2048"),
+            F("head_dim", Q, "head dimension d_h (default width / heads)", dim=U.ONE, bound="count", example="128"),
+            F("attn_params", Q, "attention weights per layer (default 2 d d_h (h + g), Llama-style GQA; give it for other attention, such as MLA)", dim=U.ONE, bound="positive", example="187105280"),
+            F("experts", Q, "routed experts E per MoE layer (an MoE model; needs experts_per_token and expert_mlp)", dim=U.ONE, bound="count", example="8"),
+            F("experts_per_token", Q, "routed experts k each token uses (top-k)", dim=U.ONE, bound="count", example="2"),
+            F("expert_mlp", Q, "MLP width f_e of one routed expert", dim=U.ONE, bound="count", example="14336"),
+            F("shared_mlp", Q, "total MLP width f_sh of the shared experts every token uses", dim=U.ONE, bound="nonneg", default=Fraction(0), example="2048"),
+            F("moe_layers", Q, "layers whose MLP is the experts (default all; the rest are dense)", dim=U.ONE, bound="count", example="58"),
+            F("seq", Q, "sequence length s: with it, the default FLOPs per token are the full form with the attention core", dim=U.ONE, bound="count", example="8192"),
+            F("tied", "bool", "input and output embeddings are one matrix (counted once)", default=False, example="true"),
+            F("norms", "bool", "count the norm weights, 2dL + d (RMSNorm, as Megatron and Hugging Face do)", default=False, example="true"),
+            F("gated", "bool", "the MLPs are gated (SwiGLU: gate, up, down, 3df); false: two matrices (GeLU, 2df)", default=True, example="false"),
+            F("causal", "bool", "the attention core counts half the s x s square (c = 1, causal); false: the full square (c = 2)", default=True, example="false"),
         ]
     },
     "device": {
         f.name: f
         for f in [
             F("peak", Q, "peak dense FLOP/s", dim=U.OPS_RATE, bound="positive", required=True, example="989 TFLOP/s"),
+            F("peak_fp8", Q, "peak dense FP8 FLOP/s", dim=U.OPS_RATE, bound="positive", example="1979 TFLOP/s"),
             F("efficiency", Q, "achievable fraction of peak", dim=U.ONE, bound="fraction", required=True, example="0.4"),
             F("mem_bw", Q, "memory bandwidth", dim=U.RATE, bound="positive", example="3.35 TB/s"),
             F("memory", Q, "memory capacity", dim=U.DATA, bound="positive", example="80 GB"),
@@ -244,3 +257,7 @@ STAGES: dict[str, dict[str, FieldSpec]] = {
 REQUIRED_STAGES = ("port",)
 
 SHAPE_FIELDS = ("layers", "width", "heads", "kv_heads", "mlp", "vocab")
+# the optional parts of a shape, each a count the parameter and FLOP formulas read (ctdsl.model.payload)
+SHAPE_OPTIONS = ("head_dim", "attn_params", "experts", "experts_per_token", "expert_mlp", "shared_mlp", "moe_layers", "seq")
+MOE_FIELDS = ("experts", "experts_per_token", "expert_mlp")  # an MoE model gives all three
+SHAPE_SWITCHES = ("tied", "norms", "gated", "causal")  # the shape's bool fields

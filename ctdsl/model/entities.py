@@ -92,6 +92,12 @@ class Model(Definition):
     shape: Mapping[str, Expr] | None  # layers, width, ...; None: the model gives params instead
     kv_tokens: Expr | None  # tokens whose KV cache is handed on; None: not given
     batch_tokens: Expr | None = None  # per step of the whole job, split by compute; None: `tokens` per worker
+    # how the shape is counted (ctdsl.model.payload): one embedding matrix or two, norm
+    # weights counted, gated (3df) or plain (2df) MLPs, causal attention core (c = 1) or not
+    tied: bool = False
+    norms: bool = False
+    gated: bool = True
+    causal: bool = True
 
     def __post_init__(self) -> None:
         _freeze(self, spans=frozen_map, shape=frozen_map)
@@ -100,6 +106,7 @@ class Model(Definition):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Device(Definition):
     peak: Expr | None  # FLOP/s
+    peak_fp8: Expr | None = None  # FLOP/s, dense FP8; None: not given
     efficiency: Expr | None  # fraction of peak
     mem_bw: Expr | None  # B/s; None: no memory roofline for the transform
     memory: Expr | None  # B
