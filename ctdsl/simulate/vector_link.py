@@ -86,8 +86,10 @@ class VectorLink:
         g = self.lift[p:k]
         c = self.work - self.service * p + (self.now - self.base)  # U_j = c + g_j
         low = np.minimum.accumulate(g)
-        self.waits[p:k] = g - np.minimum(low, -c)  # c + g - min(0, c + low)
-        self.idle += max(0.0, -c - float(low[-1]))
+        idle = -c - float(low[-1])
+        np.minimum(low, -c, out=low)
+        np.subtract(g, low, out=self.waits[p:k])  # W_j = c + g_j - min(0, c + min_{i <= j} g_i)
+        self.idle += max(0.0, idle)
         self.served += k - p
         self.work = float(self.waits[k - 1]) + self.service
         self.now = float(self.times[k - 1])
@@ -98,7 +100,7 @@ class VectorLink:
         if not t < math.inf:  # inf or nan: SimPy would never get there; nothing to serve
             return
         while True:
-            k = self.p + int(np.searchsorted(self.times[self.p :], t, side="right"))
+            k = int(self.times.searchsorted(t, side="right"))  # >= p: the arrivals before p came by `now` <= t
             if k > self.p:
                 self._serve(k)
             if k < len(self.times):
