@@ -95,6 +95,7 @@ _TABLE = [
     Code("CT419", "nodes-not-filled", "a replica's GPUs that neither fill whole nodes nor divide one, or replicas that leave a node part-filled"),
     Code("CT420", "mixed-workers", "a dc of replicas that also counts workers, or dcs of replicas beside dcs of single-device workers"),
     Code("CT421", "shards-cannot-pair", "dcs whose replicas shard the model differently, so that GPU j of one has no counterpart in another"),
+    Code("CT425", "shard-does-not-fit", "a GPU whose shard of the model, its gradients, optimiser states and activations exceed its memory (a warning)"),
     # imports
     Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),
     Code("CT502", "import-outside", "an import that leaves the importing file's directory, or one from a library file"),

@@ -32,6 +32,7 @@ from ctdsl.check.loader import Unreadable  # noqa: E402
 from ctdsl.codes import CODES, PHASES  # noqa: E402
 from ctdsl.diagnostics import Sources, render_text  # noqa: E402
 from ctdsl.failure import Failure  # noqa: E402
+from ctdsl.symbolic.fit import warnings as fit_warnings  # noqa: E402
 from ctdsl.symbolic.solve import solve  # noqa: E402
 from ctdsl.simulate.plan import refuse_replicas  # noqa: E402
 
@@ -142,6 +143,11 @@ def _synthetic(code: str) -> str | None:
         except Failure as exc:
             return render_text(exc.diagnostics[0], result.sources)
         return None
+    if code == "CT425":
+        text = (Path(__file__).resolve().parents[1] / "tests" / "data" / "does_not_fit.ct").read_text()
+        result = check_runnable(SPEC_NAME, text=text)
+        diags = fit_warnings(result.spec, solve(result.spec).memory)
+        return render_text(diags[0], result.sources) if diags else None
     if code == "CT621":
         text = "".join(f"param p{i} = {i + 1}\n" for i in range(limits.MAX_STATEMENTS + 1))
         result = check_runnable(SPEC_NAME, text=text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ctdsl.check.names import MergedBlock
 from ctdsl.diagnostics import Label
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Fabric, JitterKind
+from ctdsl.language.enums import Fabric, JitterKind, Recompute
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 
@@ -32,6 +32,10 @@ class SiteBuilder:
             nics=g("nics"),
             first_stage_layers=g("first_stage_layers"),
             last_stage_layers=g("last_stage_layers"),
+            zero=g("zero"),
+            recompute=Recompute(g("recompute") or Recompute.SELECTIVE),
+            micro_batch=g("micro_batch"),
+            sequence_parallel=g("sequence_parallel") if g("sequence_parallel") is not None else True,
         )
 
     def _dc(self, b: MergedBlock) -> None:

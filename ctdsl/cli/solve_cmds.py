@@ -55,6 +55,7 @@ def _solve(file: str, set_, format: "SolveFormat", explain: str | None) -> None:
         hint = did_you_mean(explain, study.spec.schemes)
         raise fail_usage(f"no scheme '{explain}' in {file}" + (f"; {hint}" if hint else ""))
     sol = study.solve()
+    _memory_warnings(sol)
     if explain is not None:
         from ctdsl.report.explain import explain as explain_scheme
 
@@ -74,6 +75,17 @@ def _solve(file: str, set_, format: "SolveFormat", explain: str | None) -> None:
         from ctdsl.report.tables import render_rich
 
         render_rich(sol, stdout_console())
+
+
+def _memory_warnings(sol) -> None:
+    """CT425 on stderr where a GPU cannot hold its shard (the solve goes on: a finding, not an error)."""
+    from ctdsl.cli.app import _Session, print_diagnostics
+    from ctdsl.diagnostics import Sources
+    from ctdsl.symbolic.fit import warnings
+
+    diags = warnings(sol.spec, sol.memory)
+    if diags:
+        print_diagnostics(diags, _Session.sources or Sources(), err=True)
 
 
 export_app = typer.Typer(help="Export the symbolic results.", no_args_is_help=True)

@@ -56,6 +56,14 @@ class Fabric(StrEnum):
     LEAF_SPINE = "leaf_spine"  # leaves under spines, the spine oversubscribed by `oversubscription`
 
 
+class Recompute(StrEnum):
+    """Activation recomputation (Korthikanti et al., arXiv:2205.05198)."""
+
+    NONE = "none"
+    SELECTIVE = "selective"  # the attention scores and softmax are recomputed, not stored
+    FULL = "full"  # only each layer's input is stored
+
+
 class SimLatency(StrEnum):
     """Whether a transfer holds a simulated link during its latency (docs/simulation.md)."""
 

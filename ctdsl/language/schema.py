@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, Counted, Fabric, JitterKind, Operation, Payload, SimLatency, TransformCharge
+from ctdsl.language.enums import Collective, Counted, Fabric, JitterKind, Recompute, Operation, Payload, SimLatency, TransformCharge
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -21,6 +21,7 @@ JITTER_KINDS = tuple(JitterKind)
 COUNTED = tuple(Counted)
 SIM_LATENCIES = tuple(SimLatency)
 FABRICS = tuple(Fabric)
+RECOMPUTES = tuple(Recompute)
 
 # fields that were renamed: (kind, old name) -> the help line the checker gives (CT104)
 RENAMED = {
@@ -174,6 +175,10 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("scaleup", Q, "GPUs in one scale-up domain (NVLink or NVSwitch); default: a node", dim=U.ONE, bound="count", example="72"),
             F("scaleup_link", "ref", "the scale-up domain's link, per GPU", refs=("link",), example="nvlink4"),
             F("nics", Q, "scale-out NICs per node, on the dc's link; default: one per GPU", dim=U.ONE, bound="count", example="8"),
+            F("zero", Q, "ZeRO stage of the data-parallel optimiser, 0 to 3 (1: Megatron's distributed optimizer), over the replicas of a dc", dim=U.ONE, bound="nonneg", default=Fraction(1), example="3"),
+            F("recompute", "enum", "activation recomputation: none, selective (attention scores) or full (each layer's input kept)", choices=RECOMPUTES, default="selective", example="full"),
+            F("micro_batch", Q, "sequences in one micro-batch", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
+            F("sequence_parallel", "bool", "sequence parallelism beside tp (activations split tp ways)", default=True, example="false"),
         ]
     },
     # a variant of the sites: a field here applies to every dc, in a stage named after a dc to

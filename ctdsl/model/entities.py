@@ -27,7 +27,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, Counted, Fabric, JitterKind, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.language.enums import Collective, Counted, Fabric, JitterKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Topology
 from ctdsl.units import Dim
@@ -223,9 +223,13 @@ class Replica(Definition):
     nics: Expr | None  # scale-out NICs per node; None: one per GPU
     first_stage_layers: Expr | None = None  # uneven pipeline stages: the first's layers (None: even)
     last_stage_layers: Expr | None = None
+    zero: Expr | None = None  # ZeRO stage; None: 1
+    recompute: Recompute = Recompute.SELECTIVE
+    micro_batch: Expr | None = None  # sequences; None: 1
+    sequence_parallel: bool = True
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map)
+        _freeze(self, spans=frozen_map, recompute=Recompute)
 
     @property
     def gpus(self) -> Expr:

@@ -252,9 +252,27 @@ def breakeven_table(sol) -> Table | None:
     return t
 
 
+def memory_table(sol) -> Table | None:
+    """Memory per GPU, where some device gives its memory: the shard's parts against it."""
+    rows = [m for m in getattr(sol, "memory", ()) if m.capacity is not None]
+    if not rows:
+        return None
+    t = Table("Memory per GPU", ["model", "dc", "weights", "gradients", "optimizer", "activations", "total", "memory", "fits"])
+    for m in rows:
+        fits = "yes" if m.fits else ("-" if m.fits is None else f"no: {U.format_quantity(m.total.value - m.capacity.value, U.DATA)} over")
+        t.rows.append([m.model, m.dc, *(_f(m.parts[k]) for k in ("weights", "gradients", "optimizer", "activations")), _f(m.total), _f(m.capacity), fits])
+        if m.fits is False:
+            t.marked.add((len(t.rows) - 1, 8))
+    t.notes = list(dict.fromkeys(f"{m.dc}: {m.note}" for m in rows))
+    return t
+
+
 def all_tables(sol) -> list[Table]:
     models = models_table(sol)
     out = ([models] if models else []) + [bytes_table(sol), step_table(sol)]
+    mem = memory_table(sol)
+    if mem:
+        out.append(mem)
     m = module_table(sol)
     if m:
         out.append(m)
