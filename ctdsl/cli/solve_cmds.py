@@ -152,6 +152,7 @@ def export_latex(
     columns: int = typer.Option(1, "--columns", help="Fit a one- or two-column page (1 or 2).", min=1, max=2),
     units: Units = typer.Option(Units.siunitx, "--units", help="siunitx (\\qty, \\unit) or plain (\\mathrm)."),
     label_prefix: str = typer.Option("ctdsl", "--label-prefix", help="Labels are eq:PREFIX:SCHEME:QUANTITY.", metavar="PREFIX"),
+    sensitivity: bool = typer.Option(False, "--sensitivity", help="Add a table of every quantity's elasticities (tab:PREFIX:sensitivity)."),
 ) -> None:
     """Numbered, labelled equations of every scheme's costs and break-evens, and a table of numbers.
 
@@ -163,9 +164,16 @@ def export_latex(
       ctdsl export latex specs/llama70b_wan.ct -o results.tex
       ctdsl export latex specs/llama70b_wan.ct --columns 2 -o results.tex
       ctdsl export latex specs/llama70b_wan.ct --standalone -o study.tex
+      ctdsl export latex specs/llama70b_wan.ct --sensitivity -o results.tex
     """
     from ctdsl.report.paper import paper_latex
 
     study = load_or_exit(file, parse_sets(set_))
-    text = paper_latex(study.solve(), standalone=standalone, columns=columns, units=units.value, prefix=label_prefix)
+    sol = study.solve()
+    extra: tuple[str, ...] = ()
+    if sensitivity:
+        from ctdsl.report.sensitivity_out import sensitivity_latex
+
+        extra = (sensitivity_latex(_sensitivity(sol), sol.symbols, units.value, label_prefix, columns),)
+    text = paper_latex(sol, standalone=standalone, columns=columns, units=units.value, prefix=label_prefix, extra=extra)
     emit(text, output)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from ctdsl import units as U
+from ctdsl.report.document import Grid, Para, Section
 from ctdsl.report.encode import json_number as _num
 from ctdsl.report.encode import md_cell, md_text
 from ctdsl.report.latex import symbol_tex
@@ -137,3 +138,19 @@ def tornado_json(t) -> dict:
             for b in t.bars
         ],
     }
+
+
+def sensitivity_section(sens) -> Section:
+    """The report's "Sensitivity" section (`ctdsl report --sensitivity`): one table per quantity."""
+    sec = Section("Sensitivity")
+    sec.blocks.append(
+        Para(
+            "For each quantity y and param x: dy/dx in base units (the unit of y over the unit of x) and the elasticity "
+            "d ln y / d ln x = (x / y) dy/dx, the % change in y for a 1 % change in x, exact from the symbolic forms at the "
+            "params' values above (the branch of each max and min that binds there); a break-even's by the implicit "
+            "function theorem, d b*/dx = -(dF/dx) / (dF/db) with F = T_x - T_y. Largest |elasticity| first."
+        )
+    )
+    for t in sensitivity_tables(sens):
+        sec.blocks.append(Grid(t.title, t.header, t.rows, set(), list(t.notes)))
+    return sec
