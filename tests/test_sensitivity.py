@@ -185,6 +185,8 @@ def test_cli_sensitivity_and_tornado(tmp_path):
     names = [q["name"] for q in data["sensitivity"]["quantities"]]
     assert "adamw.time_to_target" in names and "breakeven.band_ring.adamw.wan_bw" in names
     assert [b["param"] for b in data["tornado"]["bars"]][0] == "wan_bw"
+    again = runner.invoke(app, ["solve", str(FLAGSHIP), "--format", "json", "--sensitivity"])
+    assert json.loads(again.stdout)["sensitivity"] == data["sensitivity"]  # deterministic
     plain = _solve_json()
     assert "sensitivity" not in plain and "tornado" not in plain  # only when asked
     r = runner.invoke(app, ["solve", str(FLAGSHIP), "--sensitivity"])
@@ -258,3 +260,60 @@ def test_the_docs_break_even_by_hand(tmp_path):
     assert q.value.value == pytest.approx(1e11 * 0.5 / 18, rel=1e-12)
     assert p.param == "eff" and p.derivative.value == pytest.approx(1e11 / 18, rel=1e-12)
     assert p.elasticity.value == pytest.approx(1.0, rel=1e-12)
+
+
+def test_implicit_derivative_of_a_numeric_root(tmp_path):
+    # the WAN's latency log2(b / 1 GB/s) x 10 ms: sympy cannot solve for b, the root is found by Brent's
+    # method; its partial in eff comes from the implicit function theorem, checked against the root
+    # solved again at eff (1 +/- 1e-6) through the whole pipeline
+    (spec,) = _blocks("ct")
+    spec = spec.replace("link wan { bandwidth = b; latency = 0 s }", "link wan { bandwidth = b; latency = log2(b / (1 GB/s)) * 10 ms }")
+    sol = solve_text(tmp_path, spec)
+    (be,) = sol.breakevens
+    (root,) = be.roots
+    assert root.numeric
+    (p,) = sensitivity(sol).get("breakeven.q2.dense.b").partials
+    ends = []
+    for v in (0.5 * (1 - H), 0.5 * (1 + H)):
+        (b,) = solve_text(tmp_path, spec, overrides={"eff": repr(v)}).breakevens
+        ends.append(b.roots[0].value)
+    fd = (ends[1] - ends[0]) / (2 * 0.5 * H)
+    assert fd == pytest.approx(p.derivative.value, rel=AGREE)
+
+
+def test_report_has_a_sensitivity_section(tmp_path):
+    out = tmp_path / "r.md"
+    r = runner.invoke(app, ["report", str(FLAGSHIP), "--sensitivity", "-o", str(out)])
+    assert r.exit_code == 0, r.stderr
+    text = out.read_text(encoding="utf-8")
+    section = text[text.index("## Sensitivity") :]
+    assert "Sensitivity of break-even of band_module vs adamw over wan_bw" in section
+    assert "never in range" in section  # band_ring vs adamw: stated, no derivative
+
+
+def _elasticities(tex: str, name: str) -> list[str]:
+    import re
+
+    row = next(l for l in tex.splitlines() if l.startswith(r"\texttt{" + name.replace("_", r"\_\allowbreak{}")))
+    return re.findall(r"\\num\{([^}]*)\}", row)
+
+
+def test_latex_table_of_elasticities(flagship, tmp_path):
+    import shutil
+    import subprocess
+
+    sol, sens = flagship
+    r = runner.invoke(app, ["export", "latex", str(FLAGSHIP), "--sensitivity", "--standalone", "--columns", "2", "-o", str(tmp_path / "s.tex")])
+    assert r.exit_code == 0, r.stderr
+    tex = (tmp_path / "s.tex").read_text(encoding="utf-8")
+    # columns in the spec's order: wan_bw, budget, eff, wan_load; four figures of each elasticity
+    by = {p.param: p.elasticity.value for p in sens.get("band_module.time_to_target").partials}
+    assert _elasticities(tex, "band_module.time_to_target") == [f"{by[p]:.4g}" for p in ("wan_bw", "budget", "eff", "wan_load")]
+    pdflatex = shutil.which("pdflatex")
+    kpse = shutil.which("kpsewhich")
+    if pdflatex is None or kpse is None or subprocess.run([kpse, "siunitx.sty"], capture_output=True).returncode != 0:
+        pytest.skip("pdflatex with siunitx is not installed")
+    proc = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "s.tex"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=180)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "Overfull" not in (tmp_path / "s.log").read_text(encoding="latin-1")
