@@ -317,3 +317,20 @@ def test_latex_table_of_elasticities(flagship, tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=180)  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert "Overfull" not in (tmp_path / "s.log").read_text(encoding="latin-1")
+
+
+def test_plain_solve_does_not_load_the_sensitivity_code():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from ctdsl.cli import app\n"
+        f"r = CliRunner().invoke(app, ['solve', {str(FLAGSHIP)!r}, '--format', 'json'])\n"
+        "assert r.exit_code == 0, r.stdout\n"
+        "print(sorted(m for m in ('ctdsl.symbolic.sensitivity', 'ctdsl.symbolic.tornado', 'ctdsl.report.sensitivity_out') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
