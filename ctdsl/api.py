@@ -96,9 +96,10 @@ class Study:
             return load(self.path, {**self.overrides, **overrides}).solve()
         return solve(self.spec)
 
-    def explore(self, path: str | Path | None = None, simulate: bool = False) -> str:
+    def explore(self, path: str | Path | None = None, simulate: bool = False, sensitivity: bool = False) -> str:
         """The interactive explorer (`ctdsl explore`): one offline HTML page; written to `path` when given.
-        `simulate`: embed and animate a short recorded simulation run (`ctdsl explore --simulate`)."""
+        `simulate`: embed and animate a short recorded simulation run (`ctdsl explore --simulate`);
+        `sensitivity`: add a table of the elasticities at the starting values (`ctdsl explore --sensitivity`)."""
         from ctdsl.files import atomic_open
         from ctdsl.report.explore import explorer_html
 
@@ -107,7 +108,14 @@ class Study:
             from ctdsl.simulate.trace import record
 
             sim = record(self.spec)
-        html = explorer_html(self.solve(), sim)
+        sol = self.solve()
+        sens = ""
+        if sensitivity:
+            from ctdsl.report.sensitivity_out import sensitivity_html
+            from ctdsl.symbolic.sensitivity import sensitivity as sensitivity_of
+
+            sens = sensitivity_html(sensitivity_of(sol))
+        html = explorer_html(sol, sim, sens)
         if path is not None:
             with atomic_open(path, "w", encoding="utf-8") as fh:
                 fh.write(html)

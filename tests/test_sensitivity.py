@@ -334,3 +334,17 @@ def test_plain_solve_does_not_load_the_sensitivity_code():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_explorer_shows_the_elasticities_when_asked(flagship, tmp_path):
+    sol, sens = flagship
+    page = tmp_path / "e.html"
+    r = runner.invoke(app, ["explore", str(FLAGSHIP), "--sensitivity", "-o", str(page)])
+    assert r.exit_code == 0, r.stderr
+    html = page.read_text(encoding="utf-8")
+    section = html[html.index('<section id="sensitivity"') :]
+    section = section[: section.index("</section>")]
+    el = next(p for p in sens.get("band_module.time_to_target").partials if p.param == "budget").elasticity.value
+    assert "<td>band_module.time_to_target</td>" in section and f"<td>{el:.4g}</td>" in section
+    plain = ctdsl.load(FLAGSHIP).explore()
+    assert 'id="sensitivity"' not in plain

@@ -15,7 +15,8 @@ import math
 from ctdsl import units as U
 from ctdsl.report.document import Grid, Para, Section
 from ctdsl.report.encode import json_number as _num
-from ctdsl.report.encode import md_cell, md_text
+from ctdsl.report.encode import html_text, md_cell, md_text
+from ctdsl.report.html import table_html
 from ctdsl.report.latex import symbol_tex
 from ctdsl.report.paper import label_key, tt
 from ctdsl.report.paper_units import num_tex
@@ -154,3 +155,21 @@ def sensitivity_section(sens) -> Section:
     for t in sensitivity_tables(sens):
         sec.blocks.append(Grid(t.title, t.header, t.rows, set(), list(t.notes)))
     return sec
+
+
+def sensitivity_html(sens) -> str:
+    """The explorer's static section (`ctdsl explore --sensitivity`): the elasticities, a row per quantity, a column per param."""
+    params = list(sens.params)
+    rows = []
+    for q in sens.quantities:
+        by = {p.param: p.elasticity.value for p in q.partials}
+        rows.append([q.name] + [elasticity_text(by[p]) if p in by else "-" for p in params])
+    notes = [f"{q.name}: {q.note}" for q in sens.quantities if q.note and not q.partials]
+    notes += [f"{q.name}: kink: {k}" for q in sens.quantities for k in q.kinks]
+    table = table_html(["quantity"] + params, rows, notes=notes)
+    return (
+        '<section id="sensitivity" aria-labelledby="h-sens">\n<h2 id="h-sens">Sensitivity</h2>\n'
+        '<p class="note">Elasticities d ln y / d ln x = (x / y) dy/dx, exact from the symbolic forms at the values the page '
+        "opened with (the defaults, or ctdsl explore --set): they are not recomputed as the sliders move. "
+        f"{html_text('ctdsl solve --sensitivity')} gives the derivatives with their units.</p>\n{table}\n</section>"
+    )
