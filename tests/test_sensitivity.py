@@ -195,6 +195,8 @@ def test_cli_sensitivity_and_tornado(tmp_path):
     assert r.exit_code == 2 and "no quantity 'adamw.time'" in r.stderr
     r = runner.invoke(app, ["solve", str(FLAGSHIP), "--sensitivity", "--format", "csv"])
     assert r.exit_code == 2
+    r = runner.invoke(app, ["solve", str(FLAGSHIP), "--sensitivity", "--explain", "adamw"])
+    assert r.exit_code == 2 and "--explain" in r.stderr
     r = runner.invoke(app, ["export", "latex", str(FLAGSHIP), "--sensitivity"])
     assert r.exit_code == 0 and r"\label{tab:ctdsl:sensitivity}" in r.stdout
 

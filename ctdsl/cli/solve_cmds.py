@@ -55,6 +55,8 @@ def solve(
     if sensitivity and format is SolveFormat.csv:
         raise fail_usage("--sensitivity prints with --format table, json or markdown, not csv")
     tornado = tornado if tornado and tornado[0] is not None else None
+    if explain is not None and (sensitivity or tornado):
+        raise fail_usage("--explain prints one scheme's derivation: it does not combine with --sensitivity or --tornado")
     with startup_work():
         _solve(file, set_, format, explain, sensitivity, tornado)
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+import sympy as sp
+
 from ctdsl.results.quantity import Quantity
 from ctdsl.results.sensitivity import Tornado, TornadoBar
 from ctdsl.symbolic.breakeven import Unsolvable, solve_breakeven
@@ -98,5 +100,5 @@ def tornado(sol, name: str) -> Tornado:
                 ends.append(_root_at(sol, be[0], q.value if q is not None else None, env))
         bars.append(TornadoBar(p.name, p.dim, p.lo, p.hi, ends[0], ends[1]))
     order = sorted(range(len(bars)), key=lambda i: (math.isnan(bars[i].spread), -bars[i].spread if not math.isnan(bars[i].spread) else 0, i))
-    value = q if q is not None else Quantity(None, math.nan, be[0].dim)
+    value = q if q is not None else Quantity(sp.nan, math.nan, be[0].dim)  # a break-even never in range
     return Tornado(name, what, value, tuple(bars[i] for i in order), tuple(skipped))
