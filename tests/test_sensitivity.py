@@ -123,6 +123,7 @@ def test_hand_derived_elasticity_of_time_to_target(tmp_path):
     assert by["b"].elasticity.value == pytest.approx(-0.4 / 0.52, rel=1e-12)
     assert by["b"].derivative.value == pytest.approx(-8e-9, rel=1e-12)
     assert by["b"].derivative.unit == "s^2/B"
+    assert by["b"].per_unit() == "-8 s per GB/s"  # -8e-9 s^2/B x 1e9 (B/s per GB/s)
     assert by["eff"].elasticity.value == pytest.approx(-0.12 / 0.52, rel=1e-12)
     assert [p.param for p in q.partials] == ["b", "eff"]  # largest |elasticity| first
     assert q.kinks == ()
@@ -291,6 +292,8 @@ def test_report_has_a_sensitivity_section(tmp_path):
     section = text[text.index("## Sensitivity") :]
     assert "Sensitivity of break-even of band_module vs adamw over wan_bw" in section
     assert "never in range" in section  # band_ring vs adamw: stated, no derivative
+    # tornadoes of the baseline's time to target and of the two break-even roots, as embedded images
+    assert section.count("![tornado chart of") == 3, section[:2000]
 
 
 def _elasticities(tex: str, name: str) -> list[str]:

@@ -56,8 +56,9 @@ def report(
     if sensitivity:
         from ctdsl.report.sensitivity_out import sensitivity_section
         from ctdsl.symbolic.sensitivity import sensitivity as sensitivity_of
+        from ctdsl.symbolic.tornado import report_tornadoes
 
-        extra.append(sensitivity_section(sensitivity_of(sol)))
+        extra.append(sensitivity_section(sensitivity_of(sol), report_tornadoes(sol)))
     text = render_document(sol, study.graph(), sweep_curves(sol, forms), fmt, extra)
     emit(text, output)
     typer.echo(f"wrote {printable(output)}", err=True)

@@ -13,16 +13,18 @@ from __future__ import annotations
 import math
 
 from ctdsl import units as U
-from ctdsl.report.document import Grid, Para, Section
+from ctdsl.report.document import Grid, Image, Para, Section
 from ctdsl.report.encode import json_number as _num
 from ctdsl.report.encode import html_text, md_cell, md_text
 from ctdsl.report.html import table_html
 from ctdsl.report.latex import symbol_tex
 from ctdsl.report.paper import label_key, tt
 from ctdsl.report.paper_units import num_tex
+from ctdsl.report.plots import png_bytes
+from ctdsl.report.plots.tornado import tornado_figure
 from ctdsl.report.tables import Table
 
-HEADER = ["param", "dy/dx", "elasticity"]
+HEADER = ["param", "dy/dx", "elasticity"]  # dy/dx per declared unit of the param (JSON: base units)
 
 
 def elasticity_text(v: float) -> str:
@@ -38,7 +40,7 @@ def _title(q) -> str:
 def quantity_table(q) -> Table:
     t = Table(_title(q), list(HEADER))
     for p in q.partials:
-        t.rows.append([p.param, U.format_quantity(p.derivative.value, p.derivative.dim), elasticity_text(p.elasticity.value)])
+        t.rows.append([p.param, p.per_unit(), elasticity_text(p.elasticity.value)])
     if not q.partials:
         t.rows.append(["-", "no derivative", "-"])
     if q.note:
@@ -141,17 +143,21 @@ def tornado_json(t) -> dict:
     }
 
 
-def sensitivity_section(sens) -> Section:
-    """The report's "Sensitivity" section (`ctdsl report --sensitivity`): one table per quantity."""
+def sensitivity_section(sens, tornadoes=()) -> Section:
+    """The report's "Sensitivity" section (`ctdsl report --sensitivity`): a tornado chart of each of
+    `tornadoes` (ctdsl.results.sensitivity.Tornado), then one table per quantity."""
     sec = Section("Sensitivity")
     sec.blocks.append(
         Para(
-            "For each quantity y and param x: dy/dx in base units (the unit of y over the unit of x) and the elasticity "
+            "For each quantity y and param x: dy/dx (the change in y per declared unit of x) and the elasticity "
             "d ln y / d ln x = (x / y) dy/dx, the % change in y for a 1 % change in x, exact from the symbolic forms at the "
             "params' values above (the branch of each max and min that binds there); a break-even's by the implicit "
             "function theorem, d b*/dx = -(dF/dx) / (dF/db) with F = T_x - T_y. Largest |elasticity| first."
         )
     )
+    for t in tornadoes:
+        sec.blocks.append(Para(f"{t.name}: the change in {t.what} with each ranged param at the low and the high end of its range."))
+        sec.blocks.append(Image(png_bytes(tornado_figure(t), dpi=110), f"tornado chart of {t.what}"))
     for t in sensitivity_tables(sens):
         sec.blocks.append(Grid(t.title, t.header, t.rows, set(), list(t.notes)))
     return sec

@@ -28,6 +28,15 @@ class Partial:
     param: str
     derivative: Quantity  # dy/dx, dim(y) / dim(x); value nan where it is not defined
     elasticity: Quantity  # (x / y) dy/dx, dimensionless
+    unit: str | None = None  # the param's declared unit (`GB/s`); None: written without one
+    unit_scale: float = 1.0  # base units per declared unit: dy/dx x unit_scale is the change per declared unit
+    y_dim: U.Dim = U.ONE  # the quantity's dimension, to show the change per declared unit in
+
+    def per_unit(self) -> str:
+        """dy/dx as a change of y per declared unit of x: `-8 s per GB/s`; in base units when x has no unit."""
+        if self.unit is None:
+            return U.format_quantity(self.derivative.value, self.derivative.dim)
+        return f"{U.format_quantity(self.derivative.value * self.unit_scale, self.y_dim)} per {self.unit}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -126,6 +126,11 @@ def elasticity(x: float, dydx: float, y: float) -> float:
     return x * dydx / y + 0.0
 
 
+def _partial(p, derivative: Quantity, elasticity: Quantity, y_dim) -> Partial:
+    unit = p.unit if p.unit and not p.dim.dimensionless else None
+    return Partial(p.name, derivative, elasticity, unit, float(p.unit_scale) if unit else 1.0, y_dim)
+
+
 def explicit(name: str, kind: str, what: str, q: Quantity, symbols, env) -> QuantitySensitivity:
     """The partials of a quantity whose exact form is given: diff of its active branch."""
     act = Active(env)
@@ -137,7 +142,7 @@ def explicit(name: str, kind: str, what: str, q: Quantity, symbols, env) -> Quan
         d = sp.diff(y_expr, s)
         dv = num(d, env)
         el = elasticity(env[s], dv, y)
-        partials.append(Partial(info.param.name, Quantity(d, dv, q.dim / info.param.dim), Quantity(s * d / y_expr, el, U.ONE)))
+        partials.append(_partial(info.param, Quantity(d, dv, q.dim / info.param.dim), Quantity(s * d / y_expr, el, U.ONE), q.dim))
     return QuantitySensitivity(name, kind, what, q, _order(partials), _kinks(act, symbols, env))
 
 
@@ -162,7 +167,7 @@ def implicit(name: str, b, root, tx: sp.Expr, ty: sp.Expr, symbols, env) -> Quan
         dv = -num(dfdx, at) / dfdb_v if dfdb_v and math.isfinite(dfdb_v) else NAN
         d = (-dfdx / dfdb).xreplace({bs: root.raw})
         el = elasticity(env[s], dv, root.value)
-        partials.append(Partial(info.param.name, Quantity(d, dv, b.dim / info.param.dim), Quantity(s * d / root.raw, el, U.ONE)))
+        partials.append(_partial(info.param, Quantity(d, dv, b.dim / info.param.dim), Quantity(s * d / root.raw, el, U.ONE), b.dim))
     return QuantitySensitivity(name, "breakeven", what, Quantity(root.raw, root.value, b.dim), _order(partials), _kinks(act, symbols, at), note)
 
 

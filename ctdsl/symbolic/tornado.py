@@ -102,3 +102,12 @@ def tornado(sol, name: str) -> Tornado:
     order = sorted(range(len(bars)), key=lambda i: (math.isnan(bars[i].spread), -bars[i].spread if not math.isnan(bars[i].spread) else 0, i))
     value = q if q is not None else Quantity(sp.nan, math.nan, be[0].dim)  # a break-even never in range
     return Tornado(name, what, value, tuple(bars[i] for i in order), tuple(skipped))
+
+
+def report_tornadoes(sol) -> list[Tornado]:
+    """The tornadoes `ctdsl report --sensitivity` draws: the baseline's time to target (else the first
+    scheme's), and every break-even root."""
+    names = [n for n in quantity_names(sol) if n.endswith(".time_to_target")]
+    first = [n for n in names if n == f"{sol.baseline}.time_to_target"] or names[:1]
+    roots = [breakeven_name(b, k) for b in sol.breakevens for k in range(len(b.roots))]
+    return [tornado(sol, n) for n in first + roots]
