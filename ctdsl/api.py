@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ctdsl.numeric.sweepdata import SweepResult
     from ctdsl.model.topology import Topology
     from ctdsl.simulate.runner import SimResult
+    from ctdsl.results.sensitivity import Sensitivity, Tornado
     from ctdsl.results.solution import Solution
 
 
@@ -95,6 +96,18 @@ class Study:
         if overrides:
             return load(self.path, {**self.overrides, **overrides}).solve()
         return solve(self.spec)
+
+    def sensitivity(self, solution: "Solution | None" = None) -> "Sensitivity":
+        """Every quantity's partial derivatives and elasticities with respect to every param (docs/sensitivity.md)."""
+        from ctdsl.symbolic.sensitivity import sensitivity
+
+        return sensitivity(solution if solution is not None else self.solve())
+
+    def tornado(self, name: str, solution: "Solution | None" = None) -> "Tornado":
+        """Quantity `name` (`adamw.time_to_target`, `breakeven.X.Y.OVER`) at each end of every ranged param's range."""
+        from ctdsl.symbolic.tornado import tornado
+
+        return tornado(solution if solution is not None else self.solve(), name)
 
     def explore(self, path: str | Path | None = None, simulate: bool = False, sensitivity: bool = False) -> str:
         """The interactive explorer (`ctdsl explore`): one offline HTML page; written to `path` when given.

@@ -116,8 +116,8 @@ def test_hand_derived_elasticity_of_time_to_target(tmp_path):
     #   d ln T / d ln b = -(D/b) / (compute + D/b) = -0.4 / 0.52 = -0.769230769...
     #   dT/db = -steps D / b^2 = -100 x 2e9 / 25e18 = -8e-9 s^2/B
     #   d ln T / d ln eff = -compute / (compute + D/b) = -0.12 / 0.52 = -0.230769230...
-    sol = solve_text(tmp_path, HAND)
-    q = sensitivity(sol).get("x.time_to_target")
+    (tmp_path / "hand.ct").write_text(HAND, encoding="utf-8")
+    q = ctdsl.load(tmp_path / "hand.ct").sensitivity().get("x.time_to_target")  # through the Python API
     by = {p.param: p for p in q.partials}
     assert q.value.value == pytest.approx(52.0, rel=1e-12)
     assert by["b"].elasticity.value == pytest.approx(-0.4 / 0.52, rel=1e-12)
