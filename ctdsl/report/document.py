@@ -128,10 +128,11 @@ def _q(value, dim) -> str:
     return U.format_quantity(value, dim)
 
 
-def build(sol, graph, curves) -> tuple[str, list[Section]]:
-    """The title and sections of the report: `graph` is the topology, `curves` the sweep figure's data (or None)."""
+def build(sol, graph, curves, extra=()) -> tuple[str, list[Section]]:
+    """The title and sections of the report: `graph` is the topology, `curves` the sweep figure's data (or None);
+    `extra`: more sections at the end (`ctdsl report --sensitivity`)."""
     title = f"{Path(sol.spec.root).name}: sync schemes across slow links"
-    return title, [_summary(sol), _topology(sol.spec, graph), _solve_tables(sol), _plots(sol, curves), _break_evens(sol)]
+    return title, [_summary(sol), _topology(sol.spec, graph), _solve_tables(sol), _plots(sol, curves), _break_evens(sol), *extra]
 
 
 def _workers(spec, dc) -> str:
@@ -354,9 +355,9 @@ def to_markdown(title: str, sections: list[Section]) -> str:
     )
 
 
-def render_document(sol, graph, curves, fmt: str) -> str:
-    """The report as text: fmt is 'html' or 'md'."""
-    title, sections = build(sol, graph, curves)
+def render_document(sol, graph, curves, fmt: str, extra=()) -> str:
+    """The report as text: fmt is 'html' or 'md'; `extra` sections go last."""
+    title, sections = build(sol, graph, curves, extra)
     if fmt == "html":
         return to_html(title, sections)
     if fmt == "md":
