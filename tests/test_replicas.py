@@ -256,3 +256,58 @@ def test_expand_refuses_a_large_group():
         text=True,
     )
     assert out.returncode == 2 and "102,400 nodes" in out.stderr and "Traceback" not in out.stderr
+
+
+MOE = HEAD.replace("model m { params = 64e9; bytes_per_value = 2 B; tokens = 1000 }", """
+model m {
+  layers = 4
+  width = 1024
+  heads = 8
+  kv_heads = 8
+  mlp = 4096
+  vocab = 1000
+  experts = 8
+  experts_per_token = 2
+  expert_mlp = 1024
+  bytes_per_value = 2 B
+  tokens = 1000
+}""") + """
+replica r { tp = 2; pp = 2; ep = 4; gpus_per_node = 4 }
+dc a { replica = r; replicas = 4; device = d; link = nic; switch = s }
+dc b : a {}
+wan a <-> b = wan * 4
+scheme x { payload = dense; collective = hier_allreduce; steps = 10 }
+"""
+
+
+def test_moe_experts_sync_over_their_own_groups(tmp_path):
+    """A MoE model with ep = 4: the experts' shard syncs over tp cp R / ep = 2 GPUs of a dc, apart
+    from the dense shard's cp R = 4.
+
+      experts per layer: E x 3 x d x f_e = 8 x 3 x 1024 x 1024 = 25,165,824; x 4 layers = 100,663,296
+      dense per layer: attention 2 d^2 + 2 d g (d / h) = 4,194,304, router d E = 8,192; no dense MLP
+      embeddings: 2 V d = 2,048,000
+      P = 4 x 4,202,496 + 2,048,000 + 100,663,296 = 119,521,280
+    """
+    sol = solve_text(tmp_path, MOE)
+    P, P_exp = 119_521_280, 100_663_296
+    assert sol.models["m"].params == P
+    r = sol.schemes["x"]
+    s = 2 * (P - P_exp) / (2 * 2)  # the dense shard: over tp x pp = 4, 9,428,992 B
+    s_e = 2 * P_exp / (2 * 4)  # the experts' shard: over pp x ep = 8, 25,165,824 B
+    got = phases(r)
+    assert close(got["reduce-scatter in each dc"], 3 * (s / 4 / 50e9 + LAT_IN))
+    assert close(got["all-reduce of each slice across dcs"], 2 * (LAT_ACROSS + max(s / 8 / 50e9, 16 * s / 8 / 400e9)))
+    assert close(got["reduce-scatter in each dc (experts)"], 1 * (s_e / 2 / 50e9 + LAT_IN))
+    assert close(got["all-reduce of each slice across dcs (experts)"], 2 * (LAT_ACROSS + max(s_e / 4 / 50e9, 16 * s_e / 4 / 400e9)))
+    assert close(r.wan.value, 2 * P)  # 2 (K - 1) / K of the whole update, dense and experts
+    assert close(r.wire.value, 2 * 3 * s / 4 + 2 * s / 8 + 2 * 1 * s_e / 2 + 2 * s_e / 4)
+
+
+def test_expert_parallelism_must_divide_a_stage(tmp_path):
+    from ctdsl.api import check
+
+    path = tmp_path / "spec.ct"
+    path.write_text(MOE.replace("replicas = 4;", "replicas = 3;").replace("ep = 4", "ep = 4; gpus_per_node = 4; nics = 4").replace("gpus_per_node = 4; nics", "nics"))
+    codes = [d.code for d in check(str(path)).diagnostics]
+    assert "CT418" in codes

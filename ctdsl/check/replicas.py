@@ -76,6 +76,7 @@ class ReplicaCheck:
                     rep = self.spec.replicas.get(d.replica)
                     if rep is not None:
                         self._divides(model, rep, d)
+                        self._experts(model, rep, d)
 
     def degrees(self, rep: M.Replica) -> dict[str, int | None]:
         return {k: _int(getattr(rep, k), self.env) for k in DEGREES}
@@ -148,6 +149,26 @@ class ReplicaCheck:
             help="choose end-stage layers that leave a multiple of the other stages",
         )
         return True
+
+    def _experts(self, model: M.Model, rep: M.Replica, d: M.DataCentre) -> None:
+        """ep folds into the tp x cp x R GPUs of a dc's stage: it must divide them (CT418)."""
+        if not model.shape or "experts" not in model.shape:
+            return
+        deg = self.degrees(rep)
+        replicas = _int(d.replicas, self.env, 0) or 0
+        if None in deg.values() or not replicas:
+            return
+        across = deg["tp"] * deg["cp"] * replicas
+        if across % deg["ep"]:
+            self.sink.error(
+                "CT418",
+                f"replica '{rep.name}': ep = {deg['ep']} does not divide the {across} GPUs of one stage in dc '{d.name}' "
+                f"(tp x cp x replicas), over which the experts of model '{model.name}' are spread",
+                rep.spans.get("ep", rep.span),
+                label=f"ep = {deg['ep']}",
+                secondary=(Label(d.spans.get("replicas", d.span), f"{replicas} replicas"),),
+                help="choose ep among the divisors of tp x cp x replicas",
+            )
 
     def _pairing(self, dcs: list[M.DataCentre]) -> None:
         first = dcs[0]

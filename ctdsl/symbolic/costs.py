@@ -42,7 +42,7 @@ from ctdsl.symbolic.convert import NumericError, Symbols, to_sympy, value
 from ctdsl.symbolic.counts import Counts
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.energy import energy_parts
-from ctdsl.symbolic.groups import GroupPlan, dense_shard
+from ctdsl.symbolic.groups import GroupPlan, shards
 from ctdsl.symbolic.routing import Edge, Phase, Router
 from ctdsl.symbolic.transform import ModuleStages, transform
 
@@ -185,7 +185,8 @@ class CostModel(Counts):
         labels: dict[sp.Expr, str] = {}
         up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
         if self.spec.has_replicas:  # every GPU syncs its shard with its counterparts (groups.py)
-            phases = GroupPlan(self).plan(scheme.collective, dense_shard(self, payload, up, self.shard(model)), scheme.loopback)
+            plan = GroupPlan(self)
+            phases = [ph for sh in shards(self, model, payload, up, self.shard(model)) for ph in plan.plan(scheme.collective, sh, scheme.loopback)]
         else:
             phases = self.router.plan(scheme.collective, payload, up, scheme.loopback)
         for ph in phases:

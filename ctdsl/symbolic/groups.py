@@ -44,6 +44,7 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.language.enums import Collective
+from ctdsl.model import payload as PL
 from ctdsl.model.graph import gpus_id, switch_id
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic.dimensioned import DimExpr, emax
@@ -72,6 +73,33 @@ def dense_shard(cm, payload: DimExpr, up: DimExpr, fraction: DimExpr) -> Shard:
         groups = cm.q(rep.tp, U.ONE) * cm.q(rep.pp, U.ONE) if groups is None else groups
         members[name] = cm.q(rep.cp, U.ONE) * cm.q(dc.replicas, U.ONE)
     return Shard("", payload * fraction, up * fraction, members, groups, payload)
+
+
+def shards(cm, model, payload: DimExpr, up: DimExpr, fraction: DimExpr) -> list[Shard]:
+    """The shards every GPU syncs: the dense layers, and a MoE model's experts apart.
+
+    Experts (parallelism.md section 1.3, Megatron's parallel folding, expert tensor
+    parallelism 1): a GPU holds E / ep of each of its stage's MoE layers, (L_moe / pp)
+    (E / ep) m d f_e parameters, shared by the tp cp R / ep GPUs of a dc that hold the
+    same experts, in pp ep shard groups. The payload divides between the two in
+    proportion to their parameters.
+    """
+    A = cm.formulas
+    experts = PL.expert_layer_params(model, A) if PL.is_moe(model) else None
+    if experts is None:
+        return [dense_shard(cm, payload, up, fraction)]
+    total = A.get(model, "params")
+    share = PL.moe_layers(model, A) * experts / total  # the experts' part of the parameters
+    dense = dense_shard(cm, payload * (1 - share), up * (1 - share), fraction)
+    spec = cm.spec
+    members, groups = {}, None
+    for name, dc in spec.dcs.items():
+        rep = spec.replicas[dc.replica]
+        tp, pp, cp, ep = (cm.q(getattr(rep, k), U.ONE) for k in ("tp", "pp", "cp", "ep"))
+        groups = pp * ep if groups is None else groups
+        members[name] = tp * cp * cm.q(dc.replicas, U.ONE) / ep
+    expert = Shard("experts", payload * share / groups, up * share / groups, members, groups, payload * share)
+    return [dense, expert]
 
 
 class GroupPlan:
