@@ -1,0 +1,121 @@
+"""Benchmarks of dcs of replicas at datacentre scale, as ratios measured in one run.
+
+Run on demand, never from the test suite:
+
+    python bench/bench_replicas.py            # a few minutes
+    python bench/bench_replicas.py --quick    # fewer repeats
+
+(a) `ctdsl solve specs/llama405b_3dc.ct` (102,400 GPUs over three sites) against
+    the dependency floor `python -c "import sympy, numpy, lark, networkx, rich,
+    typer"`, fresh processes, interleaved, the median of each.         target <= 1.5x
+    and its peak RSS (ru_maxrss of the solve process).               target < 400 MB
+(b) solve time over a generated family of specs, identical but for the number of
+    replicas per site, from 10^3 to 10^6 GPUs in all (three sites of 128-GPU
+    replicas): in-process `load(...).solve()`, the median of several runs each;
+    the spread of the medians over the family.                   target: within 10%
+
+Ratios are of times measured in this run on this machine; absolute times are
+printed for context only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_solve_sweep import FLOOR, ctdsl_command  # noqa: E402
+
+SPEC = ROOT / "specs" / "llama405b_3dc.ct"
+
+FAMILY = """
+import std.devices
+import std.links
+import std.models
+model m : llama3_405b {{ tokens = 16 * 8192 }}
+device g : h100 {{ efficiency = 0.4 }}
+switch fabric {{}}
+replica r {{ tp = 8; pp = 16; first_stage_layers = 7; last_stage_layers = 7; zero = 1 }}
+dc east {{ replica = r; replicas = {a}; device = g; link = ib_ndr; switch = fabric }}
+dc central : east {{ replicas = {b} }}
+dc west : east {{ replicas = {c} }}
+wan east <-> central = zr400 * 64
+wan central <-> west = zr400 * 64
+wan west <-> east = zr400 * 64
+scheme adamw {{ payload = dense; collective = hier_allreduce; steps = 100000 }}
+scheme diloco {{ payload = dense; collective = hier_allreduce; period = 100; steps = 125000 }}
+scheme band {{ payload = band; fraction = 1/16; collective = hier_allreduce; steps = 115000 }}
+"""
+
+
+def startup(runs: int) -> dict:
+    solve = ctdsl_command() + ["solve", str(SPEC)]
+    floor = [sys.executable, "-c", FLOOR]
+    times = {"solve": [], "floor": []}
+    for cmd in (solve, floor):  # warm the OS cache and the .pyc files once
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT)
+    for _ in range(runs):
+        for key, cmd in (("floor", floor), ("solve", solve)):
+            t = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT)
+            times[key].append(time.perf_counter() - t)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    return {"median": med, "ratio": med["solve"] / med["floor"]}
+
+
+def peak_rss_mb() -> float:
+    code = (
+        "import resource, ctdsl; ctdsl.load(%r).solve(); "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)" % str(SPEC)
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    return int(out.stdout.split()[-1]) / 1024  # KiB on Linux
+
+
+def family(runs: int) -> list[tuple[int, float]]:
+    """Median solve time per size; the sizes are warmed first, then timed in rotation."""
+    import ctdsl
+
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for gpus in (1_000, 10_000, 100_000, 1_000_000):
+            per_site = max(1, round(gpus / 128 / 3))
+            path = Path(tmp) / f"family_{gpus}.ct"
+            path.write_text(FAMILY.format(a=per_site, b=per_site, c=per_site + 1))
+            paths[128 * (3 * per_site + 1)] = path
+        for path in paths.values():  # warm every cache of this process once
+            ctdsl.load(path).solve()
+        times: dict[int, list[float]] = {g: [] for g in paths}
+        for _ in range(runs):
+            for gpus, path in paths.items():
+                t = time.perf_counter()
+                ctdsl.load(path).solve()
+                times[gpus].append(time.perf_counter() - t)
+    return [(g, statistics.median(ts)) for g, ts in times.items()]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    runs = 3 if args.quick else 7
+    s = startup(runs)
+    print(f"(a) solve {SPEC.name}: {s['median']['solve']:.3f} s, floor {s['median']['floor']:.3f} s, ratio {s['ratio']:.2f}x (target <= 1.5x)")
+    print(f"    peak RSS of the solve: {peak_rss_mb():.0f} MB (target < 400 MB)")
+    fam = family(runs)
+    for gpus, t in fam:
+        print(f"(b) {gpus:>9,} GPUs: solve {t * 1e3:.1f} ms")
+    ts = [t for _, t in fam]
+    print(f"    spread of the medians: {(max(ts) - min(ts)) / min(ts) * 100:.1f}% (target within 10%)")
+
+
+if __name__ == "__main__":
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    main()
