@@ -12,7 +12,9 @@ Run on demand, never from the test suite:
 (b) solve time over a generated family of specs, identical but for the number of
     replicas per site, from 10^3 to 10^6 GPUs in all (three sites of 128-GPU
     replicas): in-process `load(...).solve()`, the median of several runs each;
-    the spread of the medians over the family.                   target: within 10%
+    the spread of the medians over the family,                   target: within 10%
+    and, as a measure a loaded machine cannot blur, the Python function calls of
+    one solve of each (cProfile's count).
 
 Ratios are of times measured in this run on this machine; absolute times are
 printed for context only.
@@ -21,6 +23,8 @@ printed for context only.
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import resource
 import statistics
 import subprocess
@@ -79,7 +83,7 @@ def peak_rss_mb() -> float:
     return int(out.stdout.split()[-1]) / 1024  # KiB on Linux
 
 
-def family(runs: int) -> list[tuple[int, float]]:
+def family(runs: int) -> list[tuple[int, float, int]]:
     """Median solve time per size; the sizes are warmed first, then timed in rotation."""
     import ctdsl
 
@@ -92,13 +96,20 @@ def family(runs: int) -> list[tuple[int, float]]:
             paths[128 * (3 * per_site + 1)] = path
         for path in paths.values():  # warm every cache of this process once
             ctdsl.load(path).solve()
+        calls = {}
+        for gpus, path in paths.items():  # the work itself, which a loaded machine cannot blur
+            prof = cProfile.Profile()
+            prof.enable()
+            ctdsl.load(path).solve()
+            prof.disable()
+            calls[gpus] = pstats.Stats(prof).total_calls
         times: dict[int, list[float]] = {g: [] for g in paths}
         for _ in range(runs):
             for gpus, path in paths.items():
                 t = time.perf_counter()
                 ctdsl.load(path).solve()
                 times[gpus].append(time.perf_counter() - t)
-    return [(g, statistics.median(ts)) for g, ts in times.items()]
+    return [(g, statistics.median(ts), calls[g]) for g, ts in times.items()]
 
 
 def main() -> None:
@@ -110,10 +121,12 @@ def main() -> None:
     print(f"(a) solve {SPEC.name}: {s['median']['solve']:.3f} s, floor {s['median']['floor']:.3f} s, ratio {s['ratio']:.2f}x (target <= 1.5x)")
     print(f"    peak RSS of the solve: {peak_rss_mb():.0f} MB (target < 400 MB)")
     fam = family(runs)
-    for gpus, t in fam:
-        print(f"(b) {gpus:>9,} GPUs: solve {t * 1e3:.1f} ms")
-    ts = [t for _, t in fam]
+    for gpus, t, n in fam:
+        print(f"(b) {gpus:>9,} GPUs: solve {t * 1e3:.1f} ms, {n:,} Python function calls")
+    ts = [t for _, t, _ in fam]
+    ns = [n for _, _, n in fam]
     print(f"    spread of the medians: {(max(ts) - min(ts)) / min(ts) * 100:.1f}% (target within 10%)")
+    print(f"    spread of the calls: {(max(ns) - min(ns)) / min(ns) * 100:.2f}%")
 
 
 if __name__ == "__main__":
