@@ -1,7 +1,7 @@
 """The tutorial's last step runs as written: its commands on the study of step 8.
 
 The spec is the last complete ```ct block of step 8 in docs/tutorial.md, saved as
-spec.ct; the commands are the ```sh block of step 10, each run through the CLI
+spec.ct; the commands are the ```sh block of step 11, each run through the CLI
 in that folder. Each must exit 0 and write the file it names.
 """
 
@@ -31,7 +31,7 @@ def _blocks(text: str, lang: str) -> list[str]:
 
 
 def _commands() -> list[list[str]]:
-    (block,) = _blocks(_section("10."), "sh")
+    (block,) = _blocks(_section("11."), "sh")
     out = []
     for line in block.splitlines():
         line = line.split("#", 1)[0].strip()
