@@ -25,7 +25,7 @@ from __future__ import annotations
 from pygments.lexer import RegexLexer, bygroups, words
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Whitespace
 
-KINDS = ("model", "device", "link", "pluggable", "switch", "dc", "variant", "scheme", "simulation")
+KINDS = ("model", "device", "link", "pluggable", "switch", "dc", "replica", "variant", "scheme", "simulation")
 STATEMENT_WORDS = ("import", "param", "wan", "breakeven", "baseline", "vs", "over", "in")
 UNIT = r"(?!(?:lin|log|in|vs|over)(?![A-Za-z]))[A-Za-z%\u00b5][A-Za-z]*(?:/[A-Za-z]+)*"
 NUMBER = r"(?:\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)"

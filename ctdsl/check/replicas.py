@@ -52,7 +52,7 @@ class ReplicaCheck:
                     "CT420",
                     f"dc '{d.name}' holds replicas: count them with replicas, not workers",
                     block.fields["workers"].span,
-                    help=f"remove workers; replicas = N gives the number of '{d.replica}' replicas",
+                    help=f"remove workers: the replicas field counts the replicas of '{d.replica}'",
                 )
         plain = [d for d in dcs if not d.replica]
         if plain:
@@ -61,7 +61,7 @@ class ReplicaCheck:
                 f"dc '{plain[0].name}' holds single-device workers while dc '{with_rep[0].name}' holds replicas",
                 plain[0].span,
                 secondary=(Label(with_rep[0].spans.get("replica", with_rep[0].span), "replicas here"),),
-                help="give every dc a replica (a replica of tp = 1, pp = 1 is one GPU) or none",
+                help="give every dc a replica, or none (a replica whose tp and pp are 1 is one GPU)",
             )
             return
         for d in with_rep:

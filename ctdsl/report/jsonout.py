@@ -42,6 +42,19 @@ def solution_json(sol) -> dict:
         "models": [_model(m) for m in sol.models.values()],
         "schemes": [_scheme(r) for r in sol.schemes.values()],
         "breakevens": [_breakeven(b) for b in sol.breakevens],
+        "memory": [_memory(m) for m in getattr(sol, "memory", ())],
+    }
+
+
+def _memory(m) -> dict:
+    return {
+        "model": m.model,
+        "dc": m.dc,
+        "parts": {k: _num(q.value) for k, q in m.parts.items()},
+        "total": _num(m.total.value),
+        "capacity": _num(m.capacity.value) if m.capacity is not None else None,
+        "fits": m.fits,
+        "note": m.note,
     }
 
 

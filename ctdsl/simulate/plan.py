@@ -24,8 +24,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from ctdsl.diagnostics import Diagnostic
-from ctdsl.failure import Failure
 from ctdsl.language.enums import LinkKind
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Spec
@@ -128,35 +126,8 @@ def loaded_edges(spec: Spec) -> list[Edge]:
     return sorted(out)
 
 
-def refuse_replicas(spec: Spec) -> None:
-    """CT624: the simulator runs each worker's transfers, and replicas are groups, never unrolled.
-
-    Without background load or jitter a simulation is the closed form and needs no plan;
-    with them, a spec of replicas is refused at its first dc rather than simulated wrong.
-    """
-    if not spec.has_replicas:
-        return
-    jittered = [d for d in spec.dcs.values() if d.jitter is not None]
-    if not loaded_edges(spec) and not jittered:
-        return
-    dc = next(iter(spec.dcs.values()))
-    raise Failure(
-        [
-            Diagnostic(
-                "CT624",
-                f"dc '{dc.name}' holds replicas: the simulator runs every worker's transfers one by one and does not model groups of GPUs",
-                dc.spans.get("replica", dc.span),
-                label="replicas",
-                help="ctdsl solve gives the step with the M/D/1 wait and the stragglers term in closed form; "
-                "to simulate, write a representative slice with workers",
-            )
-        ]
-    )
-
-
 def build_plans(spec: Spec, names: list[str] | None = None) -> dict[str, SchemePlan]:
     """Each scheme's plan, costed on the sites it runs on (the declared ones, or its variant's)."""
-    refuse_replicas(spec)
     symbols = Symbols(spec)
     env = symbols.defaults()
     free = free_spec(spec)
@@ -177,11 +148,10 @@ def _plan(cm: CostModel, c: SchemeCosts, free: SchemeCosts, env) -> SchemePlan:
     spec = cm.spec
     s = c.scheme
     model = spec.models[s.model]
-    flops = cm.sym(PL.compute_flops(model))
     dcs = []
     for dc in spec.dcs.values():
-        dev = spec.devices[dc.device]
-        base = value(flops / (cm.sym(dev.peak) * cm.sym(dev.efficiency)), env)
+        # one worker's compute: a device's, or a replica's over its GPUs (its share of a split batch)
+        base = value(c.compute_per_dc[dc.name], env)
         jitter = value(cm.sym(dc.jitter), env) if dc.jitter is not None else 0.0
         sigma = value(cm.sym(dc.jitter_sigma), env) if dc.jitter_sigma is not None else None
         dcs.append(DcPlan(dc.name, dc.workers, base, jitter, dc.jitter_kind if jitter > 0 else None, sigma))
@@ -205,7 +175,7 @@ def _plan(cm: CostModel, c: SchemeCosts, free: SchemeCosts, env) -> SchemePlan:
         phases.append(
             PhasePlan(
                 ph.name,
-                ph.steps,
+                ph.steps if isinstance(ph.steps, int) else int(round(value(ph.steps, env))),  # a count of replicas
                 value(ph.free_step_time, env),
                 value(ph.steps * ph.free_step_time, env),
                 loaded,

@@ -99,6 +99,7 @@ class SchemeCosts:
     stragglers: ST.Straggler | None = None
     queues: dict[Edge, "LoadedEdge"] = field(default_factory=dict)  # loaded edges the sync crosses
     closed_forms: list["ClosedForm"] = field(default_factory=list)  # what is exact, what approximate
+    compute_per_dc: dict[str, DimExpr] = field(default_factory=dict)  # one worker's compute per step, by dc
 
 
 @dataclass
@@ -248,6 +249,7 @@ class CostModel(Counts):
             stragglers=strag,
             queues=queues,
             closed_forms=closed,
+            compute_per_dc=per_dc,
         )
 
     def _components(self, phases: list[Phase], compute: DimExpr, tr: DimExpr, period: DimExpr) -> dict[str, DimExpr]:
