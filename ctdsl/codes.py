@@ -116,7 +116,6 @@ _TABLE = [
     Code("CT621", "too-many-statements", "more params, blocks, WANs and break-evens than the limit, imports included"),
     Code("CT622", "references-too-deep", "a field reached through a longer chain of field references than the limit"),
     Code("CT623", "too-many-variants", "more variants of the sites than the limit: each is checked and gets a graph of its own"),
-    Code("CT624", "simulate-replicas", "a simulation with background load or jitter of a spec whose dcs hold replicas, which the simulator does not unroll"),
     # solving
     Code("CT701", "too-many-regimes", "a break-even whose times split into more max/min regimes than the solver enumerates"),
     Code("CT702", "breakeven-not-evaluable", "a break-even whose times cannot be computed at an end of the param's range"),
