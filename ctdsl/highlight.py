@@ -27,7 +27,7 @@ from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation
 
 KINDS = ("model", "device", "link", "pluggable", "switch", "dc", "variant", "scheme", "simulation")
 STATEMENT_WORDS = ("import", "param", "wan", "breakeven", "baseline", "vs", "over", "in")
-UNIT = r"(?!(?:lin|log|in|vs|over)(?![A-Za-z]))[A-Za-z%\u00b5][A-Za-z]*(?:/[A-Za-z]+)*"
+UNIT = r"(?!(?:lin|log|in|vs|over)(?![A-Za-z]))[A-Za-z%\u00b5][A-Za-z0-9]*(?:/[A-Za-z][A-Za-z0-9]*)*"
 NUMBER = r"(?:\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)"
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 
