@@ -166,6 +166,7 @@ class Builder:
             load=g("load"),
             transfer=g("transfer"),
             counted=Counted(g("counted") or Counted.TRANSFER),  # None: written wrong, reported (CT108)
+            price=g("price"),
         )
 
     def _pluggable(self, b: MergedBlock) -> None:
@@ -188,6 +189,8 @@ class Builder:
             latency=self._get(b, "latency"),
             power=self._get(b, "power"),
             ops=self._get(b, "ops") or (),
+            price=self._get(b, "price"),
+            depreciation=self._get(b, "depreciation"),
         )
 
     # ---- data centres ---------------------------------------------------------------
@@ -217,6 +220,7 @@ class Builder:
             jitter=jitter,
             jitter_kind=kind,
             jitter_sigma=sigma,
+            **{k: self._get(b, k) for k in ("power_price", "pue", "carbon_intensity")},
         )
 
     def _dc_jitter(self, b: MergedBlock) -> tuple[E.Expr | None, JitterKind | None, E.Expr | None]:

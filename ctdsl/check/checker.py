@@ -25,6 +25,7 @@ from ctdsl.check.build import Builder
 from ctdsl.check.draft import Draft
 from ctdsl.check.fields import FieldReader
 from ctdsl.check.loader import Loaded
+from ctdsl.check.money import check_money
 from ctdsl.check.names import Namespace
 from ctdsl.check.params import ParamChecker
 from ctdsl.check.topology import check_topology
@@ -53,6 +54,7 @@ class Checker:
                 blocks.validate(block)
         Builder(self.ns, self.sink, blocks, self.draft).build()
         topology = check_topology(self.draft, self.ns, self.sink, blocks)
+        check_money(self.draft, self.sink)
         self._statements()
         if self.sink.has_errors or topology is None:
             return None
