@@ -111,7 +111,7 @@ _KIND_NAMES = {
     MONEY_RATE.exps: "price per time",
     MONEY_PER_ENERGY.exps: "price per energy",
     MONEY_PER_DATA.exps: "price per capacity and time",
-    CARBON.exps: "carbon (CO2 equivalent)",
+    CARBON.exps: "carbon",
     CARBON_PER_ENERGY.exps: "carbon intensity",
 }
 _KWH = 3_600_000  # J

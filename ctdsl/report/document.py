@@ -155,6 +155,10 @@ def _summary(sol) -> Section:
         if base is not None and base.time_to_target is not None and base is not best:
             line += f", against {base.time_to_target} for the baseline {base.name}"
         s.blocks.append(Para(line + "."))
+    priced = [r for r in timed if r.cost_to_target is not None]
+    if priced:  # a spec that prices something (docs/codesign.md)
+        cheap = min(priced, key=lambda r: r.cost_to_target.value)
+        s.blocks.append(Para(f"The cheapest to the target is {cheap.name} ({cheap.label}), at {cheap.cost_to_target}."))
     rows = []
     for p in spec.params.values():
         rng = f"{_q(p.lo, p.dim)} .. {_q(p.hi, p.dim)}" if p.lo is not None else "-"

@@ -232,6 +232,19 @@ def target_table(sol) -> Table:
     return t
 
 
+def money_table(sol) -> Table | None:
+    """Cost and CO2e to target and their parts, when the spec prices something or gives carbon (docs/codesign.md)."""
+    rows = [r for r in sol.schemes.values() if r.cost_to_target is not None or r.co2e_to_target is not None]
+    if not rows:
+        return None
+    parts = list(dict.fromkeys(k for r in rows for k in (*r.cost_parts, *r.co2e_parts)))
+    t = Table("Cost and carbon to target", ["scheme", "cost to target", "CO2e to target", *parts])
+    for r in rows:
+        t.rows.append([r.name, _f(r.cost_to_target), _f(r.co2e_to_target), *(_f(r.cost_parts.get(k, r.co2e_parts.get(k))) for k in parts)])
+    t.notes.append("cost: hardware by the hour of use (or capex / depreciation), links by rate and time, energy x pue x power price; CO2e: energy x pue x carbon intensity, and embodied carbon / depreciation")
+    return t
+
+
 def breakeven_table(sol) -> Table | None:
     if not sol.breakevens:
         return None
@@ -259,6 +272,7 @@ def all_tables(sol) -> list[Table]:
     if m:
         out.append(m)
     out.append(target_table(sol))
+    out.extend(t for t in [money_table(sol)] if t is not None)
     b = breakeven_table(sol)
     if b:
         out.append(b)
@@ -361,6 +375,9 @@ def render_csv(sol) -> str:
         columns.append(("stragglers_s", lambda r: r.components["stragglers"].value if "stragglers" in r.components else 0.0))
     if any("overhead" in r.components for r in sol.schemes.values()):
         columns.append(("overhead_s", lambda r: r.components["overhead"].value if "overhead" in r.components else 0.0))
+    for key, col in (("cost_to_target", "cost_to_target_USD"), ("co2e_to_target", "co2e_to_target_g")):  # priced specs only
+        if any(getattr(r, key) is not None for r in sol.schemes.values()):
+            columns.append((col, lambda r, key=key: getattr(r, key).value if getattr(r, key) is not None else None))
     if any(r.sites is not None for r in sol.schemes.values()):  # the sites, when a scheme runs on a variant
         columns.append(("sites", lambda r: r.sites or "declared"))
     w.writerow([c for c, _ in columns])
