@@ -237,10 +237,11 @@ def money_table(sol) -> Table | None:
     rows = [r for r in sol.schemes.values() if r.cost_to_target is not None or r.co2e_to_target is not None]
     if not rows:
         return None
-    parts = list(dict.fromkeys(k for r in rows for k in (*r.cost_parts, *r.co2e_parts)))
+    part = lambda r, k: r.cost_parts.get(k, r.co2e_parts.get(k))  # noqa: E731
+    parts = [k for k in dict.fromkeys(k for r in rows for k in (*r.cost_parts, *r.co2e_parts)) if any(part(r, k) and part(r, k).value for r in rows)]
     t = Table("Cost and carbon to target", ["scheme", "cost to target", "CO2e to target", *parts])
-    for r in rows:
-        t.rows.append([r.name, _f(r.cost_to_target), _f(r.co2e_to_target), *(_f(r.cost_parts.get(k, r.co2e_parts.get(k))) for k in parts)])
+    for r in rows:  # the parts that are not zero for every scheme
+        t.rows.append([r.name, _f(r.cost_to_target), _f(r.co2e_to_target), *(_f(part(r, k)) for k in parts)])
     t.notes.append("cost: hardware by the hour of use (or capex / depreciation), links by rate and time, energy x pue x power price; CO2e: energy x pue x carbon intensity, and embodied carbon / depreciation")
     return t
 

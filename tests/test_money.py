@@ -1,0 +1,194 @@
+"""Cost and carbon to target (docs/codesign.md): the arithmetic done by hand, the unit checks, and no change for a spec without prices.
+
+The time to target and the energy to target are the cost model's (tested
+elsewhere); these tests take them, or the step time, from the result and redo
+the money and carbon arithmetic by hand, with every rate and unit conversion
+written out: an hour is 3600 s, a kWh 3.6e6 J, a month 730 h, a year 8760 h.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ctdsl.api import check
+from ctdsl.report.jsonout import solution_json
+from ctdsl.report.tables import render_markdown
+from ctdsl.symbolic.convert import Env, Symbols, value
+from ctdsl.symbolic.money import site_energy
+from ctdsl.symbolic.solve import cost_models
+from solvekit import ROOT, solve_file, solve_text
+
+HOUR, KWH, MONTH, YEAR = 3600.0, 3.6e6, 730 * 3600.0, 8760 * 3600.0
+
+# one dc, two workers, energy from static power alone (no energy per FLOP or per bit),
+# so the energy to target is (2 x 700 W + 500 W) x the time to target
+ONE_DC = """
+model m { params = 1e9; bytes_per_value = 2 B; tokens = 1000 }
+device acc { peak = 1000 TFLOP/s; efficiency = 0.5; static_power = 700 W; price = 2.5 USD/h; embodied_carbon = 1000 kgCO2e; depreciation = 4 yr }
+link l { bandwidth = 50 GB/s; latency = 1 us }
+switch s { power = 500 W; price = 20000 USD; depreciation = 5 yr }
+dc a { workers = 2; device = acc; link = l; switch = s; power_price = 0.1 USD/kWh; pue = 1.25; carbon_intensity = 400 gCO2e/kWh }
+scheme x { payload = dense; collective = ring_allreduce; steps = 1000 }
+"""
+
+
+def test_one_dc_by_hand(tmp_path):
+    r = solve_text(tmp_path, ONE_DC).schemes["x"]
+    T = 1000 * r.step_time.value  # steps x step time
+    assert r.time_to_target.value == pytest.approx(T, rel=1e-12)
+    E = (2 * 700 + 500) * T  # W x s
+    assert r.energy_to_target.value == pytest.approx(E, rel=1e-12)
+    devices = 2 * 2.5 / HOUR * T  # 2 GPUs x 2.5 USD per GPU-hour
+    switches = 20000 / (5 * YEAR) * T  # one switch, 20000 USD over 5 years
+    energy = E * 1.25 * 0.1 / KWH  # grid energy = energy x pue, at 0.1 USD/kWh
+    assert r.cost_parts["devices"].value == pytest.approx(devices, rel=1e-12)
+    assert r.cost_parts["switches"].value == pytest.approx(switches, rel=1e-12)
+    assert r.cost_parts["energy"].value == pytest.approx(energy, rel=1e-12)
+    assert r.cost_parts["modules"].value == 0 and r.cost_parts["links"].value == 0
+    assert r.cost_to_target.value == pytest.approx(devices + switches + energy, rel=1e-12)
+    operational = E * 1.25 * 400 / KWH  # gCO2e
+    embodied = 2 * 1000e3 / (4 * YEAR) * T  # 1000 kgCO2e per GPU over 4 years
+    assert r.co2e_parts["operational"].value == pytest.approx(operational, rel=1e-12)
+    assert r.co2e_parts["embodied"].value == pytest.approx(embodied, rel=1e-12)
+    assert r.co2e_to_target.value == pytest.approx(operational + embodied, rel=1e-12)
+    assert str(r.cost_to_target).endswith("USD") and str(r.co2e_to_target).endswith("gCO2e")
+
+
+# two like dcs with their own power price, pue and grid; priced modules (over the device's
+# depreciation), a priced intra link and a priced WAN link
+TWO_DCS = """
+model m { params = 1e9; bytes_per_value = 2 B; tokens = 1000 }
+device acc { peak = 1000 TFLOP/s; efficiency = 0.5; static_power = 700 W; capex = 30000 USD; depreciation = 4 yr }
+link l { bandwidth = 50 GB/s; latency = 1 us; price = 10 USD/month / 1 Gb/s }
+link wan { bandwidth = 1.25 GB/s; latency = 10 ms; price = 2000 USD/month / 1 Gb/s }
+pluggable q { ops = [dct]; price = 800 USD; port { rate = 50 GB/s } }
+switch s { power = 500 W }
+dc east { workers = 2; device = acc; link = l; switch = s; pluggable = q; power_price = 0.08 USD/kWh; pue = 1.2; carbon_intensity = 400 gCO2e/kWh }
+dc west : east { power_price = 0.05 USD/kWh; pue = 1.1; carbon_intensity = 30 gCO2e/kWh }
+wan east <-> west = wan
+scheme x { payload = dense; collective = hier_allreduce; steps = 1000 }
+"""
+
+
+def test_two_dcs_by_hand(tmp_path):
+    r = solve_text(tmp_path, TWO_DCS).schemes["x"]
+    T = r.time_to_target.value
+    E_dc = (2 * 700 + 500) * T  # each dc: its two workers' static power and its switch's
+    assert r.energy_to_target.value == pytest.approx(2 * E_dc, rel=1e-12)
+    devices = 4 * 30000 / (4 * YEAR) * T  # 4 GPUs bought at 30000 USD, over 4 years
+    modules = 4 * 800 / (4 * YEAR) * T  # a module per worker, over the device's 4 years
+    # 4 connections of l (a worker to its switch), 400 Gb/s each; one WAN connection of 10 Gb/s
+    links = (4 * 400 * 10 + 10 * 2000) / MONTH * T
+    energy = E_dc * 1.2 * 0.08 / KWH + E_dc * 1.1 * 0.05 / KWH
+    for key, want in (("devices", devices), ("modules", modules), ("links", links), ("energy", energy)):
+        assert r.cost_parts[key].value == pytest.approx(want, rel=1e-12), key
+    assert r.cost_parts["switches"].value == 0
+    assert r.cost_to_target.value == pytest.approx(devices + modules + links + energy, rel=1e-12)
+    assert r.co2e_to_target.value == pytest.approx(E_dc * 1.2 * 400 / KWH + E_dc * 1.1 * 30 / KWH, rel=1e-12)
+    assert r.co2e_parts["embodied"].value == 0
+
+
+def test_site_energies_add_up_to_the_energy_on_unlike_dcs(tmp_path):
+    """Per-site energy (what pue and intensity multiply) sums to the energy model's total, energy per bit and per FLOP included."""
+    text = """
+    model m { params = 1e9; bytes_per_value = 2 B; tokens = 1000 }
+    device acc { peak = 1000 TFLOP/s; efficiency = 0.5; static_power = 300 W; energy_per_flop = 1 pJ/FLOP }
+    device big { peak = 2000 TFLOP/s; efficiency = 0.5; static_power = 900 W; energy_per_flop = 0.5 pJ/FLOP }
+    link l { bandwidth = 50 GB/s; latency = 1 us; energy_per_bit = 5 pJ/bit }
+    link wan { bandwidth = 1.25 GB/s; latency = 10 ms; energy_per_bit = 20 pJ/bit }
+    pluggable q { ops = [dct]; power = 12 W; port { rate = 50 GB/s } }
+    switch s { power = 500 W }
+    dc east { workers = 2; device = acc; link = l; switch = s; pluggable = q; carbon_intensity = 1 gCO2e/kWh }
+    dc west { workers = 3; device = big; link = l; switch = s }
+    wan east <-> west = wan
+    scheme x { payload = dense; collective = ring_allreduce; steps = 10 }
+    """
+    path = tmp_path / "spec.ct"
+    path.write_text(text, encoding="utf-8")
+    spec = check(path).spec
+    symbols = Symbols(spec)
+    cm = cost_models(spec, symbols)[None]
+    c = cm.scheme(spec.schemes["x"])
+    env = Env(symbols.defaults())
+    parts = {k: value(v.e, env) for k, v in site_energy(cm, c).items()}
+    assert set(parts) == {"east", "west"} and all(v > 0 for v in parts.values())
+    assert parts["east"] != pytest.approx(parts["west"])
+    assert sum(parts.values()) == pytest.approx(value(c.energy_per_step.e, env), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "field, written, line_col, dim",
+    [
+        ("device", "price = 2 USD", None, "price per time"),
+        ("device", "capex = 2 USD/h; depreciation = 1 yr", None, "money"),
+        ("device", "embodied_carbon = 5 kWh; depreciation = 1 yr", None, "carbon"),
+        ("link", "price = 2000 USD/month", None, "price per capacity and time"),
+    ],
+)
+def test_a_price_with_the_wrong_dimension_is_ct202_at_its_value(field, written, line_col, dim):
+    base = {"device": "device d { peak = 1 TFLOP/s; efficiency = 0.5; ", "link": "link d { bandwidth = 1 GB/s; latency = 1 us; "}[field]
+    text = base + written + " }\n"
+    result = check("spec.ct", text=text)
+    [d] = result.diagnostics
+    assert d.code == "CT202" and f"must be {dim}" in d.message
+    value_text = written.split(" = ", 1)[1].split(";")[0]
+    assert (d.span.line, d.span.col) == (1, text.index(value_text) + 1)
+
+
+def test_invalid_combinations_have_their_codes():
+    both = "device d { peak = 1 TFLOP/s; efficiency = 0.5; price = 2 USD/h; capex = 3 USD; depreciation = 1 yr }\n"
+    [d] = check("spec.ct", text=both).diagnostics
+    assert d.code == "CT116" and (d.span.line, d.span.col) == (1, both.index("capex") + 1)
+    bare = "device d { peak = 1 TFLOP/s; efficiency = 0.5; capex = 3 USD }\n"
+    [d] = check("spec.ct", text=bare).diagnostics
+    assert d.code == "CT105" and "depreciation" in d.message
+
+
+def _without_money(doc: dict) -> dict:
+    for s in doc["schemes"].values() if isinstance(doc["schemes"], dict) else doc["schemes"]:
+        for k in ("cost_to_target", "cost_parts", "co2e_to_target", "co2e_parts"):
+            s.pop(k, None)
+            s["expressions"].pop(k, None)
+    return doc
+
+
+def test_prices_change_nothing_else_and_a_spec_without_them_has_no_money(tmp_path):
+    """The JSON of a priced spec, less its cost and CO2e keys, is byte for byte the unpriced spec's."""
+    bare = re.sub(r"\b(price|capex|embodied_carbon|power_price|carbon_intensity) = [^;}]+(; )?", "", TWO_DCS)
+    assert "USD" not in bare and "gCO2e" not in bare
+    plain = json.loads(json.dumps(solution_json(solve_text(tmp_path, bare, "bare.ct"))))
+    priced = json.loads(json.dumps(solution_json(solve_text(tmp_path, TWO_DCS, "bare.ct"))))
+    assert "cost_to_target" in json.dumps(priced) and "cost_to_target" not in json.dumps(plain)
+    assert json.dumps(_without_money(priced), sort_keys=True) == json.dumps(plain, sort_keys=True)
+    # pue alone is not a price: nothing changes
+    pue = json.loads(json.dumps(solution_json(solve_text(tmp_path, bare.replace("pue = 1.2", "pue = 1.5"), "bare.ct"))))
+    assert json.dumps(pue, sort_keys=True) == json.dumps(plain, sort_keys=True)
+
+
+@pytest.mark.parametrize("rel", ["specs/llama70b_wan.ct", "examples/14_breakeven.ct", "examples/16_variants.ct"])
+def test_shipped_specs_without_prices_report_no_money(rel):
+    sol = solve_file(rel)
+    assert all(r.cost_to_target is None and r.co2e_to_target is None for r in sol.schemes.values())
+    assert "Cost and carbon" not in render_markdown(sol)
+
+
+def test_the_example_pays_for_modules_only_where_they_are():
+    sol = solve_file("examples/17_cost_carbon.ct")
+    adamw, band = sol.schemes["adamw"], sol.schemes["band_module"]
+    assert adamw.cost_parts["modules"].value == 0  # its variant has no modules
+    T = band.time_to_target.value
+    assert band.cost_parts["modules"].value == pytest.approx(8 * 800 / (4 * YEAR) * T, rel=1e-12)
+    assert band.cost_to_target.value < adamw.cost_to_target.value
+
+
+def test_codesign_doc_shows_what_solve_prints(tmp_path):
+    doc = (ROOT / "docs" / "codesign.md").read_text(encoding="utf-8")
+    spec = re.search(r"This spec prices.*?```ct\n(.*?)```", doc, re.S).group(1)
+    shown = re.search(r"(\| scheme \| cost to target.*?)\n\n", doc, re.S).group(1)
+    printed = render_markdown(solve_text(tmp_path, spec))
+    assert shown in printed
+    assert Path(ROOT / "examples" / "17_cost_carbon.ct").is_file()
