@@ -192,3 +192,38 @@ def test_codesign_doc_shows_what_solve_prints(tmp_path):
     printed = render_markdown(solve_text(tmp_path, spec))
     assert shown in printed
     assert Path(ROOT / "examples" / "17_cost_carbon.ct").is_file()
+
+
+def test_a_breakeven_on_cost_is_the_module_price_where_the_costs_meet():
+    """Cost is linear in the module price p: band's cost is A + p x (its modules' cost at 800 USD) / 800."""
+    sol = solve_file("examples/17_cost_carbon.ct")
+    adamw, band = sol.schemes["adamw"], sol.schemes["band_module"]
+    per_usd = band.cost_parts["modules"].value / 800  # modules' cost to target per USD of module price
+    A = band.cost_to_target.value - band.cost_parts["modules"].value
+    want = (adamw.cost_to_target.value - A) / per_usd
+    [b] = [b for b in sol.breakevens if b.over == "module_price"]
+    assert b.on == "cost" and len(b.roots) == 1
+    root = b.roots[0]
+    assert root.value == pytest.approx(want, rel=1e-9)
+    assert (root.below, root.above) == ("band_module", "adamw")  # cheaper below the price, dearer above
+    assert "cheaper below" in b.describe()
+    doc = solution_json(sol)
+    [j] = [x for x in doc["breakevens"] if x["over"] == "module_price"]
+    assert j["on"] == "cost"
+    on = [x.get("on") for x in doc["breakevens"]]
+    assert on == [None, "cost", "cost"]  # the break-even on time keeps the JSON it had: no "on" key
+
+
+def test_a_breakeven_on_cost_without_prices_says_what_is_missing(tmp_path):
+    text = ONE_DC.replace("price = 2.5 USD/h; ", "").replace("; price = 20000 USD; depreciation = 5 yr", "")
+    text = text.replace("power_price = 0.1 USD/kWh; ", "")
+    text = "param bw = 50 GB/s in 1 GB/s .. 100 GB/s\n" + text.replace("bandwidth = 50 GB/s", "bandwidth = bw")
+    text += 'scheme y { payload = band; fraction = 1/16; collective = allgather; steps = 1100 }\nbreakeven y vs x over bw on cost\n'
+    [b] = solve_text(tmp_path, text).breakevens
+    assert b.missing is not None and "no cost to target" in b.missing
+
+
+def test_a_breakeven_on_an_unknown_quantity_is_ct108():
+    text = "param p = 1 GB/s in 0.5 GB/s .. 2 GB/s\nbreakeven a vs b over p on price\n"
+    codes = {d.code for d in check("spec.ct", text=text).diagnostics}
+    assert "CT108" in codes

@@ -234,6 +234,9 @@ STAGES: dict[str, dict[str, FieldSpec]] = {
 }
 REQUIRED_STAGES = ("port",)
 
+# what a break-even may compare (`breakeven x vs y over p on cost`): the first is the default
+BREAKEVEN_ON = ("time", "energy", "cost", "co2e")
+
 # the fields that price a spec or give its carbon: a spec that sets none gets no cost or CO2e to target
 MONEY_FIELDS = {
     "device": ("price", "capex", "embodied_carbon"),

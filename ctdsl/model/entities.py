@@ -264,6 +264,7 @@ class Breakeven:
     y: str
     over: str
     span: Span
+    on: str = "time"  # what to target is compared: time, energy, cost or co2e (`on cost`)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -219,7 +219,7 @@ def _break_evens(sol) -> Section:
     if not sol.breakevens:
         be.blocks.append(Para("The spec asks for no break-even and has no baseline to compare with."))
     for b in sol.breakevens:
-        sub = Section(f"{b.x} vs {b.y} over {b.over}", level=3)
+        sub = Section(f"{b.x} vs {b.y} over {b.over}" + (f" on {b.on}" if b.on != "time" else ""), level=3)
         if not b.roots:
             sub.blocks.append(Para(b.describe() + "."))
         for root in b.roots:
@@ -238,7 +238,7 @@ def _break_evens(sol) -> Section:
             sub.blocks.append(Math(latex, ml))
             sub.blocks.append(
                 Para(
-                    f"{b.over}* = {U.format_quantity(root.value, b.dim)}: {root.below} is faster below, {root.above} above"
+                    f"{b.over}* = {U.format_quantity(root.value, b.dim)}: {root.below} is {b.better} below, {root.above} above"
                     + (f" ({words})" if words else "")
                     + how
                 )

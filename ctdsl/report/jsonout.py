@@ -198,6 +198,8 @@ def _queueing(ph) -> dict | None:
 
 def _breakeven(b) -> dict:
     out = {"x": b.x, "y": b.y, "over": b.over, "unit": b.dim.symbol(), "roots": [], "never": True, "reason": b.missing}
+    if b.on != "time":  # compared on energy, cost or CO2e to target (docs/codesign.md); "faster" reads as "less"
+        out["on"] = b.on
     if b.result is None:
         return out
     r = b.result

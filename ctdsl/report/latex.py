@@ -199,14 +199,14 @@ def breakeven_align(b, symbols) -> str:
         if root.numeric:  # no exact form: the value, and say so
             lines.append(
                 f"{symbol_tex(info)}^{{*}} &\\approx {_qtex(U.format_quantity(root.value, b.dim))}"
-                f" && \\text{{numeric root; {_esc(root.below)} faster below, {_esc(root.above)} above}}"
+                f" && \\text{{numeric root; {_esc(root.below)} {b.better} below, {_esc(root.above)} above}}"
             )
             continue
         e, label = readable(root.expr, symbols, b.dim, root.value)
         unit = _unit_tex(label)
         lines.append(
             f"{symbol_tex(info)}^{{*}} &= {tex(e, symbols)}{unit} = {_qtex(U.format_quantity(root.value, b.dim))}"
-            f" && \\text{{{_esc(root.below)} faster below, {_esc(root.above)} above}}"
+            f" && \\text{{{_esc(root.below)} {b.better} below, {_esc(root.above)} above}}"
         )
     return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"
 

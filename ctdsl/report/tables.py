@@ -251,17 +251,18 @@ def breakeven_table(sol) -> Table | None:
         return None
     t = Table("Break-even", ["schemes", "over", "where they tie", "faster below", "faster above", "what binds"])
     for b in sol.breakevens:
-        name = f"{b.x} vs {b.y}"
+        name = f"{b.x} vs {b.y}" + (f" on {b.on}" if b.on != "time" else "")
+        who = (lambda s: s) if b.on == "time" else (lambda s: f"{s} ({b.better})" if s else s)  # noqa: E731
         if b.missing:
             t.rows.append([name, b.over, b.missing, "-", "-", "-"])
             continue
         r = b.result
         if not r.roots:
-            t.rows.append([name, b.over, f"never in range ({r.reason})", r.faster_at_lo or "-", r.faster_at_hi or "-", "-"])
+            t.rows.append([name, b.over, f"never in range ({r.reason})", who(r.faster_at_lo) or "-", who(r.faster_at_hi) or "-", "-"])
             continue
         for root in r.roots:
             t.rows.append(
-                [name, b.over, U.format_quantity(root.value, b.dim) + (" (numeric)" if root.numeric else ""), root.below, root.above, "; ".join(root.regime) or "-"]
+                [name, b.over, U.format_quantity(root.value, b.dim) + (" (numeric)" if root.numeric else ""), who(root.below), who(root.above), "; ".join(root.regime) or "-"]
             )
     return t
 

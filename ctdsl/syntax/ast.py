@@ -150,6 +150,7 @@ class Breakeven:
     y: Name
     over: Name
     span: Span
+    on: Name | None = None  # `on cost`: what is compared; None: time to target
 
 
 @dataclass(frozen=True)

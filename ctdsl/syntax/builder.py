@@ -132,8 +132,8 @@ class TreeBuilder:
         return ast.Wan(self.name(a), self.name(b), str(arrow) == "<->", self.name(link), self.span(t))
 
     def breakeven_stmt(self, t: Tree) -> ast.Breakeven:
-        x, y, over = t.children
-        return ast.Breakeven(self.name(x), self.name(y), self.name(over), self.span(t))
+        x, y, over, on = t.children
+        return ast.Breakeven(self.name(x), self.name(y), self.name(over), self.span(t), self.name(on) if on is not None else None)
 
     def baseline_stmt(self, t: Tree) -> ast.Baseline:
         (x,) = t.children
