@@ -55,5 +55,5 @@ def _device(dev: M.Device, sink: DiagnosticSink) -> None:
                 "CT105",
                 f"device '{dev.name}' has {key} but no depreciation to spread it over",
                 dev.spans[key],
-                help="add depreciation = 4 yr: the period over which one device's purchase and making are counted",
+                help="add depreciation = 4 yr (the period over which one device's purchase and making are counted)",
             )
