@@ -227,3 +227,14 @@ def test_a_breakeven_on_an_unknown_quantity_is_ct108():
     text = "param p = 1 GB/s in 0.5 GB/s .. 2 GB/s\nbreakeven a vs b over p on price\n"
     codes = {d.code for d in check("spec.ct", text=text).diagnostics}
     assert "CT108" in codes
+
+
+def test_the_new_json_keys_are_documented():
+    doc = (ROOT / "docs" / "solve-json.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"`([a-z_0-9]+)`", doc))
+    data = solution_json(solve_file("examples/17_cost_carbon.ct"))
+    scheme = data["schemes"][1] if isinstance(data["schemes"], list) else data["schemes"]["band_module"]
+    new = {k for k in scheme if "cost" in k or "co2e" in k}
+    new |= set(scheme["cost_parts"]) | set(scheme["co2e_parts"]) | {k for b in data["breakevens"] for k in b if k == "on"}
+    assert new == {"cost_to_target", "cost_parts", "co2e_to_target", "co2e_parts", "devices", "modules", "switches", "links", "energy", "operational", "embodied", "on"}
+    assert new <= documented
