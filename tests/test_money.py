@@ -238,3 +238,54 @@ def test_the_new_json_keys_are_documented():
     new |= set(scheme["cost_parts"]) | set(scheme["co2e_parts"]) | {k for b in data["breakevens"] for k in b if k == "on"}
     assert new == {"cost_to_target", "cost_parts", "co2e_to_target", "co2e_parts", "devices", "modules", "switches", "links", "energy", "operational", "embodied", "on"}
     assert new <= documented
+
+
+def test_a_scheme_on_a_variant_without_the_priced_modules_costs_nothing_for_them(tmp_path):
+    """Only the module is priced; AdamW runs where there are none: its cost is 0 USD, not missing."""
+    text = TWO_DCS.replace("capex = 30000 USD; ", "").replace("; price = 10 USD/month / 1 Gb/s", "").replace("; price = 2000 USD/month / 1 Gb/s", "")
+    text = text.replace("power_price = 0.08 USD/kWh; ", "").replace("power_price = 0.05 USD/kWh; ", "")
+    text = text.replace("; carbon_intensity = 400 gCO2e/kWh", "").replace("; carbon_intensity = 30 gCO2e/kWh", "")
+    text += "variant bare { pluggable = none }\nscheme y { payload = dense; collective = hier_allreduce; steps = 1000; sites = bare }\n"
+    assert text.count("USD") == 1
+    sol = solve_text(tmp_path, text)
+    x, y = sol.schemes["x"], sol.schemes["y"]
+    assert y.cost_to_target is not None and y.cost_to_target.value == 0
+    assert x.cost_to_target.value == pytest.approx(4 * 800 / (4 * YEAR) * x.time_to_target.value, rel=1e-12)
+    assert x.co2e_to_target is None and y.co2e_to_target is None
+
+
+@pytest.mark.parametrize(
+    "text, scale, dim",
+    [
+        ("USD/h", 1 / 3600, "price per time"),  # a dollar per 3600 s
+        ("kUSD", 1000, "money"),
+        ("cUSD", 0.01, "money"),
+        ("USD/kWh", 1 / 3.6e6, "price per energy"),  # a kWh is 1000 W x 3600 s
+        ("gCO2e/kWh", 1 / 3.6e6, "carbon intensity"),
+        ("tCO2e", 1e6, "carbon"),  # a tonne is 10^6 g
+        ("MWh", 3.6e9, "energy"),
+        ("month", 730 * 3600, "time"),  # a twelfth of 365 days
+        ("yr", 365 * 86400, "time"),
+        ("USD/month", 1 / (730 * 3600), "price per time"),
+    ],
+)
+def test_money_and_carbon_units(text, scale, dim):
+    from ctdsl import units as U
+
+    u = U.parse_unit(text)
+    assert float(u.scale) == pytest.approx(scale, rel=1e-15)
+    assert u.dim.describe().startswith(dim)
+
+
+def test_money_and_carbon_print_in_readable_units():
+    from ctdsl import units as U
+
+    assert U.format_quantity(12345.6, U.MONEY) == "12.35 kUSD"
+    assert U.format_quantity(2.5 / 3600, U.MONEY_RATE) == "2.5 USD/h"
+    assert U.format_quantity(0.08 / 3.6e6, U.MONEY_PER_ENERGY) == "0.08 USD/kWh"
+    assert U.format_quantity(3.2e7, U.CARBON) == "32 tCO2e"
+    # 2000 USD a month for each Gb/s: 1 Gb/s is 1.25e8 B/s, a month 2.628e6 s
+    assert U.format_quantity(2000 / (1.25e8 * 730 * 3600), U.MONEY_PER_DATA) == "2000 USD/(Gb/s month)"
+    with pytest.raises(U.UnitError) as exc:
+        U.parse_unit("kgCO2")
+    assert "kgCO2e" in exc.value.help

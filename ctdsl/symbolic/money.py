@@ -19,7 +19,8 @@ time is data, and a price per data times data is money again.
 
 A spec that prices nothing has no cost to target (None), one that gives no
 carbon intensity and no embodied carbon no CO2e: nothing changes for a spec
-without these fields.
+without these fields. Whether a spec prices something is asked of all its
+definitions, so that every scheme has a cost when one has.
 """
 
 from __future__ import annotations
@@ -52,14 +53,13 @@ class Money:
 
 
 def _given(spec) -> tuple[bool, bool]:
-    """Whether the sites' definitions set any price, and any carbon field."""
-    used = {"dc": list(spec.dcs.values())}
-    used["device"] = [spec.devices[d.device] for d in spec.dcs.values()]
-    used["pluggable"] = [spec.pluggables[d.pluggable] for d in spec.dcs.values() if d.pluggable]
-    used["switch"] = [spec.switches[d.switch] for d in spec.dcs.values() if d.switch in spec.switches]
-    links = {d.link for d in spec.dcs.values()} | {w.link for w in spec.wans}
-    used["link"] = [spec.links[n] for n in links if n in spec.links]
-    set_ = {(kind, key) for kind, ents in used.items() for e in ents for key in S.MONEY_FIELDS[kind] if getattr(e, key) is not None}
+    """Whether the spec sets any price, and any carbon field, on any definition: so that every
+    scheme of the spec gets a cost (or a CO2e), whichever sites it runs on (a variant without
+    the priced modules costs 0 USD of them, not nothing)."""
+    tables = {"device": spec.devices, "link": spec.links, "pluggable": spec.pluggables, "switch": spec.switches}
+    ents = [(kind, e) for kind, table in tables.items() for e in table.values()]
+    ents += [("dc", d) for d in spec.dcs.values()] + [("dc", d) for v in spec.variants.values() for d in v.dcs.values()]
+    set_ = {(kind, key) for kind, e in ents for key in S.MONEY_FIELDS[kind] if getattr(e, key) is not None}
     carbon = {("device", "embodied_carbon"), ("dc", "carbon_intensity")}
     return bool(set_ - carbon), bool(set_ & carbon)
 
