@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ctdsl.numeric.sweepdata import SweepResult
     from ctdsl.model.topology import Topology
     from ctdsl.simulate.runner import SimResult
+    from ctdsl.results.sensitivity import Sensitivity, Tornado
     from ctdsl.results.solution import Solution
 
 
@@ -96,9 +97,22 @@ class Study:
             return load(self.path, {**self.overrides, **overrides}).solve()
         return solve(self.spec)
 
-    def explore(self, path: str | Path | None = None, simulate: bool = False) -> str:
+    def sensitivity(self, solution: "Solution | None" = None) -> "Sensitivity":
+        """Every quantity's partial derivatives and elasticities with respect to every param (docs/sensitivity.md)."""
+        from ctdsl.symbolic.sensitivity import sensitivity
+
+        return sensitivity(solution if solution is not None else self.solve())
+
+    def tornado(self, name: str, solution: "Solution | None" = None) -> "Tornado":
+        """Quantity `name` (`adamw.time_to_target`, `breakeven.X.Y.OVER`) at each end of every ranged param's range."""
+        from ctdsl.symbolic.tornado import tornado
+
+        return tornado(solution if solution is not None else self.solve(), name)
+
+    def explore(self, path: str | Path | None = None, simulate: bool = False, sensitivity: bool = False) -> str:
         """The interactive explorer (`ctdsl explore`): one offline HTML page; written to `path` when given.
-        `simulate`: embed and animate a short recorded simulation run (`ctdsl explore --simulate`)."""
+        `simulate`: embed and animate a short recorded simulation run (`ctdsl explore --simulate`);
+        `sensitivity`: add a table of the elasticities at the starting values (`ctdsl explore --sensitivity`)."""
         from ctdsl.files import atomic_open
         from ctdsl.report.explore import explorer_html
 
@@ -107,7 +121,14 @@ class Study:
             from ctdsl.simulate.trace import record
 
             sim = record(self.spec)
-        html = explorer_html(self.solve(), sim)
+        sol = self.solve()
+        sens = ""
+        if sensitivity:
+            from ctdsl.report.sensitivity_out import sensitivity_html
+            from ctdsl.symbolic.sensitivity import sensitivity as sensitivity_of
+
+            sens = sensitivity_html(sensitivity_of(sol))
+        html = explorer_html(sol, sim, sens)
         if path is not None:
             with atomic_open(path, "w", encoding="utf-8") as fh:
                 fh.write(html)

@@ -92,6 +92,11 @@ _TABLE = [
     Code("CT415", "self-breakeven", "a break-even of a scheme against itself"),
     Code("CT416", "unknown-wan-connection", "a variant that replaces the link of a WAN connection the sites do not have"),
     Code("CT417", "wan-outside-variant", "a WAN statement inside a block other than a variant, or inside a stage"),
+    Code("CT418", "replica-does-not-divide", "a replica whose degrees do not divide its model: layers by pp, heads by tp, experts by ep"),
+    Code("CT419", "nodes-not-filled", "a replica's GPUs that neither fill whole nodes nor divide one, or replicas that leave a node part-filled"),
+    Code("CT420", "mixed-workers", "a dc of replicas that also counts workers, or dcs of replicas beside dcs of single-device workers"),
+    Code("CT421", "shards-cannot-pair", "dcs whose replicas shard the model differently, so that GPU j of one has no counterpart in another"),
+    Code("CT425", "shard-does-not-fit", "a GPU whose shard of the model, its gradients, optimiser states and activations exceed its memory (a warning)"),
     # imports
     Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),
     Code("CT502", "import-outside", "an import that leaves the importing file's directory, or one from a library file"),
@@ -112,6 +117,7 @@ _TABLE = [
     Code("CT621", "too-many-statements", "more params, blocks, WANs and break-evens than the limit, imports included"),
     Code("CT622", "references-too-deep", "a field reached through a longer chain of field references than the limit"),
     Code("CT623", "too-many-variants", "more variants of the sites than the limit: each is checked and gets a graph of its own"),
+    Code("CT624", "simulate-replicas", "a simulation with background load or jitter of a spec whose dcs hold replicas, which the simulator does not unroll"),
     # solving
     Code("CT701", "too-many-regimes", "a break-even whose times split into more max/min regimes than the solver enumerates"),
     Code("CT702", "breakeven-not-evaluable", "a break-even whose times cannot be computed at an end of the param's range"),

@@ -289,3 +289,26 @@ def test_money_and_carbon_print_in_readable_units():
     with pytest.raises(U.UnitError) as exc:
         U.parse_unit("kgCO2")
     assert "kgCO2e" in exc.value.help
+
+
+def test_replicas_pay_for_every_gpu_and_a_wan_of_parallel_links_for_each_link(tmp_path):
+    """16 replicas of tp 4 x pp 2 a dc: 128 GPUs a dc, 256 in all; `wan * 4` is four 100 GB/s links."""
+    text = """
+    param n = 16 in 1 .. 64
+    model m { params = 64e9; bytes_per_value = 2 B; tokens = 1000 }
+    device d { peak = 100 TFLOP/s; efficiency = 1; price = 2 USD/h }
+    link nic { bandwidth = 50 GB/s; latency = 10 us }
+    link wan { bandwidth = 100 GB/s; latency = 1 ms; price = 1000 USD/month / 1 Gb/s }
+    switch s {}
+    replica r { tp = 4; pp = 2 }
+    dc a { replica = r; replicas = n; device = d; link = nic; switch = s }
+    dc b : a {}
+    wan a <-> b = wan * 4
+    scheme x { payload = dense; collective = hier_allreduce; steps = 10 }
+    """
+    r = solve_text(tmp_path, text).schemes["x"]
+    T = r.time_to_target.value
+    assert r.cost_parts["devices"].value == pytest.approx(2 * 16 * 8 * 2 / HOUR * T, rel=1e-12)
+    # four links of 100 GB/s = 800 Gb/s each: 4 x 800 x 1000 USD a month
+    assert r.cost_parts["links"].value == pytest.approx(4 * 800 * 1000 / MONTH * T, rel=1e-12)
+    assert "n" in {s.name for s in r.cost_parts["devices"].expr.free_symbols}  # the count is a param, kept exact

@@ -32,7 +32,9 @@ from ctdsl.check.loader import Unreadable  # noqa: E402
 from ctdsl.codes import CODES, PHASES  # noqa: E402
 from ctdsl.diagnostics import Sources, render_text  # noqa: E402
 from ctdsl.failure import Failure  # noqa: E402
+from ctdsl.symbolic.fit import warnings as fit_warnings  # noqa: E402
 from ctdsl.symbolic.solve import solve  # noqa: E402
+from ctdsl.simulate.plan import refuse_replicas  # noqa: E402
 
 DOC = ROOT / "docs" / "diagnostics.md"
 ERRORS = ROOT / "tests" / "errors"
@@ -133,6 +135,19 @@ def _synthetic(code: str) -> str | None:
         text = 'param wan_bw = 12.5 GB/s in 1 GB/s .. 100 GB/s log 21\n'
         result = check(SPEC_NAME, text=text, overrides={"wan_bw": "400 GB/s"})
         return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)
+    if code == "CT624":
+        text = (Path(__file__).resolve().parents[1] / "tests" / "data" / "replicas_loaded.ct").read_text()
+        result = check_runnable(SPEC_NAME, text=text)
+        try:
+            refuse_replicas(result.spec)
+        except Failure as exc:
+            return render_text(exc.diagnostics[0], result.sources)
+        return None
+    if code == "CT425":
+        text = (Path(__file__).resolve().parents[1] / "tests" / "data" / "does_not_fit.ct").read_text()
+        result = check_runnable(SPEC_NAME, text=text)
+        diags = fit_warnings(result.spec, solve(result.spec).memory)
+        return render_text(diags[0], result.sources) if diags else None
     if code == "CT621":
         text = "".join(f"param p{i} = {i + 1}\n" for i in range(limits.MAX_STATEMENTS + 1))
         result = check_runnable(SPEC_NAME, text=text)

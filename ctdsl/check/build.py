@@ -14,17 +14,19 @@ from __future__ import annotations
 
 from ctdsl import limits
 from ctdsl.check.blocks import BlockChecker
+from ctdsl.check.build_sites import SiteBuilder
 from ctdsl.check.draft import Draft
+from ctdsl.check import shape as SH
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Counted, JitterKind, PlacementKind, SimLatency
+from ctdsl.language.enums import Counted, PlacementKind, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.units import RATE, format_quantity
 
 
-class Builder:
+class Builder(SiteBuilder):
     def __init__(self, ns: Namespace, sink: DiagnosticSink, blocks: BlockChecker, draft: Draft):
         self.ns = ns
         self.sink = sink
@@ -67,66 +69,41 @@ class Builder:
 
     def _model(self, b: MergedBlock) -> None:
         g = lambda k: self._get(b, k)  # noqa: E731
-        shape = {k: g(k) for k in S.SHAPE_FIELDS if k in b.fields}
+        shape = SH.shape_fields(b, g)
         params = g("params") if "params" in b.fields else None
-        if params is not None and shape:
-            first = next(iter(shape))
+        given = [k for k in shape if k != "seq"]  # seq alone is no shape: it needs one (below)
+        if params is not None and given:
             self.sink.error(
                 "CT308",
                 f"model '{b.name}' gives both params and a shape",
                 b.fields["params"].key.span,
-                secondary=(Label(b.fields[first].key.span, "shape given here"),),
+                secondary=(Label(b.fields[given[0]].key.span, "shape given here"),),
                 help="give params, or the shape it follows from, not both",
             )
             return
-        if params is None and len(shape) == len(S.SHAPE_FIELDS) and all(v is not None for v in shape.values()):
-            params = self._count_from_shape(b, shape)
-        kv_tokens = g("kv_tokens")
-        if kv_tokens is not None and len(shape) != len(S.SHAPE_FIELDS):
+        if "tokens" in b.fields and "batch_tokens" in b.fields:
             self.sink.error(
-                "CT105",
-                f"model '{b.name}': kv_tokens needs the full shape (layers, width, heads, kv_heads, mlp, vocab)",
-                b.fields["kv_tokens"].span,
-                help="the KV cache per token is 2 L g (d/h) v bytes: give the shape instead of params",
+                "CT308",
+                f"model '{b.name}' gives both tokens (per worker) and batch_tokens (the whole job's, split by compute)",
+                b.fields["batch_tokens"].key.span,
+                secondary=(Label(b.fields["tokens"].key.span, "tokens per worker given here"),),
+                help="give one: tokens per step per worker, or batch_tokens per step of the whole job",
             )
-        flops = g("flops_per_token")
-        if flops is None and params is not None:
-            flops = E.num(6) * params
-        self.draft.models[b.name] = M.Model(
+        if params is None and SH.complete(shape):
+            SH.check_shape(self.sink, b, shape, self.draft.defaults())
+        SH.needs_shape(self.sink, b, shape)
+        model = M.Model(
             **self._common(b),
             params=params,
             bytes_per_value=g("bytes_per_value"),
             tokens=g("tokens"),
-            flops_per_token=flops,
+            flops_per_token=None,
             shape=shape or None,
-            kv_tokens=kv_tokens,
+            kv_tokens=g("kv_tokens"),
+            batch_tokens=g("batch_tokens"),
+            **SH.switches(g),
         )
-
-    def _count_from_shape(self, b: MergedBlock, shape: dict[str, E.Expr]) -> E.Expr:
-        L, d, h, g, f, V = (shape[k] for k in S.SHAPE_FIELDS)
-        env = self.draft.defaults()
-        try:
-            dv, hv = E.evaluate(d, env), E.evaluate(h, env)
-            gv = E.evaluate(g, env)
-            if dv % hv:
-                self.sink.error(
-                    "CT308",
-                    f"model '{b.name}': width {dv:g} is not a multiple of heads {hv:g}",
-                    b.fields["heads"].value.span,
-                    help="the head dimension d/h is a whole number",
-                )
-            elif gv > hv or hv % gv:
-                self.sink.error(
-                    "CT308",
-                    f"model '{b.name}': heads {hv:g} is not a multiple of kv_heads {gv:g}",
-                    b.fields["kv_heads"].value.span,
-                    help="each key/value head serves a whole number of query heads",
-                )
-        except E.EvalError:
-            pass
-        # P = L(2d^2 + 2 d g d/h + 3 d f) + 2 V d  (domain.md section 2)
-        two, three = E.num(2), E.num(3)
-        return L * (two * d * d + two * d * g * (d / h) + three * d * f) + two * V * d
+        self.draft.models[b.name] = SH.counted(model, params, g("flops_per_token"))
 
     # ---- hardware -------------------------------------------------------------------
 
@@ -192,75 +169,6 @@ class Builder:
             price=self._get(b, "price"),
             depreciation=self._get(b, "depreciation"),
         )
-
-    # ---- data centres ---------------------------------------------------------------
-
-    def _dc(self, b: MergedBlock) -> None:
-        workers = self._get(b, "workers")
-        n = 0
-        if workers is not None:
-            try:
-                n = int(round(E.evaluate(workers, self.draft.defaults())))
-            except E.EvalError:
-                n = 0
-        if E.symbols(workers) if workers is not None else False:
-            self.sink.error(
-                "CT309",
-                f"dc '{b.name}': workers must be a constant; the topology cannot depend on a param",
-                b.fields["workers"].value.span,
-            )
-        jitter, kind, sigma = self._dc_jitter(b)
-        self.draft.dcs[b.name] = M.DataCentre(
-            **self._common(b),
-            workers=n,
-            device=self._get(b, "device") or "",
-            link=self._get(b, "link") or "",
-            switch=self._get(b, "switch") or "",
-            pluggable=self._get(b, "pluggable"),
-            jitter=jitter,
-            jitter_kind=kind,
-            jitter_sigma=sigma,
-            **{k: self._get(b, k) for k in ("power_price", "pue", "carbon_intensity")},
-        )
-
-    def _dc_jitter(self, b: MergedBlock) -> tuple[E.Expr | None, JitterKind | None, E.Expr | None]:
-        """Per-worker variability: jitter (the scale), its kind, and a lognormal's sigma."""
-        f = b.fields
-        if "jitter" not in f:
-            if "jitter_kind" in f or "jitter_sigma" in f:
-                key = "jitter_kind" if "jitter_kind" in f else "jitter_sigma"
-                self._error_once(
-                    "CT105",
-                    f"dc '{b.name}' sets {key} but no jitter, the scale of the extra time",
-                    f[key].key.span,
-                    secondary=(Label(b.definition.span, f"dc '{b.name}' defined here"),),
-                    help="add jitter = 2 s (each worker's step takes its compute time plus jitter x a random draw)",
-                )
-            return None, None, None
-        written = self._get(b, "jitter_kind") if "jitter_kind" in f else None
-        kind = JitterKind(written or S.KINDS["dc"]["jitter_kind"].default)
-        sigma = None
-        if kind is JitterKind.LOGNORMAL:
-            if "jitter_sigma" not in f:
-                self._error_once(
-                    "CT105",
-                    f"dc '{b.name}': lognormal jitter needs jitter_sigma",
-                    f["jitter_kind"].value.span,
-                    secondary=(Label(b.definition.span, f"dc '{b.name}' defined here"),),
-                    help="add jitter_sigma = 0.5 (the sigma of the log of the draw)",
-                )
-            sigma = self._get(b, "jitter_sigma")
-        elif "jitter_sigma" in f:
-            shown = f["jitter_kind"].value.span if "jitter_kind" in f else f["jitter"].key.span
-            self._error_once(
-                "CT113",
-                f"dc '{b.name}': jitter_sigma does not apply to {kind} jitter",
-                f["jitter_sigma"].key.span,
-                label="only for jitter_kind = lognormal",
-                secondary=(Label(shown, f"jitter is {kind}"),),
-                help="remove jitter_sigma, or set jitter_kind = lognormal",
-            )
-        return self._get(b, "jitter"), kind, sigma
 
     def _variant(self, b: MergedBlock) -> None:
         """Resolved once the declared sites are checked (`variants.py`)."""

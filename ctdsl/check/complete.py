@@ -58,7 +58,10 @@ class Completeness:
     def dc(self, dc: M.DataCentre, own: bool = True) -> None:
         """What a dc uses is complete; `own`: the dc as declared, whose required fields are checked too."""
         block = self.ns.merged(dc.name)
-        missing = [k for k, f in S.KINDS["dc"].items() if f.required and k not in block.fields] if own else []
+        required = [k for k, f in S.KINDS["dc"].items() if f.required]
+        if "replica" in block.fields:  # a dc of replicas counts them, not workers
+            required = [k if k != "workers" else "replicas" for k in required]
+        missing = [k for k in required if k not in block.fields] if own else []
         if missing:
             self.sink.error(
                 "CT105",
@@ -66,6 +69,10 @@ class Completeness:
                 dc.span,
                 help="; ".join(f"{k} = {S.KINDS['dc'][k].example}" for k in missing),
             )
+        if dc.replica and dc.replica in self.spec.replicas:
+            rep = self.spec.replicas[dc.replica]
+            if rep.scaleup_link:
+                self._missing("link", rep.scaleup_link, ["bandwidth", "latency"], rep.spans["scaleup_link"], f"replica '{rep.name}'")
         user = f"dc '{dc.name}'"
         if dc.device:
             self._missing("device", dc.device, ["peak", "efficiency"], dc.spans["device"], user)
@@ -172,4 +179,4 @@ class Completeness:
                     model.span if not model.from_std else use,
                     help="give params = 8.03e9, or the full shape: layers, width, heads, kv_heads, mlp, vocab",
                 )
-        self._missing("model", model.name, ["bytes_per_value", "tokens"], use, user)
+        self._missing("model", model.name, ["bytes_per_value", "tokens" if model.batch_tokens is None else "batch_tokens"], use, user)

@@ -31,6 +31,7 @@ class Draft:
     pluggables: dict[str, M.Pluggable] = field(default_factory=dict)
     switches: dict[str, M.Switch] = field(default_factory=dict)
     dcs: dict[str, M.DataCentre] = field(default_factory=dict)
+    replicas: dict[str, M.Replica] = field(default_factory=dict)
     wans: list[M.WanLink] = field(default_factory=list)
     schemes: dict[str, M.Scheme] = field(default_factory=dict)
     breakevens: list[M.Breakeven] = field(default_factory=list)
@@ -70,4 +71,5 @@ class Draft:
             simulation=self.simulation,
             topology=topology,
             variants=self.variants,
+            replicas=self.replicas,
         )

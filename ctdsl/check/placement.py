@@ -47,7 +47,7 @@ class PlacementCheck:
             )
         if coll is Collective.INNET_SUM:
             self._innet_sum(scheme)
-        if coll in _HIERARCHICAL:
+        if coll in _HIERARCHICAL and not any(dc.replica for dc in self.spec.dcs.values()):  # replicas: unequal sites bind by the slowest
             counts = {dc.workers for dc in self.spec.dcs.values()}
             if len(counts) > 1:
                 sizes = ", ".join(f"{dc.name}: {dc.workers}" for dc in self.spec.dcs.values())

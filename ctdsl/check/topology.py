@@ -15,11 +15,15 @@ from ctdsl import limits
 from ctdsl.check.blocks import BlockChecker
 from ctdsl.check.complete import Completeness
 from ctdsl.check.draft import Draft
+from ctdsl.check.fields import check_bound
 from ctdsl.check.names import Namespace
 from ctdsl.check.placement import PlacementCheck
+from ctdsl.check.replicas import ReplicaCheck
 from ctdsl.check.variants import VariantCheck
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
+from ctdsl import units as U
 from ctdsl.model import entities as M
+from ctdsl.model import expr as E
 from ctdsl.model import graph as G
 from ctdsl.model.topology import Topology
 
@@ -57,6 +61,7 @@ class _TopologyCheck:
         for dc in spec.dcs.values():
             self.complete.dc(dc)
         self._wans()
+        ReplicaCheck(spec, self.ns, self.sink).run()
         for d in self.ns.of_kind("scheme"):
             block = self.ns.merged(d.name)
             if block is not None:
@@ -108,6 +113,8 @@ class _TopologyCheck:
         total = 0
         over = None  # the dc that takes the total over the limit
         for dc in spec.dcs.values():
+            if dc.replica:  # replicas are counted, never unrolled: any number is modelled
+                continue
             total += dc.workers
             if total > limits.MAX_WORKERS and over is None:
                 over = dc
@@ -153,6 +160,9 @@ class _TopologyCheck:
                     stmt.span,
                 )
                 continue
+            count = self._wan_count(stmt)
+            if stmt.count is not None and count is None:
+                continue
             dirs = [(stmt.a.text, stmt.b.text)] + ([(stmt.b.text, stmt.a.text)] if stmt.both else [])
             for a, b in dirs:
                 if (a, b) in seen:
@@ -165,9 +175,29 @@ class _TopologyCheck:
                     )
                     continue
                 seen[(a, b)] = stmt.span
-                self.spec.wans.append(M.WanLink(a, b, stmt.link.text, stmt.span))
+                self.spec.wans.append(M.WanLink(a, b, stmt.link.text, stmt.span, count))
             user = f"the WAN {stmt.a.text} {'<->' if stmt.both else '->'} {stmt.b.text}"
             self.complete.wan_link(stmt.link.text, stmt.link.span, user)
+
+    def _wan_count(self, stmt) -> "E.Expr | None":
+        """The count of `= link * N`, a whole number (a param may set it), or None."""
+        if stmt.count is None:
+            return None
+        reader = self.complete.blocks.reader
+        typed = reader.type_expr(stmt.count)
+        if typed is None:
+            return None
+        if typed.dim != U.ONE:
+            self.sink.error(
+                "CT202",
+                f"the WAN's count of links must be a plain number, not {typed.dim.describe()}",
+                stmt.count.span,
+                help=f"write wan {stmt.a.text} <-> {stmt.b.text} = {stmt.link.text} * 64",
+            )
+            return None
+        if not check_bound(self.sink, typed, "count", f"the WAN {stmt.a.text} - {stmt.b.text}'s count", stmt.count.span, reader.params):
+            return None
+        return typed.expr
 
     # ---- graph --------------------------------------------------------------------
 

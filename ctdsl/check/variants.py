@@ -37,6 +37,7 @@ class Tables:
     def __init__(self, draft: Draft, dcs: Mapping[str, M.DataCentre], wans: Sequence[M.WanLink]):
         self.dcs, self.wans = dict(dcs), list(wans)
         self.links, self.pluggables, self.switches = draft.links, draft.pluggables, draft.switches
+        self.replicas = draft.replicas
 
 
 class _Noting:

@@ -15,6 +15,7 @@ def explore(
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the page to this file instead of stdout."),
     set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Start a param here: name=value with its unit."),
     simulate: bool = typer.Option(False, "--simulate", help="Embed a short recorded simulation run (1 seed, at most 20 steps) and animate it."),
+    sensitivity: bool = typer.Option(False, "--sensitivity", help="Add a table of every quantity's elasticities at the starting values."),
 ) -> None:
     """An interactive explorer: sliders per param, curves, break-evens, bars, a winner map, the tables.
 
@@ -26,7 +27,8 @@ def explore(
       ctdsl explore specs/llama70b_wan.ct -o explorer.html
       ctdsl explore specs/llama70b_wan.ct --set wan_bw="25 GB/s" -o explorer.html
       ctdsl explore specs/llama70b_wan.ct -s wan_load=0.9 --simulate -o e.html
+      ctdsl explore specs/llama70b_wan.ct --sensitivity -o explorer.html
     """
     with startup_work():
         study = load_or_exit(file, parse_sets(set_))
-        emit(study.explore(simulate=simulate), output)
+        emit(study.explore(simulate=simulate, sensitivity=sensitivity), output)

@@ -27,6 +27,7 @@ def report(
     output: str = typer.Option(..., "--output", "-o", help="report.html or report.md (one self-contained file)."),
     set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
     format: Optional[ReportFormat] = typer.Option(None, "--format", "-f", help="html or md; by default from the extension."),
+    sensitivity: bool = typer.Option(False, "--sensitivity", help="Add a section of every quantity's partial derivatives and elasticities."),
 ) -> None:
     """One self-contained document: the spec, its topology, the solve tables, the plots and the break-evens.
 
@@ -34,6 +35,7 @@ def report(
     Examples:
       ctdsl report specs/llama70b_wan.ct -o report.html
       ctdsl report specs/llama70b_wan.ct -o report.md
+      ctdsl report specs/llama70b_wan.ct --sensitivity -o report.html
     """
     fmt = format.value if format is not None else Path(output).suffix.lower().lstrip(".")
     if fmt == "markdown":
@@ -50,6 +52,13 @@ def report(
     from ctdsl.numeric.crossings import sweep_curves
     from ctdsl.report.document import render_document
 
-    text = render_document(sol, study.graph(), sweep_curves(sol, forms), fmt)
+    extra = []
+    if sensitivity:
+        from ctdsl.report.sensitivity_out import sensitivity_section
+        from ctdsl.symbolic.sensitivity import sensitivity as sensitivity_of
+        from ctdsl.symbolic.tornado import report_tornadoes
+
+        extra.append(sensitivity_section(sensitivity_of(sol), report_tornadoes(sol)))
+    text = render_document(sol, study.graph(), sweep_curves(sol, forms), fmt, extra)
     emit(text, output)
     typer.echo(f"wrote {printable(output)}", err=True)

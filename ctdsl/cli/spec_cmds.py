@@ -96,8 +96,12 @@ def graph(
     ),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to this file (a drawing must go to one)."),
     variant: Optional[str] = typer.Option(None, "--variant", help="The graph of this variant of the sites (default: as declared).", metavar="NAME"),
+    expand: bool = typer.Option(False, "--expand", help="Unroll each group of GPUs (a dc of replicas) into one node per GPU, at the params' defaults; at most 4,096 nodes."),
 ) -> None:
     """Print the topology graph: workers, modules and switches, links as edges.
+
+    A dc of replicas is one node for all its GPUs with a count (and one group of
+    NIC edges); --expand unrolls a small one.
 
     A drawing (svg, png, pdf) is made with matplotlib, by data centre, as in
     ctdsl report; no Graphviz is needed.
@@ -108,6 +112,7 @@ def graph(
       ctdsl graph specs/llama70b_wan.ct -f svg -o topology.svg
       ctdsl graph specs/llama70b_wan.ct --format dot | dot -Tsvg > topology.svg
       ctdsl graph examples/16_variants.ct --variant bare
+      ctdsl graph specs/llama405b_3dc.ct --format dot
     """
     from ctdsl.model.graph import to_dot, to_json
 
@@ -122,6 +127,14 @@ def graph(
         sites = study.spec.variants[variant]
     g = sites.topology
     defaults = study.spec.defaults()
+    if expand:
+        from ctdsl import limits
+        from ctdsl.model.graph import expand as unroll
+
+        try:
+            g = unroll(g, defaults, limits.MAX_WORKERS)
+        except ValueError as err:
+            raise fail_usage(f"--expand: {err}; draw the groups instead (without --expand)")
     if format in DRAWN:
         _draw(study.spec.on(sites), output, format.value)
         return

@@ -49,6 +49,21 @@ class Counted(StrEnum):
     HOP = "hop"  # once per edge crossed
 
 
+class Fabric(StrEnum):
+    """A dc's scale-out fabric between the replicas' NICs."""
+
+    RAIL = "rail"  # rail-optimised: GPU j of every node on rail j, data-parallel flows never cross a spine
+    LEAF_SPINE = "leaf_spine"  # leaves under spines, the spine oversubscribed by `oversubscription`
+
+
+class Recompute(StrEnum):
+    """Activation recomputation (Korthikanti et al., arXiv:2205.05198)."""
+
+    NONE = "none"
+    SELECTIVE = "selective"  # the attention scores and softmax are recomputed, not stored
+    FULL = "full"  # only each layer's input is stored
+
+
 class SimLatency(StrEnum):
     """Whether a transfer holds a simulated link during its latency (docs/simulation.md)."""
 

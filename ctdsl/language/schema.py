@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, Counted, JitterKind, Operation, Payload, SimLatency, TransformCharge
+from ctdsl.language.enums import Collective, Counted, Fabric, JitterKind, Recompute, Operation, Payload, SimLatency, TransformCharge
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -20,6 +20,8 @@ COLLECTIVES = tuple(Collective)
 JITTER_KINDS = tuple(JitterKind)
 COUNTED = tuple(Counted)
 SIM_LATENCIES = tuple(SimLatency)
+FABRICS = tuple(Fabric)
+RECOMPUTES = tuple(Recompute)
 
 # fields that were renamed: (kind, old name) -> the help line the checker gives (CT104)
 RENAMED = {
@@ -77,15 +79,29 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("mlp", Q, "MLP width f", dim=U.ONE, bound="count", example="28672"),
             F("vocab", Q, "vocabulary V", dim=U.ONE, bound="count", example="128256"),
             F("bytes_per_value", Q, "bytes per value v", dim=U.DATA, bound="positive", required=True, example="2 B"),
-            F("tokens", Q, "tokens per step per worker", dim=U.ONE, bound="positive", example="16384"),
+            F("tokens", Q, "tokens per step per worker (per replica)", dim=U.ONE, bound="positive", example="16384"),
+            F("batch_tokens", Q, "tokens per step of the whole job, split across the replicas in proportion to their compute (instead of tokens)", dim=U.ONE, bound="positive", example="16e6"),
             F("flops_per_token", Q, "training FLOPs per token (default 6P)", dim=U.OPS, bound="positive", example="420 GFLOP"),
             F("kv_tokens", Q, "tokens whose KV cache is handed from prefill to decode (needs the shape)", dim=U.ONE, bound="count", example="2048"),
+            F("head_dim", Q, "head dimension d_h (default width / heads)", dim=U.ONE, bound="count", example="128"),
+            F("attn_params", Q, "attention weights per layer (default 2 d d_h (h + g), Llama-style GQA; give it for other attention, such as MLA)", dim=U.ONE, bound="positive", example="187105280"),
+            F("experts", Q, "routed experts E per MoE layer (an MoE model; needs experts_per_token and expert_mlp)", dim=U.ONE, bound="count", example="8"),
+            F("experts_per_token", Q, "routed experts k each token uses (top-k)", dim=U.ONE, bound="count", example="2"),
+            F("expert_mlp", Q, "MLP width f_e of one routed expert", dim=U.ONE, bound="count", example="14336"),
+            F("shared_mlp", Q, "total MLP width f_sh of the shared experts every token uses", dim=U.ONE, bound="nonneg", default=Fraction(0), example="2048"),
+            F("moe_layers", Q, "layers whose MLP is the experts (default all; the rest are dense)", dim=U.ONE, bound="count", example="58"),
+            F("seq", Q, "sequence length s: with it, the default FLOPs per token are the full form with the attention core", dim=U.ONE, bound="count", example="8192"),
+            F("tied", "bool", "input and output embeddings are one matrix (counted once)", default=False, example="true"),
+            F("norms", "bool", "count the norm weights, 2dL + d (RMSNorm, as Megatron and Hugging Face do)", default=False, example="true"),
+            F("gated", "bool", "the MLPs are gated (SwiGLU: gate, up, down, 3df); false: two matrices (GeLU, 2df)", default=True, example="false"),
+            F("causal", "bool", "the attention core counts half the s x s square (c = 1, causal); false: the full square (c = 2)", default=True, example="false"),
         ]
     },
     "device": {
         f.name: f
         for f in [
             F("peak", Q, "peak dense FLOP/s", dim=U.OPS_RATE, bound="positive", required=True, example="989 TFLOP/s"),
+            F("peak_fp8", Q, "peak dense FP8 FLOP/s", dim=U.OPS_RATE, bound="positive", example="1979 TFLOP/s"),
             F("efficiency", Q, "achievable fraction of peak", dim=U.ONE, bound="fraction", required=True, example="0.4"),
             F("mem_bw", Q, "memory bandwidth", dim=U.RATE, bound="positive", example="3.35 TB/s"),
             F("memory", Q, "memory capacity", dim=U.DATA, bound="positive", example="80 GB"),
@@ -141,7 +157,11 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
     "dc": {
         f.name: f
         for f in [
-            F("workers", Q, "workers in the data centre", dim=U.ONE, bound="count", required=True, example="4"),
+            F("workers", Q, "workers in the data centre (or give replica and replicas)", dim=U.ONE, bound="count", required=True, example="4"),
+            F("replica", "ref", "the model-parallel group that is one data-parallel worker", refs=("replica",), example="tp8pp16"),
+            F("replicas", Q, "replicas in the data centre (a param may set it)", dim=U.ONE, bound="count", example="800"),
+            F("fabric", "enum", "the scale-out fabric of a dc of replicas: rail (GPU j of every node on rail j) or leaf_spine (oversubscribed above the leaves)", choices=FABRICS, default="rail", example="leaf_spine"),
+            F("oversubscription", Q, "a leaf_spine fabric's oversubscription: NIC capacity over spine capacity", dim=U.ONE, bound="ge1", default=Fraction(1), example="2"),
             F("device", "ref", "each worker's device", refs=("device",), required=True, example="h100"),
             F("link", "ref", "each worker's link to the switch", refs=("link",), required=True, example="ib_ndr"),
             F("switch", "ref", "the data centre's switch", refs=("switch",), required=True, example="tor"),
@@ -152,6 +172,26 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("power_price", Q, "price of grid energy at the site", dim=U.MONEY_PER_ENERGY, bound="nonneg", example="0.08 USD/kWh"),
             F("pue", Q, "power usage effectiveness: grid energy per unit of energy the hardware draws", dim=U.ONE, bound="ge1", default=Fraction(1), example="1.2"),
             F("carbon_intensity", Q, "carbon emitted per unit of grid energy at the site", dim=U.CARBON_PER_ENERGY, bound="nonneg", example="400 gCO2e/kWh"),
+        ]
+    },
+    # a data-parallel worker made of tp x pp x cp GPUs, each holding a shard of the model
+    "replica": {
+        f.name: f
+        for f in [
+            F("tp", Q, "tensor-parallel degree: the dense layers split tp ways", dim=U.ONE, bound="count", default=Fraction(1), example="8"),
+            F("pp", Q, "pipeline-parallel degree: the layers split into pp stages", dim=U.ONE, bound="count", default=Fraction(1), example="16"),
+            F("first_stage_layers", Q, "layers of the first pipeline stage, when the stages are uneven (the rest split evenly)", dim=U.ONE, bound="count", example="7"),
+            F("last_stage_layers", Q, "layers of the last pipeline stage, when the stages are uneven", dim=U.ONE, bound="count", example="7"),
+            F("cp", Q, "context-parallel degree: the sequence split cp ways (weights replicated)", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
+            F("ep", Q, "expert-parallel degree: the experts of a MoE layer split ep ways", dim=U.ONE, bound="count", default=Fraction(1), example="8"),
+            F("gpus_per_node", Q, "GPUs in one node (server)", dim=U.ONE, bound="count", default=Fraction(8), example="8"),
+            F("scaleup", Q, "GPUs in one scale-up domain (NVLink or NVSwitch); default: a node", dim=U.ONE, bound="count", example="72"),
+            F("scaleup_link", "ref", "the scale-up domain's link, per GPU", refs=("link",), example="nvlink4"),
+            F("nics", Q, "scale-out NICs per node, on the dc's link; default: one per GPU", dim=U.ONE, bound="count", example="8"),
+            F("zero", Q, "ZeRO stage of the data-parallel optimiser, 0 to 3 (1: Megatron's distributed optimizer), over the replicas of a dc", dim=U.ONE, bound="nonneg", default=Fraction(1), example="3"),
+            F("recompute", "enum", "activation recomputation: none, selective (attention scores) or full (each layer's input kept)", choices=RECOMPUTES, default="selective", example="full"),
+            F("micro_batch", Q, "sequences in one micro-batch", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
+            F("sequence_parallel", "bool", "sequence parallelism beside tp (activations split tp ways)", default=True, example="false"),
         ]
     },
     # a variant of the sites: a field here applies to every dc, in a stage named after a dc to
@@ -247,3 +287,7 @@ MONEY_FIELDS = {
 }
 
 SHAPE_FIELDS = ("layers", "width", "heads", "kv_heads", "mlp", "vocab")
+# the optional parts of a shape, each a count the parameter and FLOP formulas read (ctdsl.model.payload)
+SHAPE_OPTIONS = ("head_dim", "attn_params", "experts", "experts_per_token", "expert_mlp", "shared_mlp", "moe_layers", "seq")
+MOE_FIELDS = ("experts", "experts_per_token", "expert_mlp")  # an MoE model gives all three
+SHAPE_SWITCHES = ("tied", "norms", "gated", "causal")  # the shape's bool fields

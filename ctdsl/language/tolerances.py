@@ -7,6 +7,9 @@ REL: relative tolerance of comparisons between two floats that should be equal,
   or of a threshold test (a rate "above" another by more than rounding).
 TIGHT: relative tolerance where a value is compared with an exact one (a sent
   payload against the dense one).
+KINK: relative gap under which the two largest (smallest) arguments of a max (min)
+  count as tied where a derivative is taken (ctdsl.symbolic.sensitivity): the
+  derivative is the active branch's, and the other side's may differ.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 CEIL_SLACK = 1e-12
 REL = 1e-9
 TIGHT = 1e-12
+KINK = 1e-6
 
 
 def close(a: float, b: float, rel: float = REL) -> bool:

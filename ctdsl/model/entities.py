@@ -27,8 +27,8 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, Counted, JitterKind, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
-from ctdsl.model.expr import Expr, emin
+from ctdsl.language.enums import Collective, Counted, Fabric, JitterKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Topology
 from ctdsl.units import Dim
 
@@ -91,6 +91,13 @@ class Model(Definition):
     flops_per_token: Expr | None  # FLOP; 6P when not given; None when P is unknown
     shape: Mapping[str, Expr] | None  # layers, width, ...; None: the model gives params instead
     kv_tokens: Expr | None  # tokens whose KV cache is handed on; None: not given
+    batch_tokens: Expr | None = None  # per step of the whole job, split by compute; None: `tokens` per worker
+    # how the shape is counted (ctdsl.model.payload): one embedding matrix or two, norm
+    # weights counted, gated (3df) or plain (2df) MLPs, causal attention core (c = 1) or not
+    tied: bool = False
+    norms: bool = False
+    gated: bool = True
+    causal: bool = True
 
     def __post_init__(self) -> None:
         _freeze(self, spans=frozen_map, shape=frozen_map)
@@ -99,6 +106,7 @@ class Model(Definition):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Device(Definition):
     peak: Expr | None  # FLOP/s
+    peak_fp8: Expr | None = None  # FLOP/s, dense FP8; None: not given
     efficiency: Expr | None  # fraction of peak
     mem_bw: Expr | None  # B/s; None: no memory roofline for the transform
     memory: Expr | None  # B
@@ -176,9 +184,16 @@ class Switch(Definition):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DataCentre(Definition):
+    """A data centre: `workers` devices each holding the model, or `replicas` model-parallel replicas.
+
+    With a `replica` the dc holds `replicas` groups of the replica's GPUs (a count that
+    may be a param); `workers` is then the replica count at the params' defaults, kept
+    for what only describes the spec, and nothing is unrolled per GPU or per replica.
+    """
+
     workers: int
     device: str
-    link: str
+    link: str  # each worker's link to the switch; with replicas, each NIC's
     switch: str
     pluggable: str | None  # None: no module in the workers' ports
     jitter: Expr | None  # s, scale of each worker's random extra compute time per step; None: none
@@ -187,9 +202,13 @@ class DataCentre(Definition):
     power_price: Expr | None = None  # USD/J of grid energy; None: energy not charged
     pue: Expr | None = None  # grid energy per energy drawn (>= 1); None: 1
     carbon_intensity: Expr | None = None  # gCO2e/J of grid energy; None: no operational carbon
+    replica: str | None = None  # the replica each data-parallel worker is; None: a worker is one device
+    replicas: Expr | None = None  # how many (set exactly when replica is)
+    fabric: Fabric = Fabric.RAIL
+    oversubscription: Expr | None = None  # a leaf_spine fabric's; None: 1
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, jitter_kind=JitterKind)
+        _freeze(self, spans=frozen_map, jitter_kind=JitterKind, fabric=Fabric)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +217,35 @@ class WanLink:
     b: str  # dc
     link: str
     span: Span
+    count: Expr | None = None  # that many of the link in parallel; None: one
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Replica(Definition):
+    """A data-parallel worker made of tp x pp x cp GPUs (`gpus`); ep splits a MoE layer's experts."""
+
+    tp: Expr
+    pp: Expr
+    cp: Expr
+    ep: Expr
+    gpus_per_node: Expr
+    scaleup: Expr | None  # GPUs in a scale-up domain; None: a node
+    scaleup_link: str | None
+    nics: Expr | None  # scale-out NICs per node; None: one per GPU
+    first_stage_layers: Expr | None = None  # uneven pipeline stages: the first's layers (None: even)
+    last_stage_layers: Expr | None = None
+    zero: Expr | None = None  # ZeRO stage; None: 1
+    recompute: Recompute = Recompute.SELECTIVE
+    micro_batch: Expr | None = None  # sequences; None: 1
+    sequence_parallel: bool = True
+
+    def __post_init__(self) -> None:
+        _freeze(self, spans=frozen_map, recompute=Recompute)
+
+    @property
+    def gpus(self) -> Expr:
+        """GPUs in one replica: tp x pp x cp."""
+        return Mul(Mul(self.tp, self.pp), self.cp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,9 +351,10 @@ class Spec:
     simulation: Simulation | None  # None: no simulation block (the schema's defaults apply)
     topology: Topology
     variants: Mapping[str, Sites] = field(default_factory=dict)  # the variants of the sites, by name
+    replicas: Mapping[str, Replica] = field(default_factory=dict)  # the replica definitions, by name
 
     def __post_init__(self) -> None:
-        maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants")
+        maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants", "replicas")
         _freeze(self, files=tuple, wans=tuple, breakevens=tuple, **{k: frozen_map for k in maps})
 
     @property
@@ -331,8 +380,13 @@ class Spec:
     def defaults(self) -> dict[str, float]:
         return {p.name: p.default for p in self.params.values()}
 
+    @property
+    def has_replicas(self) -> bool:
+        """Whether its dcs hold model-parallel replicas (then every dc does: the checker sees to it)."""
+        return any(d.replica is not None for d in self.dcs.values())
+
     def definition(self, name: str) -> Definition | None:
-        for table in (self.models, self.devices, self.links, self.pluggables, self.switches, self.dcs, self.schemes):
+        for table in (self.models, self.devices, self.links, self.pluggables, self.switches, self.dcs, self.replicas, self.schemes):
             if name in table:
                 return table[name]
         return None

@@ -27,9 +27,9 @@ from __future__ import annotations
 from typing import Mapping, Protocol, Sequence
 
 from ctdsl.diagnostics.terminal import printable
-from ctdsl.language.enums import LinkKind
+from ctdsl.language.enums import Fabric, LinkKind
 from ctdsl.model import expr as E
-from ctdsl.model.entities import DataCentre, Link, Pluggable, Switch, WanLink
+from ctdsl.model.entities import DataCentre, Link, Pluggable, Replica, Switch, WanLink
 from ctdsl.model.topology import Edge, Node, NodeKind, Topology
 from ctdsl.units import RATE, format_quantity
 
@@ -47,33 +47,77 @@ class Tables(Protocol):
     def switches(self) -> Mapping[str, Switch]: ...
     @property
     def wans(self) -> Sequence[WanLink]: ...
+    @property
+    def replicas(self) -> Mapping[str, Replica]: ...
 
 
 def worker_id(dc: str, i: int) -> str:
     return f"{dc}.w{i}"
 
 
+def gpus_id(dc: str) -> str:
+    """The group node of all the GPUs of a dc of replicas."""
+    return f"{dc}.gpu"
+
+
+def replica_counts(spec: Tables, dc_name: str) -> tuple[E.Expr, E.Expr]:
+    """(GPUs, NICs) of a dc of replicas, as expressions in the spec's params."""
+    dc = spec.dcs[dc_name]
+    rep = spec.replicas[dc.replica]
+    gpus = E.Mul(dc.replicas, rep.gpus)
+    if rep.nics is None:
+        return gpus, gpus
+    return gpus, E.Div(E.Mul(gpus, rep.nics), rep.gpus_per_node)
+
+
 def switch_id(spec: Tables, dc: str) -> str:
     return f"{dc}.{spec.dcs[dc].switch}"
 
 
-def module_id(spec: Tables, dc: str, i: int) -> str | None:
+def module_id(spec: Tables, dc: str, i: int | None) -> str | None:
+    """The module in worker i's port; for a dc of replicas (i None), the group of its NICs' modules."""
     plug = spec.dcs[dc].pluggable
-    return f"{dc}.w{i}.{plug}" if plug else None
+    if not plug:
+        return None
+    return f"{dc}.gpu.{plug}" if i is None else f"{dc}.w{i}.{plug}"
+
+
+def _group(spec: Tables, dc_name: str, dc: DataCentre, sw: str, nodes: list, both_ways) -> None:
+    """A dc of replicas: its GPUs as one node, its NICs (and their modules) as one edge group."""
+    gpus, nics = replica_counts(spec, dc_name)
+    g = gpus_id(dc_name)
+    nodes.append(Node(g, NodeKind.WORKER, dc_name, dc.device, None, None, gpus))
+    up = g
+    if dc.pluggable:
+        plug = spec.pluggables.get(dc.pluggable)
+        m = module_id(spec, dc_name, None)
+        nodes.append(Node(m, NodeKind.MODULE, dc_name, dc.pluggable, None, None, nics))
+        if plug is not None and "port" in plug.stages:
+            both_ways(g, m, LinkKind.PORT, dc.pluggable, plug.line_rate, plug.latency, E.num(0), nics)
+        up = m
+    link = spec.links.get(dc.link)
+    if link is not None:
+        bw = link.bandwidth
+        if dc.fabric is Fabric.LEAF_SPINE and dc.oversubscription is not None:
+            bw = E.Div(bw, dc.oversubscription)  # every flow between replicas crosses the spine
+        both_ways(up, sw, LinkKind.INTRA, dc.link, bw, link.latency, link.energy_per_byte, nics)
 
 
 def build_graph(spec: Tables) -> Topology:
     nodes: list[Node] = []
     edges: list[Edge] = []
 
-    def both_ways(a: str, b: str, kind: LinkKind, link: str, bandwidth, latency, energy) -> None:
-        edges.append(Edge(a, b, kind, link, bandwidth, latency, energy))
-        edges.append(Edge(b, a, kind, link, bandwidth, latency, energy))
+    def both_ways(a: str, b: str, kind: LinkKind, link: str, bandwidth, latency, energy, count=None) -> None:
+        edges.append(Edge(a, b, kind, link, bandwidth, latency, energy, count))
+        edges.append(Edge(b, a, kind, link, bandwidth, latency, energy, count))
 
     for dc_name, dc in spec.dcs.items():
         sw = switch_id(spec, dc_name)
         switch = spec.switches.get(dc.switch)
         nodes.append(Node(sw, NodeKind.SWITCH, dc_name, dc.switch, None, switch.sum if switch is not None else None))
+        if dc.replica:
+            _group(spec, dc_name, dc, sw, nodes, both_ways)
+            continue
         link = spec.links.get(dc.link)
         for i in range(dc.workers):
             w = worker_id(dc_name, i)
@@ -94,7 +138,8 @@ def build_graph(spec: Tables) -> Topology:
         if link is None or wan.a not in spec.dcs or wan.b not in spec.dcs:
             continue
         a, b = switch_id(spec, wan.a), switch_id(spec, wan.b)
-        edges.append(Edge(a, b, LinkKind.WAN, wan.link, link.bandwidth, link.latency, link.energy_per_byte))
+        bw = link.bandwidth if wan.count is None else E.Mul(link.bandwidth, wan.count)  # links in parallel
+        edges.append(Edge(a, b, LinkKind.WAN, wan.link, bw, link.latency, link.energy_per_byte))
     return Topology(nodes, edges)
 
 
@@ -122,6 +167,54 @@ def to_json(topology: Topology, defaults: dict[str, float]) -> dict:
     }
 
 
+def _count(expr: E.Expr, defaults: dict[str, float]) -> str:
+    """A group's count at the defaults, with its expression where a param sets it: `2048 (R * 32)`."""
+    try:
+        shown = f"{E.evaluate(expr, defaults):,.0f}"
+    except E.EvalError:
+        return E.render(expr)
+    return shown + (f" ({E.render(expr)})" if E.symbols(expr) else "")
+
+
+def expand(topology: Topology, defaults: dict[str, float], limit: int) -> Topology:
+    """The graph with every group unrolled at the params' defaults: one node per GPU and per module.
+
+    GPU i of a group of G GPUs on M NICs uses NIC i M // G (its module, where the dc has one).
+    Raises ValueError when the unrolled graph would have more than `limit` nodes.
+    """
+    sizes = {n.id: int(round(E.evaluate(n.count, defaults))) for n in topology.nodes() if n.count is not None}
+    if sum(sizes.values()) > limit:
+        raise ValueError(f"the groups unroll to {sum(sizes.values()):,} nodes; at most {limit:,} are drawn")
+    nodes: list[Node] = []
+    names: dict[str, list[str]] = {}
+    for n in topology.nodes():
+        if n.count is None:
+            nodes.append(n)
+            names[n.id] = [n.id]
+            continue
+        stem, _, rest = n.id.partition(".gpu")
+        ids = [f"{stem}.gpu{i}{rest}" for i in range(sizes[n.id])]
+        names[n.id] = ids
+        nodes += [Node(x, n.kind, n.dc, n.definition, i, n.sum) for i, x in enumerate(ids)]
+    edges: list[Edge] = []
+    for e in topology.edges():
+        pairs = _pairs(names[e.source], names[e.target])
+        for x, y in pairs:
+            edges.append(Edge(x, y, e.kind, e.link, e.bandwidth, e.latency, e.energy_per_byte))
+    return Topology(nodes, edges)
+
+
+def _pairs(a: list[str], b: list[str]) -> list[tuple[str, str]]:
+    """The edges an edge between two unrolled groups becomes: one to one, one to all, or i to i M // G."""
+    if len(a) == len(b):
+        return list(zip(a, b))
+    if len(a) == 1 or len(b) == 1:
+        return [(x, y) for x in a for y in b]
+    if len(a) > len(b):
+        return [(x, b[i * len(b) // len(a)]) for i, x in enumerate(a)]
+    return [(a[i * len(a) // len(b)], y) for i, y in enumerate(b)]
+
+
 def dot_quote(text: str) -> str:
     """`text` as a quoted DOT string (an id or a label): literal, one string, no control character."""
     return '"' + printable(str(text)).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", " ") + '"'
@@ -138,7 +231,10 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
         lines.append(f"  subgraph {q(f'cluster_{dc}')} {{")
         lines.append(f"    label={q(dc)};")
         for n in nodes:
-            lines.append(f'    {q(n.id)} [shape={shapes.get(n.kind, "ellipse")}];')
+            if n.count is None:
+                lines.append(f'    {q(n.id)} [shape={shapes.get(n.kind, "ellipse")}];')
+            else:  # a group: how many nodes it stands for
+                lines.append(f'    {q(n.id)} [shape=box3d, label={q(f"{n.id} x {_count(n.count, defaults)}")}];')
         lines.append("  }")
     done = set()
     for e in topology.edges():
@@ -147,6 +243,8 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
             bw = format_quantity(E.evaluate(e.bandwidth, defaults), RATE)
         except E.EvalError:
             bw = E.render(e.bandwidth)
+        if e.count is not None:
+            bw += f" x {_count(e.count, defaults)}"
         back = topology.edge(b, a) if topology.has_edge(b, a) else None
         if back is not None and back.link == e.link and E.render(back.bandwidth) == E.render(e.bandwidth):
             if (b, a) in done:
@@ -159,4 +257,4 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["build_graph", "to_json", "to_dot", "dot_quote", "worker_id", "switch_id", "module_id", "Tables", "Topology", "Edge", "Node", "NodeKind"]
+__all__ = ["build_graph", "to_json", "to_dot", "dot_quote", "worker_id", "gpus_id", "replica_counts", "expand", "switch_id", "module_id", "Tables", "Topology", "Edge", "Node", "NodeKind"]

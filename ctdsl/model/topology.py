@@ -9,7 +9,10 @@ attributes are the plain data of `Node.attrs()` and `Edge.attrs()`.
 
 Nodes are workers (`east.w0`), the pluggable module in a worker's port
 (`east.w0.qsfp`) and each data centre's switch (`east.tor`). Edges are
-directed, one per direction.
+directed, one per direction. A dc of replicas is a group instead: one node for
+all its GPUs (`east.gpu`, with `count` = replicas x GPUs per replica), one for
+their modules, and one edge group for their NICs (`count` = the NICs), so that
+nothing is unrolled and a count may be a param.
 """
 
 from __future__ import annotations
@@ -39,14 +42,17 @@ class Node:
     kind: NodeKind
     dc: str
     definition: str  # the worker's device, the module's pluggable, the switch's switch
-    index: int | None  # a worker's (and its module's) index in its dc; None for a switch
+    index: int | None  # a worker's (and its module's) index in its dc; None for a switch and a group
     sum: bool | None  # whether a switch sums the streams through it; None for the others
+    count: Expr | None = None  # a group: how many alike nodes it stands for (the GPUs of a dc's replicas)
 
     def attrs(self) -> dict[str, object]:
         """The node's attributes in the networkx graph (and in `ctdsl graph` output)."""
         out: dict[str, object] = {"kind": self.kind, "dc": self.dc}
         if self.index is not None:
             out["index"] = self.index
+        if self.count is not None:
+            out["count"] = self.count
         out["definition"] = self.definition
         if self.sum is not None:
             out["sum"] = self.sum
@@ -64,6 +70,7 @@ class Edge:
     bandwidth: Expr  # B/s
     latency: Expr  # s
     energy_per_byte: Expr  # J/B
+    count: Expr | None = None  # a group of alike edges (one per NIC): how many; the load spreads evenly
 
     @property
     def key(self) -> tuple[str, str]:
@@ -75,13 +82,16 @@ class Edge:
         The energy keeps its output name `energy_per_bit` so that the graph's JSON
         stays as it was; its value is in J per byte, like every quantity there.
         """
-        return {
+        out: dict[str, object] = {
             "kind": self.kind,
             "link": self.link,
             "bandwidth": self.bandwidth,
             "latency": self.latency,
             "energy_per_bit": self.energy_per_byte,
         }
+        if self.count is not None:
+            out["count"] = self.count
+        return out
 
 
 class Topology:

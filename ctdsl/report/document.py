@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ctdsl import __version__, limits
 from ctdsl import units as U
+from ctdsl.model import expr as E
 from ctdsl.report.encode import html_text as escape
 from ctdsl.report.encode import md_cell, md_text
 from ctdsl.report.explore.mathml import mathml_equation
@@ -127,10 +128,19 @@ def _q(value, dim) -> str:
     return U.format_quantity(value, dim)
 
 
-def build(sol, graph, curves) -> tuple[str, list[Section]]:
-    """The title and sections of the report: `graph` is the topology, `curves` the sweep figure's data (or None)."""
+def build(sol, graph, curves, extra=()) -> tuple[str, list[Section]]:
+    """The title and sections of the report: `graph` is the topology, `curves` the sweep figure's data (or None);
+    `extra`: more sections at the end (`ctdsl report --sensitivity`)."""
     title = f"{Path(sol.spec.root).name}: sync schemes across slow links"
-    return title, [_summary(sol), _topology(sol.spec, graph), _solve_tables(sol), _plots(sol, curves), _break_evens(sol)]
+    return title, [_summary(sol), _topology(sol.spec, graph), _solve_tables(sol), _plots(sol, curves), _break_evens(sol), *extra]
+
+
+def _workers(spec, dc) -> str:
+    """A dc's workers, or its replicas: `256 x tp8pp4` (the count as written where a param sets it)."""
+    if not dc.replica:
+        return str(dc.workers)
+    count = E.render(dc.replicas) if E.symbols(dc.replicas) else str(dc.workers)
+    return f"{count} x {dc.replica}"
 
 
 def _summary(sol) -> Section:
@@ -168,14 +178,14 @@ def _summary(sol) -> Section:
         s.blocks.append(Grid("Params", ["param", "value", "range", "sweep"], rows))
     rows = []
     for dc in spec.dcs.values():
-        rows.append([dc.name, str(dc.workers), dc.device, dc.link, dc.switch or "-", dc.pluggable or "-"])
+        rows.append([dc.name, _workers(spec, dc), dc.device, dc.link, dc.switch or "-", dc.pluggable or "-"])
     s.blocks.append(Grid("Data centres", ["dc", "workers", "device", "intra link", "switch", "pluggable"], rows))
     if spec.variants:  # each variant's dcs, and the schemes that run on it
         rows = []
         for name, v in spec.variants.items():
             on = ", ".join(r.name for r in sol.schemes.values() if r.sites == name) or "-"
             for dc in v.dcs.values():
-                rows.append([name, dc.name, str(dc.workers), dc.device, dc.link, dc.switch or "-", dc.pluggable or "-", on])
+                rows.append([name, dc.name, _workers(spec, dc), dc.device, dc.link, dc.switch or "-", dc.pluggable or "-", on])
         s.blocks.append(Grid("Variants of the sites", ["variant", "dc", "workers", "device", "intra link", "switch", "pluggable", "schemes"], rows))
     rows = []
     for r in sol.schemes.values():
@@ -349,9 +359,9 @@ def to_markdown(title: str, sections: list[Section]) -> str:
     )
 
 
-def render_document(sol, graph, curves, fmt: str) -> str:
-    """The report as text: fmt is 'html' or 'md'."""
-    title, sections = build(sol, graph, curves)
+def render_document(sol, graph, curves, fmt: str, extra=()) -> str:
+    """The report as text: fmt is 'html' or 'md'; `extra` sections go last."""
+    title, sections = build(sol, graph, curves, extra)
     if fmt == "html":
         return to_html(title, sections)
     if fmt == "md":

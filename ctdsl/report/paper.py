@@ -65,6 +65,7 @@ class Paper:
         x = next((p.name for p in sol.spec.params.values() if p.count and p.count > 1), None)
         self.x = x  # the swept param: forms are collected by it, and a max's regimes are over its range
         self.printer = Printer(sol.symbols, x)
+        self.extra: tuple[str, ...] = ()
 
     # ---- one equation -----------------------------------------------------------
 
@@ -262,6 +263,7 @@ class Paper:
         parts += [self.scheme(r) for r in self.sol.schemes.values()]
         parts += [self.breakeven(b) for b in self.sol.breakevens]
         parts.append(self.table())
+        parts += self.extra  # more tables the caller asked for (export latex --sensitivity)
         return "\n\n".join(parts) + "\n"
 
     def standalone(self) -> str:
@@ -280,6 +282,8 @@ def _comment(text: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
-def paper_latex(sol, standalone: bool = False, columns: int = 1, units: str = SIUNITX, prefix: str = "ctdsl") -> str:
+def paper_latex(sol, standalone: bool = False, columns: int = 1, units: str = SIUNITX, prefix: str = "ctdsl", extra: tuple[str, ...] = ()) -> str:
+    """`extra`: LaTeX blocks put after the numbers table (the sensitivity table)."""
     p = Paper(sol, columns, units, prefix)
+    p.extra = tuple(extra)
     return p.standalone() if standalone else p.fragment()

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from io import StringIO
 
 from ctdsl import units as U
+from ctdsl.report.money_tables import money_rows
 from ctdsl.report.words import count_of
 from ctdsl.report.encode import csv_cell, md_cell, md_text, rich_text
 
@@ -232,20 +233,6 @@ def target_table(sol) -> Table:
     return t
 
 
-def money_table(sol) -> Table | None:
-    """Cost and CO2e to target and their parts, when the spec prices something or gives carbon (docs/codesign.md)."""
-    rows = [r for r in sol.schemes.values() if r.cost_to_target is not None or r.co2e_to_target is not None]
-    if not rows:
-        return None
-    part = lambda r, k: r.cost_parts.get(k, r.co2e_parts.get(k))  # noqa: E731
-    parts = [k for k in dict.fromkeys(k for r in rows for k in (*r.cost_parts, *r.co2e_parts)) if any(part(r, k) and part(r, k).value for r in rows)]
-    t = Table("Cost and carbon to target", ["scheme", "cost to target", "CO2e to target", *parts])
-    for r in rows:  # the parts that are not zero for every scheme
-        t.rows.append([r.name, _f(r.cost_to_target), _f(r.co2e_to_target), *(_f(part(r, k)) for k in parts)])
-    t.notes.append("cost: hardware by the hour of use (or capex / depreciation), links by rate and time, energy x pue x power price; CO2e: energy x pue x carbon intensity, and embodied carbon / depreciation")
-    return t
-
-
 def breakeven_table(sol) -> Table | None:
     if not sol.breakevens:
         return None
@@ -267,14 +254,32 @@ def breakeven_table(sol) -> Table | None:
     return t
 
 
+def memory_table(sol) -> Table | None:
+    """Memory per GPU, where some device gives its memory: the shard's parts against it."""
+    rows = [m for m in getattr(sol, "memory", ()) if m.capacity is not None]
+    if not rows:
+        return None
+    t = Table("Memory per GPU", ["model", "dc", "weights", "gradients", "optimizer", "activations", "total", "memory", "fits"])
+    for m in rows:
+        fits = "yes" if m.fits else ("-" if m.fits is None else f"no: {U.format_quantity(m.total.value - m.capacity.value, U.DATA)} over")
+        t.rows.append([m.model, m.dc, *(_f(m.parts[k]) for k in ("weights", "gradients", "optimizer", "activations")), _f(m.total), _f(m.capacity), fits])
+        if m.fits is False:
+            t.marked.add((len(t.rows) - 1, 8))
+    t.notes = list(dict.fromkeys(f"{m.dc}: {m.note}" for m in rows))
+    return t
+
+
 def all_tables(sol) -> list[Table]:
     models = models_table(sol)
     out = ([models] if models else []) + [bytes_table(sol), step_table(sol)]
+    mem = memory_table(sol)
+    if mem:
+        out.append(mem)
     m = module_table(sol)
     if m:
         out.append(m)
     out.append(target_table(sol))
-    out.extend(t for t in [money_table(sol)] if t is not None)
+    out.extend(Table(*m) for m in [money_rows(sol)] if m is not None)  # a spec that prices something
     b = breakeven_table(sol)
     if b:
         out.append(b)

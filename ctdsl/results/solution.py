@@ -71,6 +71,26 @@ class ModelResult:
 
 
 @dataclass(frozen=True, slots=True)
+class MemoryResult:
+    """Memory per GPU of one model in one dc: the shard's weights, gradients, optimiser
+    states and activations, against the device's memory."""
+
+    model: str
+    dc: str
+    parts: FrozenDict  # str -> Quantity (bytes per GPU)
+    total: Quantity
+    capacity: Quantity | None  # None: the device gives no memory
+    note: str
+
+    @property
+    def fits(self) -> bool | None:
+        """Whether the total fits the device's memory; None where either is unknown."""
+        if self.capacity is None or self.total.value != self.total.value:
+            return None
+        return self.total.value <= self.capacity.value
+
+
+@dataclass(frozen=True, slots=True)
 class Solution:
     spec: Spec
     symbols: Symbols
@@ -78,6 +98,7 @@ class Solution:
     breakevens: tuple[BreakevenResult, ...]
     baseline: str | None
     models: FrozenDict  # name -> ModelResult
+    memory: tuple[MemoryResult, ...] = ()  # per model trained and dc
 
     def _repr_html_(self) -> str:
         return display.render("solution", "html", self)

@@ -24,6 +24,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from ctdsl.diagnostics import Diagnostic
+from ctdsl.failure import Failure
 from ctdsl.language.enums import LinkKind
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Spec
@@ -126,8 +128,35 @@ def loaded_edges(spec: Spec) -> list[Edge]:
     return sorted(out)
 
 
+def refuse_replicas(spec: Spec) -> None:
+    """CT624: the simulator runs each worker's transfers, and replicas are groups, never unrolled.
+
+    Without background load or jitter a simulation is the closed form and needs no plan;
+    with them, a spec of replicas is refused at its first dc rather than simulated wrong.
+    """
+    if not spec.has_replicas:
+        return
+    jittered = [d for d in spec.dcs.values() if d.jitter is not None]
+    if not loaded_edges(spec) and not jittered:
+        return
+    dc = next(iter(spec.dcs.values()))
+    raise Failure(
+        [
+            Diagnostic(
+                "CT624",
+                f"dc '{dc.name}' holds replicas: the simulator runs every worker's transfers one by one and does not model groups of GPUs",
+                dc.spans.get("replica", dc.span),
+                label="replicas",
+                help="ctdsl solve gives the step with the M/D/1 wait and the stragglers term in closed form; "
+                "to simulate, write a representative slice with workers",
+            )
+        ]
+    )
+
+
 def build_plans(spec: Spec, names: list[str] | None = None) -> dict[str, SchemePlan]:
     """Each scheme's plan, costed on the sites it runs on (the declared ones, or its variant's)."""
+    refuse_replicas(spec)
     symbols = Symbols(spec)
     env = symbols.defaults()
     free = free_spec(spec)

@@ -25,7 +25,7 @@ from ctdsl.results.scheme import (
     SchemeResult,
     StageResult,
 )
-from ctdsl.results.solution import ModelResult
+from ctdsl.results.solution import MemoryResult, ModelResult
 from ctdsl.symbolic.convert import NumericError, value
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 from ctdsl.symbolic.dimensioned import DimExpr
@@ -202,6 +202,14 @@ def _solve_for(a: sp.Expr, b: sp.Expr, sym: sp.Symbol) -> list[sp.Expr]:
         c1, c0 = poly.all_coeffs()
         return [-c0 / c1]
     return list(sp.solve(sp.Eq(a, b), sym))
+
+
+def memory_result(f, env) -> MemoryResult:
+    """A `fit.Fit` at `env`."""
+    return MemoryResult(
+        f.model, f.dc, FrozenDict({k: quantity(v, env) for k, v in f.parts.items()}), quantity(f.total, env),
+        _maybe(f.capacity, env), f.note,
+    )
 
 
 def model_result(cm: CostModel, model, env) -> ModelResult:

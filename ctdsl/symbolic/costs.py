@@ -39,10 +39,12 @@ from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic import stragglers as ST
 from ctdsl.symbolic.convert import NumericError, Symbols, to_sympy, value
+from ctdsl.symbolic.counts import Counts
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.energy import energy_parts
+from ctdsl.symbolic.groups import GroupPlan, dense_shard
 from ctdsl.symbolic.routing import Edge, Phase, Router
-from ctdsl.symbolic.transform import ModuleStages, per_dc_max, transform
+from ctdsl.symbolic.transform import ModuleStages, transform
 
 __all__ = ["CostModel", "SchemeCosts", "LoadedEdge", "ClosedForm", "ModuleStages"]
 
@@ -63,6 +65,7 @@ class EdgeTerms:
     energy_per_byte: DimExpr  # J/B
     queue: Q.Queue | None  # the M/D/1 queue of a link with a background load
     per_hop: bool = True  # latency and energy on every edge; False: once per segment (`counted = transfer`)
+    count: DimExpr = D.one()  # a group of alike edges (a dc's NICs): how many share its flows
 
 
 @dataclass
@@ -119,7 +122,7 @@ class ClosedForm:
     note: str = ""
 
 
-class CostModel:
+class CostModel(Counts):
     """Everything shared by the schemes of one spec: symbols, graph, edge attributes."""
 
     def __init__(self, spec: Spec, topology: Topology, symbols: Symbols):
@@ -128,6 +131,7 @@ class CostModel:
         self.symbols = symbols
         self._memo: dict[int, sp.Expr] = {}
         self._edges: dict[Edge, EdgeTerms] = {}
+        self._split: dict[str, dict[str, DimExpr]] = {}  # model -> dc -> a worker's FLOPs of a split batch
         self.router = Router(spec, topology, self.edge, self.node_latency)
         self.formulas = D.FieldAlgebra(self.field, self.shape)  # the model's formulas, dimensioned
 
@@ -157,7 +161,8 @@ class CostModel:
             if link is not None and link.load is not None and link.transfer is not None:
                 queue = Q.Queue.of(d.link, self.field(link, "load"), self.field(link, "transfer"), bandwidth)
             per_hop = link is None or link.counted is Counted.HOP  # a module's port: per crossing
-            self._edges[e] = EdgeTerms(d.link, d.kind, bandwidth, self.q(d.latency, U.TIME), self.q(d.energy_per_byte, U.ENERGY_PER_DATA), queue, per_hop)
+            count = self.q(d.count, U.ONE) if d.count is not None else D.one()
+            self._edges[e] = EdgeTerms(d.link, d.kind, bandwidth, self.q(d.latency, U.TIME), self.q(d.energy_per_byte, U.ENERGY_PER_DATA), queue, per_hop, count)
         return self._edges[e]
 
     def node_latency(self, node: str) -> DimExpr:
@@ -179,13 +184,14 @@ class CostModel:
         payload = PL.payload_bytes(scheme, model, self.formulas)
         labels: dict[sp.Expr, str] = {}
         up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
-        phases = self.router.plan(scheme.collective, payload, up, scheme.loopback)
+        if self.spec.has_replicas:  # every GPU syncs its shard with its counterparts (groups.py)
+            phases = GroupPlan(self).plan(scheme.collective, dense_shard(self, payload, up, self.shard(model)), scheme.loopback)
+        else:
+            phases = self.router.plan(scheme.collective, payload, up, scheme.loopback)
         for ph in phases:
             labels.update(ph.bottlenecks)
-        flops = PL.compute_flops(model, self.formulas)
-        per_dc = {dc: flops / (self.field(dev, "peak") * self.field(dev, "efficiency")) for dc, dev in self.devices().items()}
-        compute = per_dc_max(per_dc, "compute in dc {}", labels)
-        tr, where, module = transform(self, scheme, dense, up, labels)
+        flops, per_dc, compute = self._compute(model, labels)
+        tr, where, module = transform(self, scheme, dense * self.shard(model), up * self.shard(model), labels)
         period = self.field(scheme, "period")
         overhead = self.field(scheme, "overhead")
         sync = D.total([ph.time for ph in phases], U.TIME)
@@ -280,8 +286,11 @@ class CostModel:
         senders: dict[str, DimExpr] = {}
         for ph in phases:
             for t in ph.transfers:
-                if self.topology.node(t.src).kind is NodeKind.WORKER:
-                    senders[t.src] = senders.get(t.src, D.zero(U.DATA)) + ph.steps * t.nbytes
+                node = self.topology.node(t.src)
+                if node.kind is NodeKind.WORKER:
+                    # a group: each of its GPUs sends its share of the group's flows
+                    sent = ph.steps * t.nbytes if node.count is None else ph.steps * t.nbytes * t.count / self.q(node.count, U.ONE)
+                    senders[t.src] = senders.get(t.src, D.zero(U.DATA)) + sent
         return D.emax(*senders.values()) if senders else D.zero(U.DATA)
 
     # ---- contention and stragglers ----------------------------------------------------------

@@ -112,6 +112,15 @@ def zero(dim: U.Dim) -> DimExpr:
     return DimExpr(sp.Integer(0), dim)
 
 
+def one() -> DimExpr:
+    """The plain number 1 (a count of one)."""
+    return DimExpr(sp.Integer(1), U.ONE)
+
+
+def is_one(x: DimExpr) -> bool:
+    return x.dim == U.ONE and x.e == 1
+
+
 def _common(args, what: str) -> U.Dim:
     qs = [_lift(a) for a in args]
     for q in qs[1:]:

@@ -19,13 +19,15 @@ def energy_parts(cm, scheme, step: DimExpr, flops: DimExpr, dense: DimExpr, char
     static_w, module_w, switch_w, arith = [], [], [], []
     for d in spec.dcs.values():
         dev = spec.devices[d.device]
-        static_w.append(d.workers * cm.field(dev, "static_power"))
-        arith.append(d.workers * cm.field(dev, "energy_per_flop") * flops)
+        n = cm.device_count(d.name)  # workers, or the GPUs of the replicas, each with its share of the work
+        static_w.append(n * cm.field(dev, "static_power"))
+        worker = cm.worker_flops(spec.models[scheme.model], d.name, flops)
+        arith.append(n * cm.field(dev, "energy_per_flop") * worker / cm.member_gpus(d.name))
         if where == "gpu":
             per_byte = cm.field(dev, "energy_per_flop") * cm.field(scheme, "cost") + cm.field(dev, "energy_per_byte")
-            arith.append(d.workers * per_byte * dense / period)
+            arith.append(n * per_byte * dense * cm.shard(spec.models[scheme.model]) / period)
         if d.pluggable:
-            module_w.append(d.workers * cm.field(spec.pluggables[d.pluggable], "power"))
+            module_w.append(cm.module_count(d.name) * cm.field(spec.pluggables[d.pluggable], "power"))
         sw = spec.switches.get(d.switch)
         if sw is not None:
             switch_w.append(cm.field(sw, "power"))

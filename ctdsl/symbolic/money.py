@@ -11,9 +11,11 @@ draws in dc d to the target (the parts of `energy.py`, split by site):
   the device's embodied carbon / depreciation x T.
 
 A module or switch with a price and no depreciation takes the depreciation of
-the device of its dc (the checker makes sure there is one). The counts come from
-the topology (a node per worker, module and switch; a connection per pair of
-nodes a priced link joins), so they follow the sites a scheme runs on. Every
+the device of its dc (the checker makes sure there is one). The counts are the
+cost model's (`device_count`, `module_count`: workers, or the GPUs and NICs of
+a dc's replicas, which may be params), one switch a dc as its power is
+counted, and a connection per pair of nodes a priced link joins (times the
+edge group's count), so they follow the sites a scheme runs on. Every
 term is a `DimExpr`: a price per hour times a time is money, a rate times a
 time is data, and a price per data times data is money again.
 
@@ -31,7 +33,6 @@ from ctdsl import units as U
 from ctdsl.language import schema as S
 from ctdsl.language.enums import LinkKind
 from ctdsl.model import payload as PL
-from ctdsl.model.topology import NodeKind
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.energy import energy_parts
@@ -74,20 +75,44 @@ def site_energy(cm, c) -> dict[str, DimExpr]:
             charged[e] = charged.get(e, D.zero(U.DATA)) + ph.charged_on(e)
     out = {}
     for name, dc in spec.dcs.items():
-        view = _View(replace(spec, dcs={name: dc}), cm.field, cm.edge)
+        view = _View(cm, replace(spec, dcs={name: dc}))
         mine = {e: b for e, b in charged.items() if cm.topology.node(e[0]).dc == name}
         parts = energy_parts(view, c.scheme, c.step_time, flops, c.dense, mine, c.period, c.transform_where)
         out[name] = D.total(parts.values(), U.ENERGY)
     return out
 
 
-@dataclass(frozen=True)
 class _View:
-    """What `energy_parts` reads of a cost model, with the spec cut to one dc."""
+    """The cost model as `energy_parts` reads it, with the spec cut to one dc: its counts
+    (`device_count`, `module_count`, ...) are the cost model's own, over the whole spec."""
 
-    spec: object
-    field: object
-    edge: object
+    def __init__(self, cm, spec):
+        self._cm, self.spec = cm, spec
+
+    def __getattr__(self, name):
+        return getattr(self._cm, name)
+
+
+def _per_time(cm) -> dict[str, list[DimExpr]]:
+    """Each dc's hardware paid by the time it is used: USD/s of devices, modules and switches, gCO2e/s embodied."""
+    spec, f = cm.spec, cm.field
+    out: dict[str, list[DimExpr]] = {"devices": [], "modules": [], "switches": [], "embodied": []}
+    for name, dc in spec.dcs.items():
+        dev = spec.devices[dc.device]
+        n = cm.device_count(name)  # its workers, or its replicas' GPUs
+        if dev.price is not None:
+            out["devices"].append(n * f(dev, "price"))
+        if dev.capex is not None:
+            out["devices"].append(n * f(dev, "capex") / f(dev, "depreciation"))
+        if dev.embodied_carbon is not None:
+            out["embodied"].append(n * f(dev, "embodied_carbon") / f(dev, "depreciation"))
+        parts = [("modules", spec.pluggables.get(dc.pluggable) if dc.pluggable else None, cm.module_count(name) if dc.pluggable else None)]
+        parts.append(("switches", spec.switches.get(dc.switch), D.one()))  # one switch a dc, as its power is counted
+        for key, part, count in parts:
+            if part is not None and part.price is not None:
+                years = f(part, "depreciation") if part.depreciation is not None else f(dev, "depreciation")
+                out[key].append(count * f(part, "price") / years)
+    return out
 
 
 def money(cm, c) -> Money:
@@ -98,22 +123,7 @@ def money(cm, c) -> Money:
     T, steps = c.time_to_target, c.steps
     spec, f = cm.spec, cm.field
     grid = {name: steps * e * f(spec.dcs[name], "pue") for name, e in site_energy(cm, c).items()}
-    per_time = {"devices": [], "modules": [], "switches": [], "embodied": []}
-    for node in cm.topology.nodes():
-        dc = spec.dcs[node.dc]
-        dev = spec.devices[dc.device]
-        if node.kind is NodeKind.WORKER:
-            if dev.price is not None:
-                per_time["devices"].append(f(dev, "price"))
-            if dev.capex is not None:
-                per_time["devices"].append(f(dev, "capex") / f(dev, "depreciation"))
-            if dev.embodied_carbon is not None:
-                per_time["embodied"].append(f(dev, "embodied_carbon") / f(dev, "depreciation"))
-            continue
-        part = spec.pluggables[node.definition] if node.kind is NodeKind.MODULE else spec.switches.get(node.definition)
-        if part is not None and part.price is not None:
-            years = f(part, "depreciation") if part.depreciation is not None else f(dev, "depreciation")
-            per_time["modules" if node.kind is NodeKind.MODULE else "switches"].append(f(part, "price") / years)
+    per_time = _per_time(cm)
     cost_parts = {k: D.total(per_time[k], U.MONEY_RATE) * T for k in ("devices", "modules", "switches")}
     cost_parts["links"] = D.total(_link_rent(cm), U.MONEY_RATE) * T
     cost_parts["energy"] = D.total([g * f(spec.dcs[n], "power_price") for n, g in grid.items() if spec.dcs[n].power_price is not None], U.MONEY)
@@ -127,7 +137,8 @@ def money(cm, c) -> Money:
 
 
 def _link_rent(cm) -> list[DimExpr]:
-    """price x bandwidth of each connection of a priced link: a pair of nodes it joins, either way."""
+    """price x bandwidth of each connection of a priced link: a pair of nodes it joins, either way
+    (the bandwidth of the edge: a WAN of several links in parallel rents them all)."""
     seen, out = set(), []
     for e in cm.topology.edges():
         link = cm.spec.links.get(e.link) if e.kind in (LinkKind.INTRA, LinkKind.WAN) else None
@@ -135,5 +146,6 @@ def _link_rent(cm) -> list[DimExpr]:
         if link is None or link.price is None or pair in seen:
             continue
         seen.add(pair)
-        out.append(cm.field(link, "price") * cm.field(link, "bandwidth"))
+        count = cm.q(e.count, U.ONE) if e.count is not None else D.one()  # a group of alike edges (one per NIC)
+        out.append(count * cm.field(link, "price") * cm.edge((e.source, e.target)).bandwidth)  # `wan * 4`: 4 links' rent
     return out

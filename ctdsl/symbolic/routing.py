@@ -67,10 +67,13 @@ Edge = tuple[str, str]
 
 @dataclass(frozen=True)
 class Transfer:
+    """A transfer of `nbytes`, or, between groups (replicas), `count` alike transfers at once."""
+
     src: str
     dst: str
     nbytes: DimExpr
     route: tuple[str, ...]
+    count: DimExpr = D.one()
 
     @property
     def edges(self) -> tuple[Edge, ...]:
@@ -80,7 +83,7 @@ class Transfer:
 @dataclass
 class Phase:
     name: str
-    steps: int
+    steps: int | DimExpr  # a dimensionless DimExpr between groups, where it follows a count
     transfers: list[Transfer]
     loads: dict[Edge, DimExpr] = field(default_factory=dict)  # bytes per step on each edge
     step_time: DimExpr = D.zero(U.TIME)
@@ -128,6 +131,10 @@ class Router:
         self._route = lru_cache(maxsize=None)(self._route_uncached)
 
     def _route_uncached(self, src: str, dst: str) -> tuple[str, ...]:
+        if src == dst:  # between two members of one group: up to its dc's switch and down again
+            n = self.topology.node(src)
+            sw = switch_id(self.spec, n.dc)
+            return self.topology.route(src, sw) + self.topology.route(sw, dst)[1:]
         return self.topology.route(src, dst)
 
     def segments(self, edges: tuple[Edge, ...]) -> list[list[Edge]]:
@@ -147,18 +154,21 @@ class Router:
         lats = []
         for seg in self.segments(t.edges):
             lats.append(self.edge(seg[0]).latency)  # one link definition: one latency
-            charged[seg[0]] = charged.get(seg[0], D.zero(U.DATA)) + t.nbytes
+            charged[seg[0]] = charged.get(seg[0], D.zero(U.DATA)) + (t.nbytes if D.is_one(t.count) else t.nbytes * t.count)
         lats += [self.node_latency(n) for n in t.route[1:]]
         return D.total(lats, U.TIME)
 
-    def phase(self, name: str, steps: int, flows: list[tuple[str, str, DimExpr]]) -> Phase | None:
-        if steps <= 0 or not flows:
+    def phase(self, name: str, steps, flows: list[tuple]) -> Phase | None:
+        """A phase of `steps` alike steps; a flow is (src, dst, bytes) or, between groups, (src, dst, bytes, count)."""
+        if (isinstance(steps, int) and steps <= 0) or not flows:
             return None
-        transfers = [Transfer(s, d, b, self._route(s, d)) for s, d, b in flows]
+        transfers = [Transfer(f[0], f[1], f[2], self._route(f[0], f[1]), *f[3:]) for f in flows]
         loads: dict[Edge, DimExpr] = {}
         for t in transfers:
             for e in t.edges:
-                loads[e] = loads.get(e, D.zero(U.DATA)) + t.nbytes
+                # a group of alike edges (one per NIC) shares the group's flows evenly
+                share = t.nbytes if D.is_one(t.count) and D.is_one(self.edge(e).count) else t.nbytes * t.count / self.edge(e).count
+                loads[e] = loads.get(e, D.zero(U.DATA)) + share
         phase = Phase(name, steps, transfers, loads)
         terms: dict[DimExpr, None] = {}
         free: dict[DimExpr, None] = {}

@@ -14,11 +14,12 @@ from ctdsl.failure import Failure
 from ctdsl.model.entities import Spec
 from ctdsl.results.frozen import FrozenDict
 from ctdsl.results.solution import BreakevenResult, Solution
-from ctdsl.symbolic.assemble import model_result, scheme_result
+from ctdsl.symbolic.assemble import memory_result, model_result, scheme_result
 from ctdsl.symbolic.breakeven import Unsolvable, solve_breakeven
 from ctdsl.symbolic.convert import Env, Symbols
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 from ctdsl.symbolic.money import money
+from ctdsl.symbolic.fit import fits
 
 __all__ = ["solve", "breakeven", "default_over", "cost_models", "Solution"]
 
@@ -47,7 +48,8 @@ def solve(spec: Spec) -> Solution:
     breakevens = [breakeven(cm, costs, x, y, over, env, on, cms) for x, y, over, on in pairs]
     used = dict.fromkeys(s.model for s in spec.schemes.values())
     models = {name: model_result(cm, spec.models[name], env) for name in used if name in spec.models}
-    return Solution(spec, symbols, FrozenDict(schemes), tuple(breakevens), spec.baseline, FrozenDict(models))
+    memory = tuple(memory_result(f, env) for f in fits(cm, [n for n in used if n in spec.models]))
+    return Solution(spec, symbols, FrozenDict(schemes), tuple(breakevens), spec.baseline, FrozenDict(models), memory)
 
 
 def cost_models(spec: Spec, symbols: Symbols) -> dict[str | None, CostModel]:

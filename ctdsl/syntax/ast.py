@@ -142,6 +142,7 @@ class Wan:
     both: bool
     link: Name
     span: Span
+    count: "Expr | None" = None  # `= zr400 * 64`: that many of the link in parallel
 
 
 @dataclass(frozen=True)

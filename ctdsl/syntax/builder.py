@@ -128,8 +128,12 @@ class TreeBuilder:
         return tuple(items)
 
     def wan_stmt(self, t: Tree) -> ast.Wan:
-        a, arrow, b, link = t.children
-        return ast.Wan(self.name(a), self.name(b), str(arrow) == "<->", self.name(link), self.span(t))
+        a, arrow, b, link, *rest = t.children
+        count = rest[-1] if rest and rest[-1] is not None else None
+        return ast.Wan(
+            self.name(a), self.name(b), str(arrow) == "<->", self.name(link), self.span(t),
+            self.expr(count, 0) if count is not None else None,
+        )
 
     def breakeven_stmt(self, t: Tree) -> ast.Breakeven:
         x, y, over, on = t.children

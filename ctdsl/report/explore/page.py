@@ -11,7 +11,7 @@ from ctdsl.report.explore.mathml import mathml
 from ctdsl.report.explore.model import page_model
 from ctdsl.report.explore.simview import SECTION, sim_model
 
-_MARKER = re.compile(r"@(CSP|CSS|TITLE|EQUATIONS|DATA|SCRIPT|SIMVIEW|SIMDATA)@")
+_MARKER = re.compile(r"@(CSP|CSS|TITLE|EQUATIONS|DATA|SCRIPT|SENSITIVITY|SIMVIEW|SIMDATA)@")
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
 
@@ -102,7 +102,7 @@ expressions <code>ctdsl solve</code> derives, printed as JavaScript by ctdsl; th
 <p id="subst-row"><label><input type="checkbox" id="subst"> show the current values in place of the params (base units)</label></p>
 @EQUATIONS@
 </section>
-@SIMVIEW@</main>
+@SENSITIVITY@@SIMVIEW@</main>
 <script type="application/json" id="ct-data">@DATA@</script>
 <script>
 @SCRIPT@
@@ -123,8 +123,9 @@ def _sim_parts(sim) -> tuple[str, str]:
     return SECTION, data
 
 
-def explorer_html(solution, sim: dict | None = None) -> str:
-    """The whole page, self-contained; `sim`: a recorded run (`ctdsl.simulate.trace.record`) to animate."""
+def explorer_html(solution, sim: dict | None = None, sensitivity: str = "") -> str:
+    """The whole page, self-contained; `sim`: a recorded run (`ctdsl.simulate.trace.record`) to animate;
+    `sensitivity`: a static section of HTML (`ctdsl.report.sensitivity_out.sensitivity_html`), already encoded."""
     data, forms = page_model(solution)
     script = _asset("explorer.js").replace("/*@FORMS@*/", forms)
     if "</script" in script.lower() or "<!--" in script:
@@ -136,6 +137,7 @@ def explorer_html(solution, sim: dict | None = None) -> str:
         "@EQUATIONS@": _equations(solution),
         "@DATA@": script_json(data),
         "@SCRIPT@": script,
+        "@SENSITIVITY@": sensitivity + "\n" if sensitivity else "",
     }
     parts["@SIMVIEW@"], parts["@SIMDATA@"] = _sim_parts(sim)
     if sim is not None:

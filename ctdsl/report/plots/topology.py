@@ -50,6 +50,8 @@ def topology_figure(spec, graph):
 
 
 def _dc_width(dc) -> float:
+    if dc.replica:  # one group of GPUs
+        return 2.6
     shown = min(dc.workers, MAX_WORKERS_DRAWN)
     return max(2.6, 1.0 + 1.05 * (shown + (1 if dc.workers > MAX_WORKERS_DRAWN else 0)))
 
@@ -65,7 +67,7 @@ def _draw_dcs(ax, spec, dcs, widths, rate) -> dict[str, tuple[float, float]]:
         dev = spec.devices.get(dc.device)
         link = spec.links.get(dc.link)
         ax.text(x0 + 0.12, 3.68, f"dc {dc.name}", fontsize=11, fontweight="bold", va="top")
-        foot = f"{dc.workers} x {dc.device}" + (f" ({dev.name})" if dev is not None and dev.name != dc.device else "")
+        foot = _count_text(spec, dc) + (f" ({dev.name})" if dev is not None and dev.name != dc.device else "")
         if link is not None:
             foot += f"\nintra: {dc.link} {rate(link.bandwidth)}"
         plug = spec.pluggables.get(dc.pluggable) if dc.pluggable else None
@@ -73,6 +75,12 @@ def _draw_dcs(ax, spec, dcs, widths, rate) -> dict[str, tuple[float, float]]:
             foot += f"\nmodule: {plug.name} {rate(plug.line_rate)}"
         ax.text(x0 + 0.12, 0.32, foot, fontsize=8.5, va="bottom", color="#333333")
         pos[f"{dc.name}.{dc.switch}"] = (x0 + w / 2, 3.1)
+        if dc.replica:  # the GPUs of all its replicas are one group node
+            pos[f"{dc.name}.gpu"] = (x0 + w / 2, 1.25)
+            if dc.pluggable:
+                pos[f"{dc.name}.gpu.{dc.pluggable}"] = (x0 + w / 2, 2.05)
+            x0 += w + GAP
+            continue
         n = dc.workers
         idx = list(range(n)) if n <= MAX_WORKERS_DRAWN else list(range(MAX_WORKERS_DRAWN - 1)) + [None, n - 1]
         step = w / (len(idx) + 0.0)
@@ -87,6 +95,14 @@ def _draw_dcs(ax, spec, dcs, widths, rate) -> dict[str, tuple[float, float]]:
                 pos[f"{wid}.{dc.pluggable}"] = (cx, 2.05)
         x0 += w + GAP
     return pos
+
+
+def _count_text(spec, dc) -> str:
+    """`4 x h100`, or `256 x tp8pp4 of h100` for a dc of replicas (the count as written, if a param)."""
+    if not dc.replica:
+        return f"{dc.workers} x {dc.device}"
+    count = E.render(dc.replicas) if E.symbols(dc.replicas) else str(dc.workers)
+    return f"{count} x {dc.replica} of {dc.device}"
 
 
 def _draw_intra(ax, graph, pos) -> None:

@@ -1,0 +1,172 @@
+"""Checks of data centres that hold model-parallel replicas.
+
+A replica is tp x pp x cp GPUs; a dc holds `replicas` of them. The checks, at
+the params' defaults (the degrees and counts are whole numbers by then, CT305):
+
+- every dc holds replicas, or none does, and a dc of replicas counts them with
+  `replicas`, not `workers` (CT420);
+- a replica's GPUs fill whole nodes, or a node holds whole replicas (CT419);
+- a replica divides the model each scheme trains: layers by pp, attention heads
+  and key/value heads by tp, routed experts by ep (CT418);
+- the sites pair their shards: GPU j of a replica in one dc syncs with GPU j of
+  the replicas in the others, so every dc shards the model alike (the same tp,
+  pp, cp and ep) (CT421).
+"""
+
+from __future__ import annotations
+
+from ctdsl.check.draft import Draft
+from ctdsl.check.names import Namespace
+from ctdsl.diagnostics import DiagnosticSink, Label
+from ctdsl.model import entities as M
+from ctdsl.model import expr as E
+
+DEGREES = ("tp", "pp", "cp", "ep")
+# model shape field -> the degree that must divide it, and what it splits
+_DIVIDES = (("layers", "pp", "layers"), ("heads", "tp", "attention heads"), ("kv_heads", "tp", "key/value heads"), ("experts", "ep", "routed experts"))
+
+
+def _int(expr: E.Expr | None, env: dict[str, float], default: int = 1) -> int | None:
+    if expr is None:
+        return default
+    try:
+        return int(round(E.evaluate(expr, env)))
+    except E.EvalError:
+        return None
+
+
+class ReplicaCheck:
+    def __init__(self, spec: Draft, ns: Namespace, sink: DiagnosticSink):
+        self.spec, self.ns, self.sink = spec, ns, sink
+        self.env = spec.defaults()
+
+    def run(self) -> None:
+        dcs = list(self.spec.dcs.values())
+        with_rep = [d for d in dcs if d.replica]
+        if not with_rep:
+            return
+        for d in with_rep:
+            block = self.ns.merged(d.name)
+            if block is not None and "workers" in block.fields:
+                self.sink.error(
+                    "CT420",
+                    f"dc '{d.name}' holds replicas: count them with replicas, not workers",
+                    block.fields["workers"].span,
+                    help=f"remove workers; replicas = N gives the number of '{d.replica}' replicas",
+                )
+        plain = [d for d in dcs if not d.replica]
+        if plain:
+            self.sink.error(
+                "CT420",
+                f"dc '{plain[0].name}' holds single-device workers while dc '{with_rep[0].name}' holds replicas",
+                plain[0].span,
+                secondary=(Label(with_rep[0].spans.get("replica", with_rep[0].span), "replicas here"),),
+                help="give every dc a replica (a replica of tp = 1, pp = 1 is one GPU) or none",
+            )
+            return
+        for d in with_rep:
+            rep = self.spec.replicas.get(d.replica)
+            if rep is not None:
+                self._nodes(d, rep)
+        self._pairing(with_rep)
+        for scheme in self.spec.schemes.values():
+            model = self.spec.models.get(scheme.model)
+            if model is not None:
+                for d in with_rep:
+                    rep = self.spec.replicas.get(d.replica)
+                    if rep is not None:
+                        self._divides(model, rep, d)
+
+    def degrees(self, rep: M.Replica) -> dict[str, int | None]:
+        return {k: _int(getattr(rep, k), self.env) for k in DEGREES}
+
+    def _nodes(self, d: M.DataCentre, rep: M.Replica) -> None:
+        deg = self.degrees(rep)
+        per_node = _int(rep.gpus_per_node, self.env, 8)
+        if None in deg.values() or not per_node:
+            return
+        gpus = deg["tp"] * deg["pp"] * deg["cp"]
+        if gpus % per_node and per_node % gpus:
+            self.sink.error(
+                "CT419",
+                f"replica '{rep.name}' has {gpus} GPUs (tp x pp x cp), which neither fill whole nodes of {per_node} GPUs nor divide one",
+                rep.spans.get("gpus_per_node", rep.span),
+                label=f"{per_node} GPUs per node",
+                secondary=(Label(d.spans.get("replica", d.span), f"dc '{d.name}' holds it"),),
+                help="make tp x pp x cp a multiple or a divisor of gpus_per_node",
+            )
+            return
+        replicas = _int(d.replicas, self.env, 0) or 0
+        if gpus < per_node and (replicas * gpus) % per_node:
+            self.sink.error(
+                "CT419",
+                f"dc '{d.name}': {replicas} replicas of {gpus} GPUs do not fill whole nodes of {per_node}",
+                d.spans.get("replicas", d.span),
+                help=f"make replicas a multiple of {per_node // gpus}",
+            )
+
+    def _divides(self, model: M.Model, rep: M.Replica, d: M.DataCentre) -> None:
+        shape = dict(model.shape or {})
+        deg = self.degrees(rep)
+        for key, degree, words in _DIVIDES:
+            size = _int(shape.get(key), self.env, 0) if key in shape else None
+            k = deg.get(degree)
+            if key == "layers" and size and k and (rep.first_stage_layers or rep.last_stage_layers):
+                if self._uneven(model, rep, size, k):
+                    return
+                continue
+            if not size or not k or size % k == 0:
+                continue
+            if key == "kv_heads" and k % size == 0:  # fewer KV heads than tp ranks: each is replicated
+                continue
+            self.sink.error(
+                "CT418",
+                f"replica '{rep.name}' splits the {size} {words} of model '{model.name}' {k} ways ({degree} = {k}), which does not divide them",
+                rep.spans.get(degree, rep.span),
+                label=f"{degree} = {k}",
+                secondary=(Label(model.spans.get(key, model.span), f"{size} {words}"),),
+                help=f"choose {degree} among the divisors of {size}",
+            )
+            return
+
+    def _uneven(self, model: M.Model, rep: M.Replica, layers: int, pp: int) -> bool:
+        """Uneven stages: the first and last as given, the pp - 2 others alike (CT418 if they cannot be)."""
+        first = _int(rep.first_stage_layers, self.env, 0) if rep.first_stage_layers else None
+        last = _int(rep.last_stage_layers, self.env, 0) if rep.last_stage_layers else None
+        ends = [x for x in (first, last) if x is not None]
+        middle_stages = pp - len(ends)
+        rest = layers - sum(ends)
+        if middle_stages > 0 and rest > 0 and rest % middle_stages == 0:
+            return False
+        key = "first_stage_layers" if first is not None else "last_stage_layers"
+        self.sink.error(
+            "CT418",
+            f"replica '{rep.name}': the {layers} layers of model '{model.name}' less {sum(ends)} in the end stages "
+            f"do not split evenly over the other {middle_stages} of its {pp} stages",
+            rep.spans.get(key, rep.span),
+            secondary=(Label(model.spans.get("layers", model.span), f"{layers} layers"),),
+            help="choose end-stage layers that leave a multiple of the other stages",
+        )
+        return True
+
+    def _pairing(self, dcs: list[M.DataCentre]) -> None:
+        first = dcs[0]
+        rep0 = self.spec.replicas.get(first.replica)
+        if rep0 is None:
+            return
+        want = self.degrees(rep0)
+        for d in dcs[1:]:
+            rep = self.spec.replicas.get(d.replica)
+            if rep is None:
+                continue
+            got = self.degrees(rep)
+            if got != want:
+                diff = ", ".join(f"{k} {want[k]} against {got[k]}" for k in DEGREES if want[k] != got[k])
+                self.sink.error(
+                    "CT421",
+                    f"dcs '{first.name}' and '{d.name}' shard the model differently ({diff}): their GPUs cannot pair their shards",
+                    d.spans.get("replica", d.span),
+                    secondary=(Label(first.spans.get("replica", first.span), f"dc '{first.name}'"),),
+                    help="the data-parallel sync pairs GPU j of every replica: give every dc the same tp, pp, cp and ep",
+                )
+                return

@@ -1,0 +1,181 @@
+"""Sensitivity as tables (terminal, Markdown, HTML), JSON and a LaTeX table; it reads only results.
+
+The data is `ctdsl.results.sensitivity.Sensitivity`, built by
+`ctdsl.symbolic.sensitivity`. One table per quantity: each param, dy/dx with
+its unit (base units: dim(y) / dim(x)) and the elasticity (x / y) dy/dx, largest
+|elasticity| first; notes say how a break-even's partials were found, where a
+max/min is at a kink, and why a quantity has none. LaTeX gets one table of the
+elasticities: a row per quantity, a column per param.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ctdsl import units as U
+from ctdsl.report.document import Grid, Image, Para, Section
+from ctdsl.report.encode import json_number as _num
+from ctdsl.report.encode import html_text, md_cell, md_text
+from ctdsl.report.html import table_html
+from ctdsl.report.latex import symbol_tex
+from ctdsl.report.paper import label_key, tt
+from ctdsl.report.paper_units import num_tex
+from ctdsl.report.plots import png_bytes
+from ctdsl.report.plots.tornado import tornado_figure
+from ctdsl.report.tables import Table
+
+HEADER = ["param", "dy/dx", "elasticity"]  # dy/dx per declared unit of the param (JSON: base units)
+
+
+def elasticity_text(v: float) -> str:
+    """An elasticity to four significant figures (n/a where it is not defined)."""
+    return U.format_quantity(v, U.ONE)
+
+
+def _title(q) -> str:
+    shown = f" = {q.value}" if q.value is not None else ""
+    return f"Sensitivity of {q.what}{shown} ({q.name})"
+
+
+def quantity_table(q) -> Table:
+    t = Table(_title(q), list(HEADER))
+    for p in q.partials:
+        t.rows.append([p.param, p.per_unit(), elasticity_text(p.elasticity.value)])
+    if not q.partials:
+        t.rows.append(["-", "no derivative", "-"])
+    if q.note:
+        t.notes.append(q.note)
+    t.notes += [f"kink: {k}" for k in q.kinks]
+    return t
+
+
+def sensitivity_tables(sens) -> list[Table]:
+    return [quantity_table(q) for q in sens.quantities]
+
+
+def sensitivity_markdown(sens) -> str:
+    """The tables as Markdown (for `ctdsl solve --format markdown --sensitivity`)."""
+    lines = []
+    for t in sensitivity_tables(sens):
+        lines += [f"## {md_text(t.title)}", "", "| " + " | ".join(t.header) + " |", "|" + "|".join("---" for _ in t.header) + "|"]
+        lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in t.rows]
+        lines.append("")
+        for n in t.notes:
+            lines += [f"_{md_text(n)}_", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def sensitivity_json(sens) -> dict:
+    """The `sensitivity` key of the solve JSON (docs/solve-json.md): base units, as every number there."""
+    out = []
+    for q in sens.quantities:
+        out.append(
+            {
+                "name": q.name,
+                "kind": q.kind,
+                "what": q.what,
+                "value": _num(q.value.value) if q.value is not None else None,
+                "unit": (q.value.dim.symbol() if q.value is not None else None),
+                "note": q.note,
+                "kinks": list(q.kinks),
+                "partials": [
+                    {
+                        "param": p.param,
+                        "derivative": _num(p.derivative.value),
+                        "derivative_unit": p.derivative.dim.symbol(),
+                        "elasticity": _num(p.elasticity.value),
+                    }
+                    for p in q.partials
+                ],
+            }
+        )
+    return {"params": list(sens.params), "kink_tolerance": sens.kink_tolerance, "quantities": out}
+
+
+def _cell(v: float, units: str) -> str:
+    return "--" if v is None or not math.isfinite(v) else f"${num_tex(float(f'{v:.4g}'), units)}$"
+
+
+def sensitivity_latex(sens, symbols, units: str, prefix: str = "ctdsl", columns: int = 1) -> str:
+    """A table of elasticities d ln y / d ln x: a row per quantity, a column per param (`export latex --sensitivity`)."""
+    params = list(sens.params)
+    header = ["quantity"] + [f"${symbol_tex(symbols.info[p])}$" for p in params]
+    rows = []
+    for q in sens.quantities:
+        by = {p.param: p.elasticity.value for p in q.partials}
+        cells = [tt(q.name)] + [_cell(by.get(p), units) if p in by else "--" for p in params]
+        rows.append(" & ".join(cells) + r" \\")
+    env = "table*" if columns == 2 else "table"
+    caption = (
+        r"Elasticities $\partial \ln y / \partial \ln x$ of each quantity $y$ with respect to each param $x$, "
+        r"exact from the symbolic forms at the params' values (the active branch of each max and min); "
+        r"a break-even's by the implicit function theorem. -- : not defined (never in range, or the param solved for)."
+    )
+    return "\n".join(
+        [
+            rf"\begin{{{env}}}[tbp]",
+            r"\centering\small\setlength{\tabcolsep}{4pt}",
+            rf"\caption{{{caption}}}\label{{tab:{label_key(prefix)}:sensitivity}}",
+            rf"\begin{{tabular}}{{l{'r' * len(params)}}}",
+            r"\toprule",
+            " & ".join(header) + r" \\",
+            r"\midrule",
+            *rows,
+            r"\bottomrule",
+            r"\end{tabular}",
+            rf"\end{{{env}}}",
+        ]
+    )
+
+
+def tornado_json(t) -> dict:
+    """The `tornado` key of the solve JSON (`--tornado FILE QUANTITY`): each bar's ends, base units."""
+    return {
+        "name": t.name,
+        "what": t.what,
+        "value": _num(t.value.value),
+        "unit": t.value.dim.symbol(),
+        "skipped": list(t.skipped),
+        "bars": [
+            {"param": b.param, "low": _num(b.lo), "high": _num(b.hi), "at_low": _num(b.at_lo), "at_high": _num(b.at_hi)}
+            for b in t.bars
+        ],
+    }
+
+
+def sensitivity_section(sens, tornadoes=()) -> Section:
+    """The report's "Sensitivity" section (`ctdsl report --sensitivity`): a tornado chart of each of
+    `tornadoes` (ctdsl.results.sensitivity.Tornado), then one table per quantity."""
+    sec = Section("Sensitivity")
+    sec.blocks.append(
+        Para(
+            "For each quantity y and param x: dy/dx (the change in y per declared unit of x) and the elasticity "
+            "d ln y / d ln x = (x / y) dy/dx, the % change in y for a 1 % change in x, exact from the symbolic forms at the "
+            "params' values above (the branch of each max and min that binds there); a break-even's by the implicit "
+            "function theorem, d b*/dx = -(dF/dx) / (dF/db) with F = T_x - T_y. Largest |elasticity| first."
+        )
+    )
+    for t in tornadoes:
+        sec.blocks.append(Para(f"{t.name}: the change in {t.what} with each ranged param at the low and the high end of its range."))
+        sec.blocks.append(Image(png_bytes(tornado_figure(t), dpi=110), f"tornado chart of {t.what}"))
+    for t in sensitivity_tables(sens):
+        sec.blocks.append(Grid(t.title, t.header, t.rows, set(), list(t.notes)))
+    return sec
+
+
+def sensitivity_html(sens) -> str:
+    """The explorer's static section (`ctdsl explore --sensitivity`): the elasticities, a row per quantity, a column per param."""
+    params = list(sens.params)
+    rows = []
+    for q in sens.quantities:
+        by = {p.param: p.elasticity.value for p in q.partials}
+        rows.append([q.name] + [elasticity_text(by[p]) if p in by else "-" for p in params])
+    notes = [f"{q.name}: {q.note}" for q in sens.quantities if q.note and not q.partials]
+    notes += [f"{q.name}: kink: {k}" for q in sens.quantities for k in q.kinks]
+    table = table_html(["quantity"] + params, rows, notes=notes)
+    return (
+        '<section id="sensitivity" aria-labelledby="h-sens">\n<h2 id="h-sens">Sensitivity</h2>\n'
+        '<p class="note">Elasticities d ln y / d ln x = (x / y) dy/dx, exact from the symbolic forms at the values the page '
+        "opened with (the defaults, or ctdsl explore --set): they are not recomputed as the sliders move. "
+        f"{html_text('ctdsl solve --sensitivity')} gives the derivatives with their units.</p>\n{table}\n</section>"
+    )

@@ -1,0 +1,134 @@
+"""Does the shard fit? Memory per GPU against the device's HBM, per model and dc.
+
+For each model a scheme trains and each dc (memory.py has the formulas and their
+sources, parallelism.md section 10):
+
+- a dc of replicas: the most-loaded GPU's shard of the replica's tp, pp and ep
+  (`memory.model_shard`, or P / (tp pp) for a model given by its params), its
+  weights, gradients and optimiser states under the replica's ZeRO stage over the
+  dc's cp R data-parallel ranks (Megatron's bytes per parameter: 2, 4, 12), and
+  activations (Korthikanti) for its micro-batch, recomputation and sequence
+  parallelism, when the model gives its sequence length (`seq`);
+- a dc of single-device workers: the whole model on each, ZeRO stage 0 (plain
+  data parallelism), the step's tokens as one batch of `seq`-token sequences.
+
+Without `seq` the activations are left out, and the note says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ctdsl import units as U
+from ctdsl.diagnostics import Diagnostic, Label, Severity
+from ctdsl.model import payload as PL
+from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic import memory as MEM
+from ctdsl.symbolic.convert import NumericError, value
+from ctdsl.symbolic.dimensioned import DimExpr
+
+
+@dataclass
+class Fit:
+    model: str
+    dc: str
+    parts: dict[str, DimExpr]  # weights, gradients, optimizer, activations (bytes per GPU)
+    total: DimExpr
+    capacity: DimExpr | None  # the device's memory; None: not given
+    note: str
+
+
+def fits(cm, models: list[str]) -> list[Fit]:
+    out = []
+    for name in models:
+        model = cm.spec.models[name]
+        for dc in cm.spec.dcs:
+            out.append(_fit(cm, model, dc))
+    return out
+
+
+def _shape(cm, model, key: str) -> DimExpr:
+    return cm.shape(model, key)
+
+
+def _fit(cm, model, dc_name: str) -> Fit:
+    dc = cm.spec.dcs[dc_name]
+    dev = cm.spec.devices[dc.device]
+    A = cm.formulas
+    notes = []
+    rep = cm.spec.replicas.get(dc.replica) if dc.replica else None
+    q = lambda x, default: cm.q(x, U.ONE) if x is not None else DimExpr(sp.Integer(default), U.ONE)  # noqa: E731
+    if rep is not None:
+        tp, pp, cp, ep = (q(getattr(rep, k), 1) for k in ("tp", "pp", "cp", "ep"))
+        ranks = cp * cm.q(dc.replicas, U.ONE)
+        stage = int(value(q(rep.zero, 1), cm.symbols.defaults()))
+        micro = q(rep.micro_batch, 1)
+        recompute, sp_on = str(rep.recompute), rep.sequence_parallel
+    else:
+        tp = pp = cp = ep = D.one()
+        ranks = DimExpr(sp.Integer(max(1, dc.workers)), U.ONE)
+        stage, micro, recompute, sp_on = 0, None, "none", False
+    if PL.full_shape(model):
+        shard = MEM.model_shard(model, A, tp, pp, ep, D.one())
+        expert_ranks = ranks * tp / ep if PL.is_moe(model) else ranks
+    else:
+        shard = MEM.Shard(A.get(model, "params") / (tp * pp), D.zero(U.ONE))
+        expert_ranks = ranks
+    parts = MEM.shard_states(shard, ranks, expert_ranks, stage)
+    parts["activations"] = _activations(cm, model, tp, pp, cp, micro, recompute, sp_on, notes)
+    total = D.total(list(parts.values()), U.DATA)
+    capacity = cm.field(dev, "memory") if dev.memory is not None else None
+    if capacity is None:
+        notes.append(f"device '{dev.name}' gives no memory")
+    notes.insert(0, f"ZeRO stage {stage} over the dc's data-parallel ranks")
+    return Fit(model.name, dc_name, parts, total, capacity, "; ".join(notes))
+
+
+def _activations(cm, model, tp, pp, cp, micro, recompute: str, sp_on: bool, notes: list[str]) -> DimExpr:
+    if not (PL.full_shape(model) and PL.has(model, "seq")):
+        notes.append("activations left out: the model gives no seq (sequence length)")
+        return D.zero(U.DATA)
+    seq = _shape(cm, model, "seq")
+    tokens = cm.field(model, "tokens") if model.tokens is not None else None
+    if micro is None:  # single-device workers: the step's tokens in one batch
+        batch = tokens / seq if tokens is not None else D.one()
+        microbatches = None
+    else:
+        batch = micro
+        microbatches = tokens / (seq * micro) if tokens is not None else None
+    try:
+        return MEM.activations(
+            seq, batch, _shape(cm, model, "width"), _shape(cm, model, "heads"), _shape(cm, model, "layers"),
+            tp, sp_on, recompute, pp, microbatches, 1, cp, _shape(cm, model, "vocab"),
+        )
+    except (ValueError, NumericError) as err:  # a degree given by a param: structural branches need numbers
+        notes.append(f"activations left out: {err}")
+        return D.zero(U.DATA)
+
+
+def warnings(spec, memory) -> list[Diagnostic]:
+    """CT425 at each dc whose GPUs cannot hold their shard of a model, with the figures."""
+    out = []
+    for m in memory:
+        if m.fits is not False:
+            continue
+        dc = spec.dcs[m.dc]
+        parts = ", ".join(f"{k} {U.format_quantity(q.value, U.DATA)}" for k, q in m.parts.items() if q.value)
+        rep = spec.replicas.get(dc.replica) if dc.replica else None
+        out.append(
+            Diagnostic(
+                "CT425",
+                f"a GPU of dc '{m.dc}' needs {U.format_quantity(m.total.value, U.DATA)} for model '{m.model}' "
+                f"({parts}), more than its device's {U.format_quantity(m.capacity.value, U.DATA)}",
+                dc.spans.get("device", dc.span),
+                Severity.WARNING,
+                label=f"{U.format_quantity(m.capacity.value, U.DATA)} of memory",
+                secondary=(Label(rep.span, f"replica '{rep.name}'"),) if rep is not None else (),
+                help="shard it: give the dc a replica with tp and pp (and a ZeRO stage), or recompute activations"
+                if rep is None
+                else "raise tp or pp, the ZeRO stage, or recomputation; or take a device with more memory",
+            )
+        )
+    return out
