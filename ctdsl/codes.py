@@ -53,6 +53,7 @@ _TABLE = [
     Code("CT113", "field-not-applicable", "a field that does not apply given another field: a scheme's payload, a dc's jitter_kind"),
     Code("CT114", "not-a-dc", "a stage of a variant that does not name a data centre of the sites"),
     Code("CT115", "cannot-remove", "none given to a field that cannot be removed (a dc's device, link or switch), or outside a variant"),
+    Code("CT116", "price-and-capex", "a device with both a price per hour (rented) and a capex (bought)"),
     # units and dimensions
     Code("CT201", "dimension-mismatch", "quantities of different dimensions added, subtracted or compared by min or max"),
     Code("CT202", "wrong-dimension", "a field or --set value whose dimension is not the one it takes"),

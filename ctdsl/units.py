@@ -1,9 +1,19 @@
 """Units and dimensions.
 
-Every quantity carries a dimension vector over five base units: byte (B), second
-(s), floating-point operation (FLOP), joule (J) and metre (m). A unit is a scale to
-those base units plus a dimension; `12.5 GB/s` is 1.25e10 with dimension B/s.
-Counts and ratios (`%`, `values`) are dimensionless. A bit is an eighth of a byte.
+Every quantity carries a dimension vector over seven base units: byte (B), second
+(s), floating-point operation (FLOP), joule (J), metre (m), US dollar (USD) and
+gram of CO2 equivalent (gCO2e). A unit is a scale to those base units plus a
+dimension; `12.5 GB/s` is 1.25e10 with dimension B/s. Counts and ratios (`%`,
+`values`) are dimensionless. A bit is an eighth of a byte.
+
+Money and carbon are dimensions of their own, so that `2.5 USD/h`, `0.08 USD/kWh`
+and `400 gCO2e/kWh` type-check and a price is never added to a time. There is one
+currency (USD, with `cUSD`, `kUSD`, `MUSD`) and one carbon mass (`gCO2e`,
+`kgCO2e`, `tCO2e`). Energy is also written in watt-hours (`Wh`, `kWh`, `MWh`,
+`GWh`), and the long times of prices in `day`, `month` (730 h, a twelfth of
+`yr`) and `yr` (365 days, 8760 h). A price per capacity and time (a WAN link's
+rent, per Gbit/s and month) is written as a quotient: `2000 USD/month / 1 Gb/s`;
+its dimension is USD/B (a rate times a time is data).
 
 The checker keeps these vectors; the symbolic and numeric back ends see plain
 numbers in base units, with this module to print them back in readable units.
@@ -17,12 +27,12 @@ from fractions import Fraction
 
 from ctdsl.diagnostics import did_you_mean
 
-BASE = ("B", "s", "FLOP", "J", "m")
+BASE = ("B", "s", "FLOP", "J", "m", "USD", "gCO2e")
 
 
 @dataclass(frozen=True)
 class Dim:
-    exps: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+    exps: tuple[int, int, int, int, int, int, int] = (0, 0, 0, 0, 0, 0, 0)
 
     def __mul__(self, other: "Dim") -> "Dim":
         return Dim(tuple(a + b for a, b in zip(self.exps, other.exps)))  # type: ignore[arg-type]
@@ -59,8 +69,8 @@ class Dim:
         return text
 
 
-def dim(B: int = 0, s: int = 0, FLOP: int = 0, J: int = 0, m: int = 0) -> Dim:
-    return Dim((B, s, FLOP, J, m))
+def dim(B: int = 0, s: int = 0, FLOP: int = 0, J: int = 0, m: int = 0, USD: int = 0, CO2e: int = 0) -> Dim:
+    return Dim((B, s, FLOP, J, m, USD, CO2e))
 
 
 ONE = dim()
@@ -76,6 +86,12 @@ ENERGY_PER_OP = dim(J=1, FLOP=-1)
 OPS_PER_DATA = dim(FLOP=1, B=-1)
 LENGTH = dim(m=1)
 FREQUENCY = dim(s=-1)
+MONEY = dim(USD=1)
+MONEY_RATE = dim(USD=1, s=-1)  # a price per hour of use
+MONEY_PER_ENERGY = dim(USD=1, J=-1)  # a power price
+MONEY_PER_DATA = dim(USD=1, B=-1)  # a price per capacity and time: USD / (B/s x s)
+CARBON = dim(CO2e=1)
+CARBON_PER_ENERGY = dim(CO2e=1, J=-1)  # a grid's carbon intensity
 
 _KIND_NAMES = {
     ONE.exps: "dimensionless",
@@ -91,7 +107,16 @@ _KIND_NAMES = {
     OPS_PER_DATA.exps: "operations per byte",
     LENGTH.exps: "length",
     FREQUENCY.exps: "frequency",
+    MONEY.exps: "money",
+    MONEY_RATE.exps: "price per time",
+    MONEY_PER_ENERGY.exps: "price per energy",
+    MONEY_PER_DATA.exps: "price per capacity and time",
+    CARBON.exps: "carbon",
+    CARBON_PER_ENERGY.exps: "carbon intensity",
 }
+_KWH = 3_600_000  # J
+_MONTH = 730 * 3600  # s: a twelfth of 365 days
+_GBPS_MONTH = 125_000_000 * _MONTH  # B: 1 Gb/s for a month
 
 # Display unit for each dimension: (symbol of the base-unit form, [(scale, label)...])
 # Labels are chosen so that the mantissa lands in [1, 1000).
@@ -108,6 +133,12 @@ _PREFERRED: dict[tuple, tuple[str, list[tuple[float, str]]]] = {
     OPS_PER_DATA.exps: ("FLOP/B", [(1, "FLOP/B")]),
     LENGTH.exps: ("m", [(1e3, "km"), (1, "m")]),
     FREQUENCY.exps: ("1/s", [(1e9, "G/s"), (1e6, "M/s"), (1e3, "k/s"), (1, "/s")]),
+    MONEY.exps: ("USD", [(1e6, "MUSD"), (1e3, "kUSD"), (1, "USD")]),
+    MONEY_RATE.exps: ("USD/s", [(1 / 3600, "USD/h")]),
+    MONEY_PER_ENERGY.exps: ("USD/J", [(1 / _KWH, "USD/kWh")]),
+    MONEY_PER_DATA.exps: ("USD/B", [(1 / _GBPS_MONTH, "USD/(Gb/s month)")]),
+    CARBON.exps: ("gCO2e", [(1e6, "tCO2e"), (1e3, "kgCO2e"), (1, "gCO2e")]),
+    CARBON_PER_ENERGY.exps: ("gCO2e/J", [(1 / _KWH, "gCO2e/kWh")]),
 }
 
 
@@ -146,6 +177,17 @@ def _build_units() -> dict[str, Unit]:
     for p, e in {**small, "k": 3, "M": 6, "G": 9}.items():
         u[p + "J"] = Unit(Fraction(10) ** e, ENERGY)
         u[p + "W"] = Unit(Fraction(10) ** e, POWER)
+    for p, e in {"": 0, "k": 3, "M": 6, "G": 9}.items():
+        u[p + "Wh"] = Unit(Fraction(3600 * 10**e), ENERGY)
+    for word, secs in (("day", 86400), ("days", 86400), ("month", _MONTH), ("months", _MONTH), ("yr", 8760 * 3600), ("year", 8760 * 3600), ("years", 8760 * 3600)):
+        u[word] = Unit(Fraction(secs), TIME)
+    u["USD"] = Unit(Fraction(1), MONEY)
+    u["cUSD"] = Unit(Fraction(1, 100), MONEY)
+    u["kUSD"] = Unit(Fraction(1000), MONEY)
+    u["MUSD"] = Unit(Fraction(10**6), MONEY)
+    u["gCO2e"] = Unit(Fraction(1), CARBON)
+    u["kgCO2e"] = Unit(Fraction(1000), CARBON)
+    u["tCO2e"] = Unit(Fraction(10**6), CARBON)
     u["m"] = Unit(Fraction(1), LENGTH)
     u["km"] = Unit(Fraction(1000), LENGTH)
     u["cm"] = Unit(Fraction(1, 100), LENGTH)
@@ -179,6 +221,13 @@ _MISSPELLINGS = {
     "Bytes": "write B",
     "bytes": "write B",
     "byte": "write B",
+    "kwh": "write kWh",
+    "KWh": "write kWh",
+    "usd": "write USD",
+    "dollars": "write USD",
+    "gCO2": "write gCO2e (CO2 equivalent)",
+    "kgCO2": "write kgCO2e (CO2 equivalent)",
+    "tCO2": "write tCO2e (CO2 equivalent)",
 }
 
 

@@ -75,7 +75,7 @@ def _scale(x: Fraction) -> str:
 
 def units_table() -> str:
     rows = ["| unit | dimension | in base units |", "|---|---|---|"]
-    order = [U.DATA, U.OPS, U.TIME, U.FREQUENCY, U.ENERGY, U.POWER, U.LENGTH, U.ONE]
+    order = [U.DATA, U.OPS, U.TIME, U.FREQUENCY, U.ENERGY, U.POWER, U.LENGTH, U.MONEY, U.CARBON, U.ONE]
     for d in order:
         for name, unit in U.UNITS.items():
             if unit.dim == d:
@@ -88,6 +88,7 @@ def dimensions_table() -> str:
     named = [
         U.ONE, U.DATA, U.TIME, U.RATE, U.OPS, U.OPS_RATE, U.ENERGY, U.POWER,
         U.ENERGY_PER_DATA, U.ENERGY_PER_OP, U.OPS_PER_DATA, U.LENGTH, U.FREQUENCY,
+        U.MONEY, U.MONEY_RATE, U.MONEY_PER_ENERGY, U.MONEY_PER_DATA, U.CARBON, U.CARBON_PER_ENERGY,
     ]
     rows = ["| dimension | in base units | written, e.g. |", "|---|---|---|"]
     examples = {
@@ -104,6 +105,12 @@ def dimensions_table() -> str:
         U.OPS_PER_DATA: "`10 FLOP/B`",
         U.LENGTH: "`800 km`",
         U.FREQUENCY: "`1 GHz`",
+        U.MONEY: "`30000 USD`, `40 kUSD`",
+        U.MONEY_RATE: "`2.5 USD/h`",
+        U.MONEY_PER_ENERGY: "`0.08 USD/kWh`",
+        U.MONEY_PER_DATA: "`2000 USD/month / 1 Gb/s` (a rent per capacity and time)",
+        U.CARBON: "`1500 kgCO2e`, `3 tCO2e`",
+        U.CARBON_PER_ENERGY: "`400 gCO2e/kWh`",
     }
     for d in named:
         kind = d.describe().split(" (")[0]

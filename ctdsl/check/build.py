@@ -143,6 +143,7 @@ class Builder(SiteBuilder):
             load=g("load"),
             transfer=g("transfer"),
             counted=Counted(g("counted") or Counted.TRANSFER),  # None: written wrong, reported (CT108)
+            price=g("price"),
         )
 
     def _pluggable(self, b: MergedBlock) -> None:
@@ -165,6 +166,8 @@ class Builder(SiteBuilder):
             latency=self._get(b, "latency"),
             power=self._get(b, "power"),
             ops=self._get(b, "ops") or (),
+            price=self._get(b, "price"),
+            depreciation=self._get(b, "depreciation"),
         )
 
     def _variant(self, b: MergedBlock) -> None:

@@ -66,6 +66,7 @@ class SiteBuilder:
             jitter=jitter,
             jitter_kind=kind,
             jitter_sigma=sigma,
+            **self._money(b),
         )
 
     def _replica_dc(self, b: MergedBlock, replica: str) -> None:
@@ -92,7 +93,12 @@ class SiteBuilder:
             replicas=count,
             fabric=Fabric(self._get(b, "fabric") or Fabric.RAIL),
             oversubscription=self._get(b, "oversubscription"),
+            **self._money(b),
         )
+
+    def _money(self, b: MergedBlock) -> dict:
+        """A site's power price, PUE and grid carbon intensity (docs/codesign.md)."""
+        return {k: self._get(b, k) for k in ("power_price", "pue", "carbon_intensity")}
 
     def _dc_jitter(self, b: MergedBlock) -> tuple[E.Expr | None, JitterKind | None, E.Expr | None]:
         """Per-worker variability: jitter (the scale), its kind, and a lognormal's sigma."""

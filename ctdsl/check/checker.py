@@ -25,10 +25,11 @@ from ctdsl.check.build import Builder
 from ctdsl.check.draft import Draft
 from ctdsl.check.fields import FieldReader
 from ctdsl.check.loader import Loaded
+from ctdsl.check.money import check_money
 from ctdsl.check.names import Namespace
 from ctdsl.check.params import ParamChecker
 from ctdsl.check.topology import check_topology
-from ctdsl.diagnostics import DiagnosticSink, Label, Span
+from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
 from ctdsl.language import schema as S
 from ctdsl.model import entities as M
 
@@ -53,6 +54,7 @@ class Checker:
                 blocks.validate(block)
         Builder(self.ns, self.sink, blocks, self.draft).build()
         topology = check_topology(self.draft, self.ns, self.sink, blocks)
+        check_money(self.draft, self.sink)
         self._statements()
         if self.sink.has_errors or topology is None:
             return None
@@ -70,8 +72,13 @@ class Checker:
             if ok and stmt.x.text == stmt.y.text:
                 self.sink.error("CT415", "a break-even compares two different schemes", stmt.span)
                 ok = False
+            on = stmt.on.text if stmt.on is not None else S.BREAKEVEN_ON[0]
+            if on not in S.BREAKEVEN_ON:
+                choices = ", ".join(S.BREAKEVEN_ON)
+                self.sink.error("CT108", f"a break-even compares one of {choices} to target, not '{on}'", stmt.on.span, help=did_you_mean(on, S.BREAKEVEN_ON))
+                ok = False
             if ok and stmt.x.text in schemes and stmt.y.text in schemes:
-                self.draft.breakevens.append(M.Breakeven(stmt.x.text, stmt.y.text, stmt.over.text, stmt.span))
+                self.draft.breakevens.append(M.Breakeven(stmt.x.text, stmt.y.text, stmt.over.text, stmt.span, on))
         for i, stmt in enumerate(self.ns.baselines):
             if i > 0:
                 self.sink.error(

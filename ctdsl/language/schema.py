@@ -110,6 +110,11 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("energy_per_flop", Q, "energy per FLOP", dim=U.ENERGY_PER_OP, bound="nonneg", default=Fraction(0), example="1 pJ/FLOP"),
             F("energy_per_byte", Q, "energy per memory byte", dim=U.ENERGY_PER_DATA, bound="nonneg", default=Fraction(0), example="60 pJ/B"),
             F("transform_charge", "enum", "how a transform on it is charged: roofline, max(FLOPs / (peak x efficiency), bytes / mem_bw), or flops, the FLOPs alone", choices=TRANSFORM_CHARGES, default="roofline", example="flops"),
+            # money and carbon (docs/codesign.md): a price per hour, or a capex spread over the depreciation
+            F("price", Q, "price of one device per hour of use (rent); or give capex and depreciation", dim=U.MONEY_RATE, bound="nonneg", example="2.5 USD/h"),
+            F("capex", Q, "purchase price of one device, spread over its depreciation", dim=U.MONEY, bound="nonneg", example="30000 USD"),
+            F("depreciation", Q, "period its capex and embodied carbon are spread over (and its module's and switch's price, when they give none)", dim=U.TIME, bound="positive", example="4 yr"),
+            F("embodied_carbon", Q, "carbon emitted making one device, spread over its depreciation", dim=U.CARBON, bound="nonneg", example="1500 kgCO2e"),
         ]
     },
     "link": {
@@ -122,6 +127,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("distance", Q, "length of the link", dim=U.LENGTH, bound="positive", example="800 km"),
             F("load", Q, "background utilisation rho of the link, in [0, 1)", dim=U.ONE, bound="utilisation", example="0.5"),
             F("transfer", Q, "size of one background transfer", dim=U.DATA, bound="positive", example="1 GB"),
+            F("price", Q, "rent of its capacity per rate and time, for each connection (a WAN statement, a worker's link): price x bandwidth x time", dim=U.MONEY_PER_DATA, bound="nonneg", example="2000 USD/month / 1 Gb/s"),
         ]
     },
     "pluggable": {
@@ -130,6 +136,8 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("latency", Q, "latency of the module", dim=U.TIME, bound="nonneg", default=Fraction(0), example="1 us"),
             F("power", Q, "power of the module", dim=U.POWER, bound="nonneg", default=Fraction(0), example="5 W"),
             F("ops", "ops", "operations the module can do", required=True, example="[fft, dct, mac, add]"),
+            F("price", Q, "price of one module, spread over its depreciation", dim=U.MONEY, bound="nonneg", example="800 USD"),
+            F("depreciation", Q, "period its price is spread over (default: the depreciation of the device it serves)", dim=U.TIME, bound="positive", example="3 yr"),
         ]
     },
     "switch": {
@@ -142,6 +150,8 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("stream_rate", Q, "rate at which it processes each stream (per stream)", dim=U.RATE, bound="positive", example="100 GB/s"),
             F("latency", Q, "latency of a stream into the switch (through it, or summed at it)", dim=U.TIME, bound="nonneg", default=Fraction(0), example="1 us"),
             F("power", Q, "power of the switch", dim=U.POWER, bound="nonneg", default=Fraction(0), example="500 W"),
+            F("price", Q, "price of one switch, spread over its depreciation", dim=U.MONEY, bound="nonneg", example="40000 USD"),
+            F("depreciation", Q, "period its price is spread over (default: the depreciation of its dc's device)", dim=U.TIME, bound="positive", example="5 yr"),
         ]
     },
     "dc": {
@@ -159,6 +169,9 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("jitter", Q, "scale of each worker's random extra compute time per step", dim=U.TIME, bound="nonneg", example="2 s"),
             F("jitter_kind", "enum", "distribution of the extra time: jitter x Exp(1), x U(0, 1) or x LogNormal(0, sigma^2)", choices=JITTER_KINDS, default="exponential", example="lognormal"),
             F("jitter_sigma", Q, "sigma of the log of a lognormal jitter (lognormal only)", dim=U.ONE, bound="positive", example="0.5"),
+            F("power_price", Q, "price of grid energy at the site", dim=U.MONEY_PER_ENERGY, bound="nonneg", example="0.08 USD/kWh"),
+            F("pue", Q, "power usage effectiveness: grid energy per unit of energy the hardware draws", dim=U.ONE, bound="ge1", default=Fraction(1), example="1.2"),
+            F("carbon_intensity", Q, "carbon emitted per unit of grid energy at the site", dim=U.CARBON_PER_ENERGY, bound="nonneg", example="400 gCO2e/kWh"),
         ]
     },
     # a data-parallel worker made of tp x pp x cp GPUs, each holding a shard of the model
@@ -260,6 +273,18 @@ STAGES: dict[str, dict[str, FieldSpec]] = {
     },
 }
 REQUIRED_STAGES = ("port",)
+
+# what a break-even may compare (`breakeven x vs y over p on cost`): the first is the default
+BREAKEVEN_ON = ("time", "energy", "cost", "co2e")
+
+# the fields that price a spec or give its carbon: a spec that sets none gets no cost or CO2e to target
+MONEY_FIELDS = {
+    "device": ("price", "capex", "embodied_carbon"),
+    "link": ("price",),
+    "pluggable": ("price",),
+    "switch": ("price",),
+    "dc": ("power_price", "carbon_intensity"),
+}
 
 SHAPE_FIELDS = ("layers", "width", "heads", "kv_heads", "mlp", "vocab")
 # the optional parts of a shape, each a count the parameter and FLOP formulas read (ctdsl.model.payload)

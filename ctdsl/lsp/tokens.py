@@ -18,13 +18,13 @@ from ctdsl.lsp.index import Index
 
 TYPES = ["keyword", "class", "variable", "property", "number", "string", "comment", "operator", "enumMember", "type", "namespace"]
 MODIFIERS = ["declaration", "defaultLibrary"]
-KEYWORDS = set(KINDS) | {"import", "param", "wan", "breakeven", "baseline", "vs", "over", "in", "lin", "log", "true", "false"}
+KEYWORDS = set(KINDS) | {"import", "param", "wan", "breakeven", "baseline", "vs", "over", "on", "in", "lin", "log", "true", "false"}
 ENUMS = {str(v) for e in (Payload, Collective, JitterKind, Operation) for v in e}
 
 _SCAN = re.compile(
     r"(?P<comment>#[^\n]*)"
     r"|(?P<string>\"[^\"\n]*\"?)"
-    r"|(?P<number>\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)(?:(?P<space>[ \t]*)(?P<unit>(?!(?:lin|log|in|vs|over)(?![A-Za-z]))[A-Za-z%\u00b5][A-Za-z]*(?:/[A-Za-z]+)*))?"
+    r"|(?P<number>\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)(?:(?P<space>[ \t]*)(?P<unit>(?!(?:lin|log|in|vs|over)(?![A-Za-z]))[A-Za-z%\u00b5][A-Za-z0-9]*(?:/[A-Za-z][A-Za-z0-9]*)*))?"
     r"|(?P<word>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
     r"|(?P<operator><->|->|\.\.|[-+*/^=:])"
 )

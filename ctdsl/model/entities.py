@@ -115,6 +115,10 @@ class Device(Definition):
     energy_per_flop: Expr  # J/FLOP
     energy_per_byte: Expr  # J/B of memory traffic
     transform_charge: TransformCharge = TransformCharge.ROOFLINE  # how a transform on it is charged
+    price: Expr | None = None  # USD/s of use; None: not rented by the hour
+    capex: Expr | None = None  # USD, spread over depreciation; None: not bought
+    depreciation: Expr | None = None  # s
+    embodied_carbon: Expr | None = None  # gCO2e, spread over depreciation
 
     def __post_init__(self) -> None:
         _freeze(self, spans=frozen_map, transform_charge=TransformCharge)
@@ -129,6 +133,7 @@ class Link(Definition):
     load: Expr | None  # background utilisation (queueing); None: no background traffic
     transfer: Expr | None  # B, one background transfer
     counted: Counted = Counted.TRANSFER  # latency and energy once per transfer, or per hop
+    price: Expr | None = None  # USD/B: rent per (B/s x s) of capacity, per connection; None: free
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +155,8 @@ class Pluggable(Definition):
     latency: Expr  # s
     power: Expr  # W
     ops: tuple[Operation, ...]
+    price: Expr | None = None  # USD per module, spread over depreciation; None: not priced
+    depreciation: Expr | None = None  # s; None: the device's
 
     def __post_init__(self) -> None:
         _freeze(self, spans=frozen_map, stages=frozen_map, ops=_ops)
@@ -169,7 +176,8 @@ class Switch(Definition):
     stream_rate: Expr | None  # B/s, each stream's own; None: no such cap
     latency: Expr  # s
     power: Expr  # W
-
+    price: Expr | None = None  # USD per switch, spread over depreciation; None: not priced
+    depreciation: Expr | None = None  # s; None: its dc's device's
     def __post_init__(self) -> None:
         _freeze(self, spans=frozen_map, ops=_ops)
 
@@ -191,6 +199,9 @@ class DataCentre(Definition):
     jitter: Expr | None  # s, scale of each worker's random extra compute time per step; None: none
     jitter_kind: JitterKind | None  # set exactly when jitter is
     jitter_sigma: Expr | None  # lognormal: sigma of the log; None for the other kinds
+    power_price: Expr | None = None  # USD/J of grid energy; None: energy not charged
+    pue: Expr | None = None  # grid energy per energy drawn (>= 1); None: 1
+    carbon_intensity: Expr | None = None  # gCO2e/J of grid energy; None: no operational carbon
     replica: str | None = None  # the replica each data-parallel worker is; None: a worker is one device
     replicas: Expr | None = None  # how many (set exactly when replica is)
     fabric: Fabric = Fabric.RAIL
@@ -301,6 +312,7 @@ class Breakeven:
     y: str
     over: str
     span: Span
+    on: str = "time"  # what to target is compared: time, energy, cost or co2e (`on cost`)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -23,6 +23,8 @@ BASE_UNITS = "B, s, FLOP, J, m"
 _TABLES = ("models", "devices", "links", "pluggables", "switches", "dcs", "schemes")
 # bookkeeping fields of every definition; the JSON shows the span once, as "where"
 _SKIP = {"name", "span", "file", "spans"}
+# prices and carbon (docs/codesign.md): shown only where the spec writes them, so a spec without them keeps its JSON
+_IF_WRITTEN = {"price", "capex", "depreciation", "embodied_carbon", "power_price", "pue", "carbon_intensity"}
 
 
 def _where(span: Span | None) -> str | None:
@@ -56,7 +58,7 @@ def _value(v: object, env: dict[str, float]) -> object:
 def _definition(d: M.Definition, env: dict[str, float]) -> dict:
     out: dict[str, object] = {"where": _where(d.span)}
     for f in fields(d):
-        if f.name not in _SKIP:
+        if f.name not in _SKIP and (f.name not in _IF_WRITTEN or f.name in d.spans):
             out[f.name] = _value(getattr(d, f.name), env)
     return out
 
@@ -98,7 +100,7 @@ def spec_to_json(spec: M.Spec) -> dict:
         }
         for name, v in sorted(spec.variants.items())
     }
-    out["breakevens"] = [{"x": b.x, "y": b.y, "over": b.over, "where": _where(b.span)} for b in spec.breakevens]
+    out["breakevens"] = [{"x": b.x, "y": b.y, "over": b.over, **({"on": b.on} if b.on != "time" else {}), "where": _where(b.span)} for b in spec.breakevens]
     out["baseline"] = spec.baseline
     out["simulation"] = _definition(spec.simulation, env) if spec.simulation is not None else None
     return out

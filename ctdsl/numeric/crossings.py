@@ -147,7 +147,7 @@ def _at(forms: CompiledForms, name: str, x: float) -> Chunk:
 def _break_evens(sol, forms, name: str, lo: float, hi: float, quantity: str) -> list[BreakEvenPoint]:
     out = []
     for b in sol.breakevens:
-        if b.over != name or b.result is None:
+        if b.over != name or b.result is None or b.on != "time":  # a break-even on cost is not on the time curves
             continue
         for root in b.roots:
             if not lo <= root.value <= hi:

@@ -165,6 +165,10 @@ def _summary(sol) -> Section:
         if base is not None and base.time_to_target is not None and base is not best:
             line += f", against {base.time_to_target} for the baseline {base.name}"
         s.blocks.append(Para(line + "."))
+    priced = [r for r in timed if r.cost_to_target is not None]
+    if priced:  # a spec that prices something (docs/codesign.md)
+        cheap = min(priced, key=lambda r: r.cost_to_target.value)
+        s.blocks.append(Para(f"The cheapest to the target is {cheap.name} ({cheap.label}), at {cheap.cost_to_target}."))
     rows = []
     for p in spec.params.values():
         rng = f"{_q(p.lo, p.dim)} .. {_q(p.hi, p.dim)}" if p.lo is not None else "-"
@@ -225,7 +229,7 @@ def _break_evens(sol) -> Section:
     if not sol.breakevens:
         be.blocks.append(Para("The spec asks for no break-even and has no baseline to compare with."))
     for b in sol.breakevens:
-        sub = Section(f"{b.x} vs {b.y} over {b.over}", level=3)
+        sub = Section(f"{b.x} vs {b.y} over {b.over}" + (f" on {b.on}" if b.on != "time" else ""), level=3)
         if not b.roots:
             sub.blocks.append(Para(b.describe() + "."))
         for root in b.roots:
@@ -244,7 +248,7 @@ def _break_evens(sol) -> Section:
             sub.blocks.append(Math(latex, ml))
             sub.blocks.append(
                 Para(
-                    f"{b.over}* = {U.format_quantity(root.value, b.dim)}: {root.below} is faster below, {root.above} above"
+                    f"{b.over}* = {U.format_quantity(root.value, b.dim)}: {root.below} is {b.better} below, {root.above} above"
                     + (f" ({words})" if words else "")
                     + how
                 )

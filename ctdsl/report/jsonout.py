@@ -132,6 +132,7 @@ def _scheme(r) -> dict:
         "time_to_target": _num(r.time_to_target.value) if r.time_to_target else None,
         "energy_to_target": _num(r.energy_to_target.value) if r.energy_to_target else None,
         "energy_per_step": {k: _num(q.value) for k, q in r.energy_parts.items()},
+        **_money(r),
         "phases": [
             {
                 "name": p.name,
@@ -158,8 +159,20 @@ def _scheme(r) -> dict:
             "step_time": _expr(r.step_time.expr),
             "time_to_target": _expr(r.time_to_target.expr if r.time_to_target else None),
             "energy_to_target": _expr(r.energy_to_target.expr if r.energy_to_target else None),
+            **{k: _expr(getattr(r, k).expr) for k in ("cost_to_target", "co2e_to_target") if getattr(r, k) is not None},
         },
     }
+
+
+def _money(r) -> dict:
+    """Cost (USD) and CO2e (gCO2e) to target with their parts: only for a spec that prices something or gives carbon."""
+    out = {}
+    for key, parts in (("cost_to_target", r.cost_parts), ("co2e_to_target", r.co2e_parts)):
+        q = getattr(r, key)
+        if q is not None:
+            out[key] = _num(q.value)
+            out[key.replace("_to_target", "_parts")] = {k: _num(v.value) for k, v in parts.items()}
+    return out
 
 
 def _roofline(x) -> dict:
@@ -198,6 +211,8 @@ def _queueing(ph) -> dict | None:
 
 def _breakeven(b) -> dict:
     out = {"x": b.x, "y": b.y, "over": b.over, "unit": b.dim.symbol(), "roots": [], "never": True, "reason": b.missing}
+    if b.on != "time":  # compared on energy, cost or CO2e to target (docs/codesign.md); "faster" reads as "less"
+        out["on"] = b.on
     if b.result is None:
         return out
     r = b.result

@@ -181,6 +181,9 @@ def scheme_align(r, symbols) -> str:
     lines.append(f"T &= {rhs} = {_qtex(str(r.step_time))}")
     if r.time_to_target is not None:
         lines.append(f"T_{{\\mathrm{{target}}}} &= {r.steps:g}\\,T = {_qtex(str(r.time_to_target))}")
+    for sym, q in ((r"C_{\mathrm{target}}", r.cost_to_target), (r"\mathrm{CO_2e}_{\mathrm{target}}", r.co2e_to_target)):
+        if q is not None:  # a spec that prices something or gives carbon (docs/codesign.md)
+            lines.append(f"{sym} &= {_qtex(str(q))}")
     return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"
 
 
@@ -196,14 +199,14 @@ def breakeven_align(b, symbols) -> str:
         if root.numeric:  # no exact form: the value, and say so
             lines.append(
                 f"{symbol_tex(info)}^{{*}} &\\approx {_qtex(U.format_quantity(root.value, b.dim))}"
-                f" && \\text{{numeric root; {_esc(root.below)} faster below, {_esc(root.above)} above}}"
+                f" && \\text{{numeric root; {_esc(root.below)} {b.better} below, {_esc(root.above)} above}}"
             )
             continue
         e, label = readable(root.expr, symbols, b.dim, root.value)
         unit = _unit_tex(label)
         lines.append(
             f"{symbol_tex(info)}^{{*}} &= {tex(e, symbols)}{unit} = {_qtex(U.format_quantity(root.value, b.dim))}"
-            f" && \\text{{{_esc(root.below)} faster below, {_esc(root.above)} above}}"
+            f" && \\text{{{_esc(root.below)} {b.better} below, {_esc(root.above)} above}}"
         )
     return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"
 

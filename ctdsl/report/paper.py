@@ -181,15 +181,15 @@ class Paper:
             return f"{head} never in the range of ${sym}$ ({tex_text(r.reason or '')})."
         rows, notes = [], []
         for i, root in enumerate(r.roots, 1):
-            label = self._label("be", f"{b.x}-vs-{b.y}", *(["root", str(i)] if len(r.roots) > 1 else []))
+            label = self._label("be", f"{b.x}-vs-{b.y}" + (f"-on-{b.on}" if b.on != "time" else ""), *(["root", str(i)] if len(r.roots) > 1 else []))
             star = rf"{sym}^{{*}}"
             if root.numeric:
                 scale, unit = U.best_unit([root.value], b.dim)
                 rows.append(rf"{star} &\approx {qty_tex(root.value / scale, unit, self.units)} {label}")
-                notes.append(f"a numeric root: {tt(root.below)} is faster below it, {tt(root.above)} above")
+                notes.append(f"a numeric root: {tt(root.below)} is {b.better} below it, {tt(root.above)} above")
                 continue
             rows.append(self.equation(star, self.printer.form(Quantity(root.expr, root.value, b.dim)), label))
-            notes.append(f"{tt(root.below)} is faster below it, {tt(root.above)} above")
+            notes.append(f"{tt(root.below)} is {b.better} below it, {tt(root.above)} above")
         return f"{head} " + "; ".join(notes) + ".\n\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}"
 
     def table(self) -> str:

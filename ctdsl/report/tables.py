@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from io import StringIO
 
 from ctdsl import units as U
+from ctdsl.report.money_tables import money_rows
 from ctdsl.report.words import count_of
 from ctdsl.report.encode import csv_cell, md_cell, md_text, rich_text
 
@@ -237,17 +238,18 @@ def breakeven_table(sol) -> Table | None:
         return None
     t = Table("Break-even", ["schemes", "over", "where they tie", "faster below", "faster above", "what binds"])
     for b in sol.breakevens:
-        name = f"{b.x} vs {b.y}"
+        name = f"{b.x} vs {b.y}" + (f" on {b.on}" if b.on != "time" else "")
+        who = (lambda s: s) if b.on == "time" else (lambda s: f"{s} ({b.better})" if s else s)  # noqa: E731
         if b.missing:
             t.rows.append([name, b.over, b.missing, "-", "-", "-"])
             continue
         r = b.result
         if not r.roots:
-            t.rows.append([name, b.over, f"never in range ({r.reason})", r.faster_at_lo or "-", r.faster_at_hi or "-", "-"])
+            t.rows.append([name, b.over, f"never in range ({r.reason})", who(r.faster_at_lo) or "-", who(r.faster_at_hi) or "-", "-"])
             continue
         for root in r.roots:
             t.rows.append(
-                [name, b.over, U.format_quantity(root.value, b.dim) + (" (numeric)" if root.numeric else ""), root.below, root.above, "; ".join(root.regime) or "-"]
+                [name, b.over, U.format_quantity(root.value, b.dim) + (" (numeric)" if root.numeric else ""), who(root.below), who(root.above), "; ".join(root.regime) or "-"]
             )
     return t
 
@@ -277,6 +279,7 @@ def all_tables(sol) -> list[Table]:
     if m:
         out.append(m)
     out.append(target_table(sol))
+    out.extend(Table(*m) for m in [money_rows(sol)] if m is not None)  # a spec that prices something
     b = breakeven_table(sol)
     if b:
         out.append(b)
@@ -379,6 +382,9 @@ def render_csv(sol) -> str:
         columns.append(("stragglers_s", lambda r: r.components["stragglers"].value if "stragglers" in r.components else 0.0))
     if any("overhead" in r.components for r in sol.schemes.values()):
         columns.append(("overhead_s", lambda r: r.components["overhead"].value if "overhead" in r.components else 0.0))
+    for key, col in (("cost_to_target", "cost_to_target_USD"), ("co2e_to_target", "co2e_to_target_g")):  # priced specs only
+        if any(getattr(r, key) is not None for r in sol.schemes.values()):
+            columns.append((col, lambda r, key=key: getattr(r, key).value if getattr(r, key) is not None else None))
     if any(r.sites is not None for r in sol.schemes.values()):  # the sites, when a scheme runs on a variant
         columns.append(("sites", lambda r: r.sites or "declared"))
     w.writerow([c for c, _ in columns])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy as sp
 
@@ -167,6 +167,10 @@ class SchemeResult:
     overhead: Quantity | None = None  # the scheme's fixed time per sync (None: none)
     roofline: tuple[RooflineResult, ...] = ()  # a transform on the GPU, one per kind of device
     sites: str | None = None  # the variant of the sites it runs on; None: the sites as declared
+    cost_to_target: Quantity | None = None  # USD (docs/codesign.md); None: the spec prices nothing, or no steps
+    co2e_to_target: Quantity | None = None  # gCO2e; None: no carbon intensity or embodied carbon, or no steps
+    cost_parts: FrozenDict = field(default_factory=FrozenDict)  # str -> Quantity, to target: devices, modules, switches, links, energy
+    co2e_parts: FrozenDict = field(default_factory=FrozenDict)  # str -> Quantity, to target: operational, embodied
 
     def __repr__(self) -> str:
         return reprs.scheme_repr(self)

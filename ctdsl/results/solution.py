@@ -22,6 +22,12 @@ class BreakevenResult:
     result: Any  # the solver's answer (roots with exact forms and values), or None
     missing: str | None = None  # why it could not be asked (no steps to target)
     symbols: Symbols | None = None
+    on: str = "time"  # what to target is compared: time, energy, cost or co2e
+
+    @property
+    def better(self) -> str:
+        """What the scheme named below or above a root is: faster, or cheaper, ..."""
+        return {"time": "faster", "energy": "less energy", "cost": "cheaper", "co2e": "less CO2e"}.get(self.on, self.on)
 
     @property
     def roots(self):
@@ -37,7 +43,7 @@ class BreakevenResult:
         for root in r.roots:
             how = " (numeric root)" if root.numeric else ""
             parts.append(
-                f"{self.over} = {U.format_quantity(root.value, self.dim)}{how}: {root.below} faster below, {root.above} above"
+                f"{self.over} = {U.format_quantity(root.value, self.dim)}{how}: {root.below} {self.better} below, {root.above} above"
             )
         return "; ".join(parts)
 

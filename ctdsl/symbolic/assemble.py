@@ -29,6 +29,7 @@ from ctdsl.results.solution import MemoryResult, ModelResult
 from ctdsl.symbolic.convert import NumericError, value
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 from ctdsl.symbolic.dimensioned import DimExpr
+from ctdsl.symbolic.money import money
 from ctdsl.symbolic.transform import rooflines
 
 
@@ -97,6 +98,7 @@ def scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
     payload = quantity(c.payload, env)
     dense = quantity(c.dense, env)
     at = s.at.kind if s.at.name is None else f"{s.at.kind} {s.at.name}"
+    cash = money(cm, c)
     return SchemeResult(
         name=s.name,
         label=s.label or s.name,
@@ -132,6 +134,10 @@ def scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
         overhead=quantity(c.overhead, env) if c.overhead != 0 else None,
         roofline=roofline_results(cm, c, env),
         sites=s.sites,
+        cost_to_target=_maybe(cash.cost, env),
+        co2e_to_target=_maybe(cash.co2e, env),
+        cost_parts=FrozenDict({k: quantity(v, env) for k, v in cash.cost_parts.items()}),
+        co2e_parts=FrozenDict({k: quantity(v, env) for k, v in cash.co2e_parts.items()}),
     )
 
 

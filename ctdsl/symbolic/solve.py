@@ -18,6 +18,7 @@ from ctdsl.symbolic.assemble import memory_result, model_result, scheme_result
 from ctdsl.symbolic.breakeven import Unsolvable, solve_breakeven
 from ctdsl.symbolic.convert import Env, Symbols
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
+from ctdsl.symbolic.money import money
 from ctdsl.symbolic.fit import fits
 
 __all__ = ["solve", "breakeven", "default_over", "cost_models", "Solution"]
@@ -39,12 +40,12 @@ def solve(spec: Spec) -> Solution:
     cms = cost_models(spec, symbols)
     costs = {name: cms[s.sites].scheme(s) for name, s in spec.schemes.items()}
     schemes = {name: scheme_result(cms[spec.schemes[name].sites], c, env) for name, c in costs.items()}
-    pairs = [(b.x, b.y, b.over) for b in spec.breakevens]
+    pairs = [(b.x, b.y, b.over, b.on) for b in spec.breakevens]
     if not pairs and spec.baseline:
         over = default_over(spec)
         if over is not None:
-            pairs = [(name, spec.baseline, over) for name in spec.schemes if name != spec.baseline]
-    breakevens = [breakeven(cm, costs, x, y, over, env) for x, y, over in pairs]
+            pairs = [(name, spec.baseline, over, "time") for name in spec.schemes if name != spec.baseline]
+    breakevens = [breakeven(cm, costs, x, y, over, env, on, cms) for x, y, over, on in pairs]
     used = dict.fromkeys(s.model for s in spec.schemes.values())
     models = {name: model_result(cm, spec.models[name], env) for name in used if name in spec.models}
     memory = tuple(memory_result(f, env) for f in fits(cm, [n for n in used if n in spec.models]))
@@ -65,28 +66,39 @@ def cost_models(spec: Spec, symbols: Symbols) -> dict[str | None, CostModel]:
     return out
 
 
-def breakeven(cm: CostModel, costs: dict[str, SchemeCosts], x: str, y: str, over: str, env) -> BreakevenResult:
-    """One break-even; raises Failure (CT7xx, at the breakeven statement) where it cannot be solved."""
+def _target(cm: CostModel, c: SchemeCosts, on: str):
+    """What a break-even compares (`on`): the time, energy, cost or CO2e to target, or None."""
+    if on == "time":
+        return c.time_to_target
+    if on == "energy":
+        return c.energy_to_target
+    m = money(cm, c)
+    return m.cost if on == "cost" else m.co2e
+
+
+def breakeven(cm: CostModel, costs: dict[str, SchemeCosts], x: str, y: str, over: str, env, on: str = "time", cms=None) -> BreakevenResult:
+    """One break-even of `on` to target; raises Failure (CT7xx, at the breakeven statement) where it cannot be solved."""
     spec = cm.spec
     p = spec.params[over]
-    cx, cy = costs[x], costs[y]
-    missing = [n for n, c in ((x, cx), (y, cy)) if c.time_to_target is None]
+    site = lambda n: (cms or {}).get(spec.schemes[n].sites, cm)  # noqa: E731  (each scheme's sites)
+    tx, ty = _target(site(x), costs[x], on), _target(site(y), costs[y], on)
+    missing = [n for n, t in ((x, tx), (y, ty)) if t is None]
     if missing:
-        return BreakevenResult(
-            x, y, over, p.dim, None, f"scheme {' and '.join(missing)} has no steps to target: set steps = N", cm.symbols
-        )
+        why = "steps to target: set steps = N" if on in ("time", "energy") else f"{on} to target: set steps = N and give a price or carbon field (docs/codesign.md)"
+        return BreakevenResult(x, y, over, p.dim, None, f"scheme {' and '.join(missing)} has no {why}", cm.symbols, on)
     lo, hi = (p.lo, p.hi) if p.lo is not None else (p.default * 1e-6, p.default * 1e6)
     log = p.spacing == "log" or p.lo is None
+    cx, cy = costs[x], costs[y]
     labels = {**cx.labels, **cy.labels}
-    (cx.time_to_target - cy.time_to_target)  # the two times are of one dimension (DimensionError if not)
+    (tx - ty)  # the two are of one dimension (DimensionError if not)
     try:
         show = lambda v: U.format_quantity(v, p.dim)  # noqa: E731
-        result = solve_breakeven(x, cx.time_to_target.e, y, cy.time_to_target.e, cm.symbols[over], env, lo, hi, labels, log, show)
+        result = solve_breakeven(x, tx.e, y, ty.e, cm.symbols[over], env, lo, hi, labels, log, show)
     except Unsolvable as exc:
-        stmt = next((s for s in spec.breakevens if (s.x, s.y, s.over) == (x, y, over)), None)
+        stmt = next((s for s in spec.breakevens if (s.x, s.y, s.over, s.on) == (x, y, over, on)), None)
         if stmt is not None:
             span, label = stmt.span, "this break-even"
         else:  # asked by `baseline`: point at the scheme compared
             span, label = spec.schemes[x].span, f"compared with the baseline {y}"
         raise Failure([Diagnostic(exc.code, exc.message, span, label=label, help=exc.help)]) from None
-    return BreakevenResult(x, y, over, p.dim, result, None, cm.symbols)
+    return BreakevenResult(x, y, over, p.dim, result, None, cm.symbols, on)

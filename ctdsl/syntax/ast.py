@@ -151,6 +151,7 @@ class Breakeven:
     y: Name
     over: Name
     span: Span
+    on: Name | None = None  # `on cost`: what is compared; None: time to target
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,8 @@ def to_json(node) -> object:
     if is_dataclass(node):
         out: dict[str, object] = {"node": type(node).__name__}
         for f in fields(node):
+            if f.name == "on" and getattr(node, f.name) is None:  # a break-even on time, as written before `on` existed
+                continue
             out[f.name] = to_json(getattr(node, f.name))
         return out
     if isinstance(node, (tuple, list)):

@@ -136,8 +136,8 @@ class TreeBuilder:
         )
 
     def breakeven_stmt(self, t: Tree) -> ast.Breakeven:
-        x, y, over = t.children
-        return ast.Breakeven(self.name(x), self.name(y), self.name(over), self.span(t))
+        x, y, over, on = t.children
+        return ast.Breakeven(self.name(x), self.name(y), self.name(over), self.span(t), self.name(on) if on is not None else None)
 
     def baseline_stmt(self, t: Tree) -> ast.Baseline:
         (x,) = t.children

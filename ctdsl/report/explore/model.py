@@ -142,7 +142,7 @@ def page_model(solution) -> tuple[dict, str]:
         "params": [_param(i.param) for i in infos],
         "schemes": schemes,
         "baseline": names.index(solution.baseline) if solution.baseline in names else None,
-        "breakevens": [_breakeven(b, names, pnames) for b in solution.breakevens],
+        "breakevens": [_breakeven(b, names, pnames) for b in solution.breakevens if b.on == "time"],  # the page solves times
         "units": _units(),
         "symbols": _symbols(solution),
         "dims": {"time": list(U.TIME.exps), "energy": list(U.ENERGY.exps), "data": list(U.DATA.exps)},

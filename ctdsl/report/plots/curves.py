@@ -62,7 +62,7 @@ def _notes(sol, c) -> list[tuple[str, str, str | None]]:
         notes.append(("head", "Break-even (open circles): where two schemes take the same time", None))
         for xb, yb, b, root in c.breaks:
             notes.append(("text", f"{b.x} and {b.y} tie at {U.format_quantity(xb, b.dim)}: {root.below} is faster below, {root.above} above", None))
-    missed = [b for b in sol.breakevens if b.over == p.name and b.result is not None and not b.roots]
+    missed = [b for b in sol.breakevens if b.over == p.name and b.result is not None and not b.roots and b.on == "time"]
     if missed and not c.breaks:
         notes.append(("head", "Break-even", None))
     for b in missed:
