@@ -95,8 +95,10 @@ def test_llama70b_parameter_count_and_update_size():
     assert model["params"]["value"] == 70_552_387_584
     # section 8: a BF16 update is 141.10 GB
     assert round(model["params"]["value"] * model["bytes_per_value"]["value"] / 1e9, 2) == 141.10
-    assert model["tokens"]["value"] == 16384
-    assert model["flops_per_token"]["value"] == 6 * 70_552_387_584
+    assert model["tokens"]["value"] == 16 * 8192  # 16 sequences of 8,192 tokens per replica
+    # with seq given, parallelism.md 2.3 at c = 1: 6 [L h d_h (2a + 2g) + 3 L h f + h V] + 6 L s a d_h
+    L, h, a, g, dh, f, V, s = 80, 8192, 64, 8, 128, 28672, 128256, 8192
+    assert model["flops_per_token"]["value"] == 6 * (L * h * dh * (2 * a + 2 * g) + 3 * L * h * f + h * V) + 6 * L * s * a * dh
 
 
 def test_llama8b_parameter_count_from_its_shape():
@@ -108,12 +110,14 @@ def test_llama8b_parameter_count_from_its_shape():
 
 def test_llama70b_graph_shape():
     graph = _golden("llama70b_wan", "graph")
-    # 2 dcs x 4 workers, a module in each worker's port, a switch per dc
+    # 2 dcs of replicas: each dc's GPUs one group node, their NICs' modules another, a switch
     kinds = [n["kind"] for n in graph["nodes"]]
-    assert len(kinds) == 18
-    assert kinds.count("worker") == 8 and kinds.count("module") == 8 and kinds.count("switch") == 2
-    # each worker: port both ways and module <-> switch both ways; the WAN both ways
-    assert len(graph["edges"]) == 34
+    assert sorted(kinds) == ["module", "module", "switch", "switch", "worker", "worker"]
+    gpus = next(n for n in graph["nodes"] if n["id"] == "east.gpu")
+    assert gpus["count_value"] == 4 * 8 * 2  # 4 replicas of tp 8 x pp 2
+    # per dc: the port both ways and module <-> switch both ways, each a group of 64 (one per NIC); the WAN both ways
+    assert len(graph["edges"]) == 2 * 4 + 2
+    assert all(e["count_value"] == 64 for e in graph["edges"] if e["kind"] != "wan")
     wan = [e for e in graph["edges"] if e["kind"] == "wan"]
     assert {(e["source"], e["target"]) for e in wan} == {("east.tor", "west.tor"), ("west.tor", "east.tor")}
     assert all(e["bandwidth"] == "wan_bw" and e["bandwidth_value"] == 12.5e9 for e in wan)
@@ -167,8 +171,8 @@ def test_ast_keeps_what_was_written():
         "value": "25/2",
         "text": "12.5",
         "unit": "GB/s",
-        "unit_span": "12:21-12:25",
-        "span": "12:16-12:25",
+        "unit_span": "14:21-14:25",
+        "span": "14:16-14:25",
     }
     assert param["range"]["spacing"] == "log" and param["range"]["count"] == 41
 
