@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama70b_wan.ct"
 # the hand-written forms of (b) and (c) are transcribed from the study as it was with
 # single-GPU workers, kept as a fixture so that they stay right as the flagship changes
-FORMS_SPEC = ROOT / "bench" / "data" / "llama70b_workers.ct"
+FORMS_SPEC = ROOT / "tests" / "data" / "llama70b_workers.ct"
 FLOOR = "import sympy, numpy, lark, networkx, rich, typer"
 CHUNK = 1 << 16  # the default chunk of ctdsl sweep
 
@@ -75,7 +75,7 @@ def bench_startup(runs: int) -> dict:
 
 # ---- (b) the closed forms by hand -------------------------------------------------------------
 #
-# Transcribed from `ctdsl solve bench/data/llama70b_workers.ct --explain SCHEME` (exact
+# Transcribed from `ctdsl solve tests/data/llama70b_workers.ct --explain SCHEME` (exact
 # rationals written as int / int, which Python rounds correctly). b: wan_bw (B/s),
 # F: budget (FLOP/s), eta: eff, L: wan_load.
 

@@ -68,7 +68,7 @@ def _phase(cm: CostModel, c: SchemeCosts, ph, env) -> PhaseResult:
         queueing = PhaseQueueing(quantity(ph.queueing, env), tuple(waits))
     return PhaseResult(
         ph.name,
-        ph.steps,
+        _steps(ph.steps, env),
         len(ph.transfers),
         quantity(ph.time, env),
         quantity(ph.step_time, env),
@@ -77,6 +77,17 @@ def _phase(cm: CostModel, c: SchemeCosts, ph, env) -> PhaseResult:
         best,
         queueing,
     )
+
+
+def _steps(steps, env) -> int | float:
+    """A phase's steps at `env`: a whole number (a count of replicas may set it), or nan."""
+    if isinstance(steps, int):
+        return steps
+    try:
+        v = value(steps.e, env)
+    except (NumericError, ZeroDivisionError, OverflowError):
+        return float("nan")
+    return int(round(v)) if abs(v - round(v)) < 1e-9 * max(1.0, abs(v)) else v
 
 
 def _loaded(c: SchemeCosts, env) -> tuple[LoadedLink, ...]:
