@@ -120,13 +120,29 @@ class Study:
         warmup: int | None = None,
         seed: int = 0,
         schemes: list[str] | None = None,
+        jobs: int = 1,
+        client=None,
+        progress=None,
     ) -> "SimResult":
-        """Run the SimPy model of every scheme (or `schemes`); settings default to the spec's."""
+        """Run the SimPy model of every scheme (or `schemes`); settings default to the spec's.
+
+        The (scheme, seed) runs go over `jobs` local processes, or, given a
+        `distributed.Client` as `client`, to its cluster as futures; the result is
+        the same, bit for bit, either way. `progress(done, total, scheme)` is
+        called as each run finishes. A run that raises, or whose worker dies,
+        raises `ctdsl.simulate.errors.TaskError` naming it, its `partial` the
+        result of the runs that finished.
+        """
         from ctdsl.report import notebook  # noqa: F401  (registers how results show themselves)
         from ctdsl.simulate.runner import settings, simulate
 
         cfg = settings(self.spec, steps, seeds, warmup, seed)
-        return simulate(self.spec, cfg, schemes)
+        backend = None
+        if client is not None:
+            from ctdsl.simulate import cluster
+
+            backend = cluster.backend(client)
+        return simulate(self.spec, cfg, schemes, progress=progress, jobs=jobs, backend=backend)
 
     def sweep(
         self,

@@ -123,6 +123,8 @@ def _check_options(validate, jobs, scheduler, sweep, output, plot, format, parti
         raise fail_usage("a simulation sweep is a table: -f table, csv or parquet")
     if not sweep and format is SimFormat.parquet:
         raise fail_usage("-f parquet writes a simulation sweep: give --sweep")
+    if format is SimFormat.parquet and (not output or output == "-"):
+        raise fail_usage("-f parquet writes a file: give -o FILE.parquet")
 
 
 class _Run:

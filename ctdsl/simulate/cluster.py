@@ -6,10 +6,10 @@ runner backend (runner.simulate's `backend=`): each `Task` (tasks.py) is
 submitted as a future of `tasks.execute`, at most two per worker thread at a
 time, and read back with `distributed.as_completed` in completion order; the
 runner assembles them in task order, so the result is the local run's, bit for
-bit. As in pool.py: `admit()` is asked before each further submission, a
-failed task (or a worker lost under it: Dask's `KilledWorker`) ends the stream
-with `TaskError` naming it, after the finished ones; closing the stream cancels
-the futures still on the cluster.
+bit. As in pool.py: `admit()` is asked before each further submission; a
+failed task (or a worker lost under it: Dask's `KilledWorker`) stops further
+submissions, the running ones finish and are yielded, then `TaskError` names
+it; closing the stream cancels the futures still on the cluster.
 
 Only this module imports dask; it is an optional extra (`pip install ctdsl[dask]`).
 """
@@ -73,19 +73,24 @@ def stream(client: Client, tasks: list[T.Task], fn: pool.Fn, admit: pool.Admit) 
             queue.add(fut)
             nxt += 1
 
+    failed: list = []
     try:
         fill()
         for fut in queue:
             task = pending.pop(fut)
             if fut.status != "finished":
-                exc = fut.exception()
-                err = T.TaskError([task], _reason(exc))
-                err.__cause__ = exc
-                raise err
+                failed.append((task, fut.exception()))
+                open_ = False  # no further task starts; the running ones finish and are kept
+                continue
             result = fut.result()
             fut.release()
             yield task, result
             fill()
+        if failed:
+            task, exc = min(failed, key=lambda f: f[0].index)
+            err = T.TaskError([task], _reason(exc))
+            err.__cause__ = exc
+            raise err
     finally:
         if pending:
             client.cancel(list(pending))

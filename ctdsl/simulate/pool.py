@@ -11,9 +11,10 @@ them; at most jobs + 1 are submitted at a time, so that:
   says no (the wall budget, a Ctrl-C), no further task starts, the ones running
   finish and are yielded, and the stream ends. Tasks start in task order, so
   the runs kept are always the first ones (a prefix of every scheme's seeds);
-- a task that raises, or a worker process that dies, ends the stream with
-  `TaskError` naming the task (for a dead process, the tasks it may have been
-  running), after the tasks that finished have been yielded;
+- a task that raises, or a worker process that dies, stops further tasks
+  from starting; the running ones finish and are yielded, then `TaskError`
+  names the failed task (for a dead process, the tasks it may have been
+  running: a broken pool fails every one);
 - closing the stream (the consumer stops, or a second Ctrl-C) cancels the
   tasks not started and ends the worker processes.
 
@@ -86,6 +87,7 @@ def _quiet() -> None:
 def _pool(tasks, jobs: int, fn: Fn, admit: Admit) -> Iterator[tuple[T.Task, RunResult]]:
     ex = ProcessPoolExecutor(max_workers=jobs, mp_context=_context(), initializer=_quiet)
     pending: dict[Future, T.Task] = {}
+    failed: list[tuple[T.Task, BaseException]] = []
     nxt, open_ = 0, True
     try:
         while True:
@@ -98,7 +100,6 @@ def _pool(tasks, jobs: int, fn: Fn, admit: Admit) -> Iterator[tuple[T.Task, RunR
             if not pending:
                 return
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            failed = []
             for fut in sorted(done, key=lambda f: pending[f].index):
                 task = pending.pop(fut)
                 exc = fut.exception()
@@ -106,18 +107,17 @@ def _pool(tasks, jobs: int, fn: Fn, admit: Admit) -> Iterator[tuple[T.Task, RunR
                     yield task, fut.result()
                 else:
                     failed.append((task, exc))
-            if failed:
-                raise failure(failed, [t for f, t in pending.items() if isinstance(_exception(f), BrokenProcessPool)])
+                    open_ = False  # no further task starts; the running ones finish and are kept
+            if failed and not pending:
+                raise failure(failed, [])
     finally:
         _stop(ex, pending)
 
 
-def _exception(fut: Future) -> BaseException | None:
-    return fut.exception() if fut.done() and not fut.cancelled() else None
-
-
 def failure(failed: list[tuple[T.Task, BaseException]], also_broken: list[T.Task]) -> T.TaskError:
-    """The error for the first failed task in task order; for a dead worker, every task it may have run."""
+    """The error for the first failed task in task order; for a dead worker, every task it may have
+    been running (a broken pool fails them all)."""
+    failed = sorted(failed, key=lambda f: f[0].index)
     broken = [t for t, e in failed if isinstance(e, BrokenProcessPool)]
     if broken:
         return T.TaskError(sorted(broken + also_broken, key=lambda t: t.index), "a worker process died while running it (killed, out of memory, or a crash in native code)")

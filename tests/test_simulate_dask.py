@@ -1,0 +1,86 @@
+"""The simulation on a Dask cluster (`--scheduler`, `Study.simulate(client=...)`): the local run's numbers.
+
+One LocalCluster of 2 worker processes (1 thread each) serves the module. The
+reference is the in-process run (-j 1): a run is a function of its task alone
+(SeedSequence([seed, k]), the spec's edge order), so the cluster, whatever order
+its workers finish in, must give the same floats (compared as repr, and as the
+CLI's bytes). A scheduler that does not answer is CT801 (exit 2); a run that
+raises on a worker is named, and the runs finished are kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import ctdsl
+from ctdsl.cli import app
+from ctdsl.simulate.errors import TaskError
+from ctdsl.simulate.plan import build_plans
+from ctdsl.simulate.runner import settings, spawn_keys
+
+distributed = pytest.importorskip("distributed")
+from ctdsl.simulate import cluster  # noqa: E402  (needs distributed)
+from ctdsl.simulate import tasks as T  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTENTION = str(ROOT / "examples" / "15_contention.ct")
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
+        with distributed.Client(lc) as c:
+            yield c
+
+
+def test_api_on_the_cluster_equals_the_local_run(client):
+    study = ctdsl.load(CONTENTION)
+    local = study.simulate(steps=6, seeds=3, warmup=2, jobs=1)
+    seen = []
+    remote = study.simulate(steps=6, seeds=3, warmup=2, client=client, progress=lambda done, total, what: seen.append((done, total)))
+    assert {n: repr(s.runs) for n, s in remote.schemes.items()} == {n: repr(s.runs) for n, s in local.schemes.items()}
+    assert {n: s.step for n, s in remote.schemes.items()} == {n: s.step for n, s in local.schemes.items()}
+    assert seen == [(k, 9) for k in range(1, 10)]
+
+
+def test_cli_scheduler_prints_the_local_bytes(client, tmp_path):
+    args = ["simulate", CONTENTION, "--seeds", "3", "--steps", "5", "--warmup", "1", "--format", "json", "--no-progress"]
+    out = tmp_path / "runs.json"
+    local = runner.invoke(app, [*args, "-j", "1"])
+    remote = runner.invoke(app, [*args, "--scheduler", client.scheduler.address, "--partial", str(out)])
+    assert remote.exit_code == 0, remote.output
+    assert remote.stdout == local.stdout
+    assert out.exists()
+
+
+def test_sweep_on_the_cluster_equals_the_local_sweep(client):
+    args = ["simulate", CONTENTION, "--sweep", "rho=0.2:0.6:2", "--seeds", "2", "--steps", "4", "--warmup", "1", "-f", "csv", "--no-progress"]
+    local = runner.invoke(app, [*args, "-j", "1"])
+    remote = runner.invoke(app, [*args, "--scheduler", client.scheduler.address])
+    assert remote.exit_code == 0, remote.output
+    assert remote.stdout == local.stdout and remote.stdout.count("\n") == 1 + 2 * 3
+
+
+def test_a_run_that_raises_on_a_worker_is_named(client):
+    """adamw's seed 1 given a plan with no phases list fails inside the engine on the worker."""
+    study = ctdsl.load(CONTENTION)
+    plans = build_plans(study.spec, ["adamw"])
+    work = T.make_tasks(plans, 0, 3, 4, 1, spawn_keys=spawn_keys(study.spec))
+    work[1] = dataclasses.replace(work[1], plan=dataclasses.replace(work[1].plan, phases=None))
+    got = []
+    with pytest.raises(TaskError) as info:
+        for task, result in cluster.stream(client, work, T.execute, lambda: True):
+            got.append(task.run)
+    assert str(info.value).startswith("scheme 'adamw' seed 1: TypeError")
+    assert 0 in got and 1 not in got  # seed 0 started with it: it finished and was handed over
+
+
+def test_a_scheduler_that_does_not_answer_is_ct801():
+    r = runner.invoke(app, ["simulate", CONTENTION, "--seeds", "2", "--steps", "2", "--scheduler", "tcp://127.0.0.1:9"])
+    assert r.exit_code == 2, r.output
+    assert "CT801" in r.stderr and "tcp://127.0.0.1:9" in r.stderr and "Traceback" not in r.stderr
