@@ -11,6 +11,8 @@ raises on a worker is named, and the runs finished are kept.
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,7 +82,12 @@ def test_a_run_that_raises_on_a_worker_is_named(client):
     assert 0 in got and 1 not in got  # seed 0 started with it: it finished and was handed over
 
 
-def test_a_scheduler_that_does_not_answer_is_ct801():
-    r = runner.invoke(app, ["simulate", CONTENTION, "--seeds", "2", "--steps", "2", "--scheduler", "tcp://127.0.0.1:9"])
-    assert r.exit_code == 2, r.output
-    assert "CT801" in r.stderr and "tcp://127.0.0.1:9" in r.stderr and "Traceback" not in r.stderr
+@pytest.mark.parametrize("address, why", [("tcp://127.0.0.1:9", "Connection refused"), ("nonsense", "missing port number")])
+def test_a_scheduler_that_does_not_answer_is_ct801(address, why):
+    """Port 9 (discard) has no listener on the loopback: refused at once; 'nonsense' is no address."""
+    code = "from ctdsl.cli import main; main()"
+    r = subprocess.run([sys.executable, "-c", code, "simulate", CONTENTION, "--seeds", "2", "--steps", "2", "--scheduler", address],
+                       capture_output=True, text=True, cwd=ROOT, timeout=240)  # fmt: skip
+    assert r.returncode == 2, r.stderr
+    assert "CT801" in r.stderr and address in r.stderr and why in r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""  # nothing at exit either

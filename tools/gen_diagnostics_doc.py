@@ -134,7 +134,7 @@ def _synthetic(code: str) -> str | None:
         result = check(SPEC_NAME, text=text, overrides={"wan_bw": "400 GB/s"})
         return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)
     if code == "CT801":
-        diag = Diagnostic("CT801", "no Dask scheduler answered at tcp://127.0.0.1:8786 within 5s: OSError: Timed out trying to connect to tcp://127.0.0.1:8786 after 5 s", None,
+        diag = Diagnostic("CT801", "no Dask scheduler answered at tcp://127.0.0.1:8786 within 5s: ConnectionRefusedError: [Errno 111] Connection refused", None,
                           help="start one (dask scheduler), or check the address: tcp://host:8786")  # fmt: skip
         return render_text(diag, Sources())
     if code == "CT802":

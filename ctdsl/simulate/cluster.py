@@ -16,9 +16,11 @@ Only this module imports dask; it is an optional extra (`pip install ctdsl[dask]
 
 from __future__ import annotations
 
+import socket
 from typing import Iterator
 
 from distributed import Client, as_completed
+from distributed.comm import get_address_host_port, parse_address
 
 from ctdsl.simulate import pool
 from ctdsl.simulate import tasks as T
@@ -37,9 +39,20 @@ class Unreachable(Exception):
 
 
 def connect(address: str, timeout: str = CONNECT_TIMEOUT) -> Client:
+    """A client of the scheduler at `address`. The address is parsed, and a TCP one's port tried
+    with a plain socket, before a Client is made: a Client that fails half-built waits seconds
+    more to close, and complains at exit."""
+    seconds = float(timeout.rstrip("s"))
+    try:
+        scheme, _ = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            host, port = get_address_host_port(address)
+            socket.create_connection((host, port), timeout=seconds).close()
+    except (OSError, ValueError) as exc:  # not an address, refused, no such host, or no answer
+        raise Unreachable(address, pool.describe(exc)) from None
     try:
         return Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:  # refused, timed out, or not an address
+    except (OSError, TimeoutError, ValueError) as exc:  # something answers there, but not a scheduler
         raise Unreachable(address, pool.describe(exc)) from None
 
 
