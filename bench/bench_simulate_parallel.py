@@ -17,6 +17,7 @@ they are noisy. Run on demand; tests never time anything.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     plans = build_plans(spec)
     runs = len(plans) * cfg.seeds
     print(f"{args.spec} {' '.join(args.set)}: {len(plans)} schemes x {cfg.seeds} seeds x {cfg.steps} steps = {runs} runs")
+    print(f"cores: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f} (above the cores, other work shares them)")
 
     t1, one = timed(lambda: simulate(spec, cfg, plans=plans, jobs=1))
     print(f"-j 1: {t1:8.2f} s  {runs / t1:8.2f} runs/s  ({one.events:,} events)")
@@ -70,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"LocalCluster(2): {t3:8.2f} s  {runs / t3:8.2f} runs/s")
     assert {n: repr(s.runs) for n, s in three.schemes.items()} == same, "the cluster differs from -j 1"
     print(f"LocalCluster(2) time / -j 2 time: {t3 / t2:.2f}x (target <= 1.3x)")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 
 

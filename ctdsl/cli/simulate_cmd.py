@@ -43,7 +43,7 @@ def simulate(
     scheme: Optional[List[str]] = typer.Option(None, "--scheme", help="Simulate only this scheme (repeatable)."),
     set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
     validate: bool = typer.Option(False, "--validate", help="Compare the simulation with the closed forms; exit 1 if they disagree."),
-    format: SimFormat = typer.Option(SimFormat.table, "--format", "-f", help="table, json or csv."),
+    format: SimFormat = typer.Option(SimFormat.table, "--format", "-f", help="table, json or csv; with --sweep: table, csv or parquet."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="A progress bar on long runs (on a terminal)."),
     partial: Optional[str] = typer.Option(None, "--partial", metavar="FILE", help="After each finished seed, write every run done so far to FILE (JSON, replaced whole), so that an interrupted run keeps them."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, max=MAX_JOBS, help="Processes that run the (scheme, seed) runs; the results are the same for any number (default: one per core, for a run long enough to gain from it)."),
@@ -61,7 +61,7 @@ def simulate(
       ctdsl simulate examples/15_contention.ct --validate
       ctdsl simulate specs/llama70b_wan.ct --seeds 200 --partial runs.json
       ctdsl simulate specs/llama70b_wan.ct --seeds 40 -j 2
-      ctdsl simulate examples/15_contention.ct --sweep 'bg=0.1:0.8:4' -o sweep.csv
+      ctdsl simulate examples/15_contention.ct --sweep 'rho=0.1:0.8:4' -o sweep.csv
     """
     study = load_or_exit(file, parse_sets(set_))
     spec = study.spec
@@ -173,9 +173,9 @@ class _Run:
             over = {n: simsweep.override_text(v, spec.params[n].dim) for n, v in values.items()}
             return load_or_exit(self.study.path, {**self.sets, **over}).spec
 
-        self.keeper.active = True
+        self.keeper.active = self.keeper.sweep = True
         with self.bar as report:
-            return simsweep.sweep(spec_at, axes, points, self.cfg, self.scheme, progress=report,
+            return simsweep.sweep(spec_at, axes, points, self.cfg, self.scheme, progress=report, on_seed=self.keeper,
                                   jobs=self.jobs or default_jobs(), backend=self.backend, stop=self.keeper.stopping)  # fmt: skip
 
 
@@ -253,6 +253,7 @@ class _Keeper:
         self.done = self.total = 0
         self.active = False  # a plain run is going: a signal waits for the end of its seed
         self.pending = None  # the signal that asked to stop
+        self.sweep = False  # the runs are a sweep's: no file, and its table is written at its end
 
     def __call__(self, res, done: int, total: int) -> None:
         if self.path:
@@ -276,6 +277,8 @@ class _Keeper:
             raise _Terminated() if self.pending == signal.SIGTERM else KeyboardInterrupt()
 
     def message(self, why: str) -> str:
+        if self.sweep:
+            return f"{why} after {self.done} of {self.total} runs of the sweep: nothing kept (its table is written when it ends)"
         if self.last is None:
             return f"{why} before the first seed finished: nothing kept"
         head = f"{why} after {self.done} of {self.total} runs"
