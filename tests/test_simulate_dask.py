@@ -11,8 +11,11 @@ raises on a worker is named, and the runs finished are kept.
 from __future__ import annotations
 
 import dataclasses
+import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -36,7 +39,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
-        with distributed.Client(lc) as c:
+        with distributed.Client(lc, set_as_default=False) as c:  # the code must use the client it is given
             yield c
 
 
@@ -91,3 +94,41 @@ def test_a_scheduler_that_does_not_answer_is_ct801(address, why):
     assert r.returncode == 2, r.stderr
     assert "CT801" in r.stderr and address in r.stderr and why in r.stderr
     assert "Traceback" not in r.stderr and r.stdout == ""  # nothing at exit either
+
+
+@pytest.mark.parametrize("signals", [1, 2])
+def test_ctrl_c_on_the_cluster_keeps_the_finished_seeds_and_leaves_no_task(client, tmp_path, signals):
+    """SIGINT once (the running runs finish) or twice (the cluster's runs cancelled at once) to a
+    --scheduler run whose --partial file exists: exit 130, no traceback, the kept seeds are the step
+    times a local run gives them, and the scheduler holds no task of the run afterwards."""
+    out = tmp_path / "runs.json"
+    cmd = [sys.executable, "-c", "from ctdsl.cli import main; main()", "simulate", CONTENTION, "--seeds", "200", "--steps", "40",
+           "--warmup", "2", "--scheduler", client.scheduler.address, "--partial", str(out), "--format", "json", "--no-progress"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    try:
+        deadline = time.monotonic() + 240
+        while not out.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert out.exists(), "no seed finished in time"
+        for _ in range(signals):  # the second soon after the first, while the running runs still run
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.05)
+        stdout, stderr = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, stderr
+    assert stdout == "" and "Traceback" not in stderr and "interrupted after" in stderr
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    kept = doc["partial"]["seeds"]
+    first = list(kept)[0]
+    seeds = kept[first]
+    local = ctdsl.load(CONTENTION).simulate(steps=40, seeds=max(seeds) + 2, warmup=2, schemes=[first])
+    per_seed = {s["name"]: s["simulated"]["per_seed"] for s in doc["schemes"]}
+    assert per_seed[first] == [local.schemes[first].runs[k].step for k in seeds]
+    deadline = time.monotonic() + 60
+    while client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) == 0

@@ -142,9 +142,11 @@ def test_options_that_do_not_go_together():
     assert r.exit_code == 2
 
 
-def test_ctrl_c_with_two_processes_keeps_a_prefix_of_seeds(tmp_path):
-    """SIGINT to a -j 2 run once a seed is written: exit 130, no traceback, every scheme's kept seeds
-    0..n-1 (runs start in order and the running ones finish), their step times a fresh run's."""
+@pytest.mark.parametrize("signals", [1, 2])
+def test_ctrl_c_with_two_processes_keeps_the_finished_seeds(tmp_path, signals):
+    """SIGINT to a -j 2 run once a seed is written: exit 130, no traceback. Once: the running runs
+    finish, so every scheme's kept seeds are 0..n-1 (runs start in order). Twice: the pool's processes
+    are ended at once. Either way the kept step times are a fresh run's, and no worker is left."""
     out = tmp_path / "runs.json"
     cmd = [sys.executable, "-c", "from ctdsl.cli import main; main()", "simulate", CONTENTION, "--seeds", "200", "--steps", "40",
            "--warmup", "2", "-j", "2", "--partial", str(out), "--format", "json", "--no-progress"]  # fmt: skip
@@ -155,7 +157,11 @@ def test_ctrl_c_with_two_processes_keeps_a_prefix_of_seeds(tmp_path):
         while not out.exists() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert out.exists(), "no seed finished in time"
-        proc.send_signal(signal.SIGINT)
+        workers = _children(proc.pid)
+        assert len(workers) >= 2  # the pool's processes (and the forkserver)
+        for _ in range(signals):
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.05)
         stdout, stderr = proc.communicate(timeout=WAIT)
     finally:
         if proc.poll() is None:
@@ -165,11 +171,39 @@ def test_ctrl_c_with_two_processes_keeps_a_prefix_of_seeds(tmp_path):
     assert stdout == "" and "Traceback" not in stderr
     doc = json.loads(out.read_text(encoding="utf-8"))
     kept = doc["partial"]["seeds"]
-    assert all(s == list(range(len(s))) for s in kept.values()) and sum(map(len, kept.values())) == doc["partial"]["runs_done"]
+    assert sum(map(len, kept.values())) == doc["partial"]["runs_done"]
+    if signals == 1:
+        assert all(s == list(range(len(s))) for s in kept.values())
     assert stderr.strip().endswith(f"interrupted after {doc['partial']['runs_done']} of {doc['partial']['runs_total']} runs: kept in {out}: "
                                    + ", ".join(f"scheme '{n}' {seed_ranges(s)}" for n, s in kept.items()))  # fmt: skip
     first = list(kept)[0]
-    n = len(kept[first])
-    fresh = simulate(ctdsl.load(CONTENTION).spec, settings(ctdsl.load(CONTENTION).spec, 40, max(n, 2), 2), [first])
+    seeds = kept[first]
+    spec = ctdsl.load(CONTENTION).spec
+    fresh = simulate(spec, settings(spec, 40, max(seeds) + 2, 2), [first])
     per_seed = {s["name"]: s["simulated"]["per_seed"] for s in doc["schemes"]}
-    assert per_seed[first] == [r.step for r in fresh.schemes[first].runs][:n]
+    assert per_seed[first] == [fresh.schemes[first].runs[k].step for k in seeds]
+    assert not [p for p in workers if Path(f"/proc/{p}").exists() and "zombie" not in _state(p)]
+
+
+def _children(pid: int) -> list[int]:
+    """Every process below `pid` (the forkserver and the pool's workers), from /proc."""
+    kids = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                kids.setdefault(int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]), []).append(int(d.name))
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = [], [pid]
+    while todo:
+        for c in kids.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def _state(pid: int) -> str:
+    try:
+        return "zombie" if (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z" else "alive"
+    except OSError:
+        return "zombie"

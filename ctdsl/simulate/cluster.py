@@ -72,7 +72,7 @@ def backend(client: Client):
 def stream(client: Client, tasks: list[T.Task], fn: pool.Fn, admit: pool.Admit) -> Iterator[tuple[T.Task, RunResult]]:
     cap = 2 * threads(client)
     pending: dict = {}  # future -> task
-    queue = as_completed()
+    queue = as_completed(loop=client.loop)  # this client's, not a default one
     nxt, open_ = 0, True
 
     def fill() -> None:

@@ -213,8 +213,11 @@ def run_tasks(
         return True
 
     source = backend(work, execute, admit) if backend is not None else pool.stream(work, jobs, execute, admit)
-    for task, result in source:
-        each(task, result)
+    try:
+        for task, result in source:
+            each(task, result)
+    finally:  # now, not when the generator is collected: a Ctrl-C in `each` cancels the runs at once
+        source.close()
     return bool(over)
 
 
