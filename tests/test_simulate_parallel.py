@@ -207,3 +207,14 @@ def _state(pid: int) -> str:
         return "zombie" if (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z" else "alive"
     except OSError:
         return "zombie"
+
+
+def test_the_wall_budget_starts_no_further_run_on_a_pool(study, monkeypatch):
+    """A budget of 0 s: the first run is submitted, then no other (runs are submitted as slots free up,
+    each after the budget check), so -j 2 stops after 1 of 3 x 3 runs as -j 1 does, and says so."""
+    from ctdsl import limits
+
+    monkeypatch.setattr(limits, "MAX_SIM_WALL_SECONDS", 0)
+    res = simulate(study.spec, settings(study.spec, 4, 3, 1), jobs=2)
+    assert list(res.schemes) == ["adamw"] and res.schemes["adamw"].seed_list == [0]
+    assert res.stopped == "stopped after 0 s (the wall budget): 1 of 9 runs done; scheme 'adamw' has 1 of 3 seeds, not simulated: two_bit, diloco"
