@@ -132,3 +132,22 @@ def test_ctrl_c_on_the_cluster_keeps_the_finished_seeds_and_leaves_no_task(clien
     while client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) == 0
+
+
+def test_study_sweep_on_the_cluster_equals_the_local_sweep(client):
+    """The flagship over wan_bw (41 log) x eff (3) = 123 points, every column: Study.sweep(client=)
+    (one chunk), and chunks of 16 points (chunks ending inside a row of 3, a last one of 11) on the
+    workers, give the local values bit for bit."""
+    import numpy as np
+
+    from ctdsl.numeric import CompiledForms, Grid
+    from ctdsl.numeric.dask_sweep import collect_on
+
+    study = ctdsl.load(str(ROOT / "specs" / "llama70b_wan.ct"))
+    axes = {"wan_bw": ("0.1 GB/s", "1000 GB/s", 41, "log"), "eff": ("0.2", "0.6", 3)}
+    local = study.sweep(axes, components=True)
+    grid = Grid([study._axis(n, given) for n, given in axes.items()])
+    for remote in (study.sweep(axes, components=True, client=client), collect_on(client, CompiledForms(study.solve()), grid, True, chunk=16)):
+        assert remote.columns == local.columns and len(remote) == 123 and remote.units == local.units
+        for name in local.columns:
+            assert np.array_equal(local[name], remote[name], equal_nan=local[name].dtype.kind == "f"), name

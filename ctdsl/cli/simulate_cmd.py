@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 from contextlib import contextmanager
 from enum import Enum
 from typing import List, Optional
@@ -17,6 +16,7 @@ import typer
 
 from ctdsl import limits
 from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print_diagnostics, stdout_console
+from ctdsl.cli.progress import progress_bar as _progress_bar
 from ctdsl.diagnostics import Diagnostic, Severity, did_you_mean
 from ctdsl.diagnostics.terminal import printable
 
@@ -162,6 +162,7 @@ class _Run:
 
     def sweep(self):
         from ctdsl.cli.sweep_cmds import parse_sweep, resolve_axes
+        from ctdsl.numeric.columns import unit_suffix
         from ctdsl.simulate import simsweep
         from ctdsl.simulate.pool import default_jobs
 
@@ -175,8 +176,10 @@ class _Run:
 
         self.keeper.active = self.keeper.sweep = True
         with self.bar as report:
-            return simsweep.sweep(spec_at, axes, points, self.cfg, self.scheme, progress=report, on_seed=self.keeper,
-                                  jobs=self.jobs or default_jobs(), backend=self.backend, stop=self.keeper.stopping)  # fmt: skip
+            res = simsweep.sweep(spec_at, axes, points, self.cfg, self.scheme, progress=report, on_seed=self.keeper,
+                                 jobs=self.jobs or default_jobs(), backend=self.backend, stop=self.keeper.stopping)  # fmt: skip
+        res.column_names = {n: n if u == "1" else f"{n}_{unit_suffix(u)}" for n, u in res.units.items()}  # as numeric.columns names them
+        return res
 
 
 @contextmanager
@@ -230,6 +233,9 @@ def _stop_between_seeds(keeper):
         if keeper.active and keeper.pending is None:
             keeper.pending = signum
             return
+        if keeper.keeping:  # writing the file: the stop waits for it, so the file and the message agree
+            keeper.urgent = signum
+            return
         raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
     try:
@@ -254,8 +260,19 @@ class _Keeper:
         self.active = False  # a plain run is going: a signal waits for the end of its seed
         self.pending = None  # the signal that asked to stop
         self.sweep = False  # the runs are a sweep's: no file, and its table is written at its end
+        self.keeping = False  # writing the file now: a second signal waits for the end of it
+        self.urgent = None  # that second signal
 
     def __call__(self, res, done: int, total: int) -> None:
+        self.keeping = True
+        try:
+            self._keep(res, done, total)
+        finally:
+            self.keeping = False
+        if self.urgent is not None:
+            raise _Terminated() if self.urgent == signal.SIGTERM else KeyboardInterrupt()
+
+    def _keep(self, res, done: int, total: int) -> None:
         if self.path:
             from ctdsl.files import atomic_open
             from ctdsl.report.simulation_data import partial_json
@@ -346,45 +363,3 @@ def _estimate_events(plans, cfg) -> float:
         span = (cfg.steps + cfg.warmup) * max(p.step, p.bound or 0.0)
         total += cfg.seeds * (4 * span * sum(q.rho / q.service for q in p.queues.values()) + 10 * (cfg.steps + cfg.warmup))
     return total
-
-
-class _progress_bar:
-    """A rich progress bar on stderr when it is a terminal; otherwise nothing."""
-
-    def __init__(self, wanted: bool):
-        self.enabled = wanted and sys.stderr.isatty()
-        self._progress = None
-        self._task = None
-
-    def __enter__(self):
-        if not self.enabled:
-            return None
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeRemainingColumn,
-        )
-
-        self._progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=Console(file=sys.stderr),
-            transient=True,
-        )
-        self._progress.__enter__()
-        self._task = self._progress.add_task("simulating", total=None)
-
-        def report(done: int, total: int, what: str) -> None:
-            self._progress.update(self._task, completed=done, total=total, description=f"simulating {what}")
-
-        return report
-
-    def __exit__(self, *exc):
-        if self._progress is not None:
-            self._progress.__exit__(*exc)
-        return False

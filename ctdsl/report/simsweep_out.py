@@ -1,8 +1,8 @@
 """A simulation sweep's table (`ctdsl simulate --sweep`): terminal, CSV, Parquet and a figure.
 
 One row per grid point and scheme, in the grid's order, then the spec's: each
-swept param (base units, the unit in the column's name as `ctdsl sweep` writes
-it: `wan_bw_B/s`, a bare name when dimensionless), the scheme, the closed-form
+swept param (base units; its column named as `ctdsl sweep` names it, `wan_bw_B_per_s`,
+the names handed in as the sweep's `column_names`), the scheme, the closed-form
 step time, the simulated mean step time and the ends of its 95 % t interval
 over the seeds, and the number of seeds. Names from the spec go through
 encode.py (CSV cells are formula-guarded; the terminal and the figure show
@@ -25,7 +25,7 @@ VALUE_COLUMNS = ("closed_form_step", "simulated_step", "ci_low", "ci_high")
 
 def columns(sweep) -> list[tuple[str, str]]:
     """(column name, unit) in order."""
-    out = [(a.name if sweep.units[a.name] == "1" else f"{a.name}_{sweep.units[a.name]}", sweep.units[a.name]) for a in sweep.axes]
+    out = [(sweep.column_names.get(a.name, a.name), sweep.units[a.name]) for a in sweep.axes]
     out.append(("scheme", ""))
     out += [(c + STEP, "s") for c in VALUE_COLUMNS]
     out.append(("seeds", "1"))

@@ -17,7 +17,7 @@ simulation, and its plans are built from the symbolic costs first.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 from typing import Callable
 
@@ -48,6 +48,7 @@ class SimSweep:
     settings: Settings
     points: list[SweepPoint]
     stopped: str | None = None
+    column_names: dict[str, str] = field(default_factory=dict)  # param -> its column's name (the caller's, as `ctdsl sweep` names it)
 
     @property
     def events(self) -> int:
