@@ -102,6 +102,7 @@ def test_ctrl_c_on_the_cluster_keeps_the_finished_seeds_and_leaves_no_task(clien
     --scheduler run whose --partial file exists: exit 130, no traceback, the kept seeds are the step
     times a local run gives them, and the scheduler holds no task of the run afterwards."""
     out = tmp_path / "runs.json"
+    before = _keys(client)
     cmd = [sys.executable, "-c", "from ctdsl.cli import main; main()", "simulate", CONTENTION, "--seeds", "200", "--steps", "40",
            "--warmup", "2", "--scheduler", client.scheduler.address, "--partial", str(out), "--format", "json", "--no-progress"]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
@@ -129,9 +130,13 @@ def test_ctrl_c_on_the_cluster_keeps_the_finished_seeds_and_leaves_no_task(clien
     per_seed = {s["name"]: s["simulated"]["per_seed"] for s in doc["schemes"]}
     assert per_seed[first] == [local.schemes[first].runs[k].step for k in seeds]
     deadline = time.monotonic() + 60
-    while client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) and time.monotonic() < deadline:
+    while _keys(client) - before and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) == 0
+    assert not _keys(client) - before  # the run's tasks are gone (the other tests' are not its)
+
+
+def _keys(client) -> set:
+    return set(client.run_on_scheduler(lambda dask_scheduler: [str(k) for k in dask_scheduler.tasks]))
 
 
 def test_study_sweep_on_the_cluster_equals_the_local_sweep(client):

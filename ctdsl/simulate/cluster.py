@@ -93,6 +93,7 @@ def stream(client: Client, tasks: list[T.Task], fn: pool.Fn, admit: pool.Admit) 
             task = pending.pop(fut)
             if fut.status != "finished":
                 failed.append((task, fut.exception()))
+                fut.release()  # the error keeps the exception, not the task on the cluster
                 open_ = False  # no further task starts; the running ones finish and are kept
                 continue
             result = fut.result()
