@@ -141,19 +141,36 @@ class Study:
         warmup: int | None = None,
         seed: int = 0,
         schemes: list[str] | None = None,
+        jobs: int = 1,
+        client=None,
+        progress=None,
     ) -> "SimResult":
-        """Run the SimPy model of every scheme (or `schemes`); settings default to the spec's."""
+        """Run the SimPy model of every scheme (or `schemes`); settings default to the spec's.
+
+        The (scheme, seed) runs go over `jobs` local processes, or, given a
+        `distributed.Client` as `client`, to its cluster as futures; the result is
+        the same, bit for bit, either way. `progress(done, total, scheme)` is
+        called as each run finishes. A run that raises, or whose worker dies,
+        raises `ctdsl.simulate.errors.TaskError` naming it, its `partial` the
+        result of the runs that finished.
+        """
         from ctdsl.report import notebook  # noqa: F401  (registers how results show themselves)
         from ctdsl.simulate.runner import settings, simulate
 
         cfg = settings(self.spec, steps, seeds, warmup, seed)
-        return simulate(self.spec, cfg, schemes)
+        backend = None
+        if client is not None:
+            from ctdsl.simulate import cluster
+
+            backend = cluster.backend(client)
+        return simulate(self.spec, cfg, schemes, progress=progress, jobs=jobs, backend=backend)
 
     def sweep(
         self,
         axes: "Mapping[str, tuple | None] | None" = None,
         components: bool = False,
         overrides: dict[str, str] | None = None,
+        client=None,
     ) -> "SweepResult":
         """Every scheme over a grid of params, held in memory: `ctdsl sweep`'s columns as numpy arrays.
 
@@ -162,19 +179,25 @@ class Study:
         the range, count and spacing the spec declares. Without `axes`, the
         params with a sweep in the spec vary (as `ctdsl sweep` does without
         --sweep). An end the spec cannot take raises SpecError, as `load` does.
+        Given a `distributed.Client` as `client`, the grid's chunks are evaluated
+        on its cluster (a chunked dask.array, `ctdsl[dask]`): the same result.
         """
         from ctdsl.numeric import CompiledForms, Grid
         from ctdsl.numeric.grid import Axis, check_default_grid
         from ctdsl.numeric.sweepdata import collect
 
         if overrides:
-            return load(self.path, {**self.overrides, **overrides}).sweep(axes, components)
+            return load(self.path, {**self.overrides, **overrides}).sweep(axes, components, client=client)
         spec = self.spec
         if axes is None:
             check_default_grid(spec)
             grid = Grid([Axis.from_param(p) for p in spec.params.values() if p.lo is not None and p.count])
         else:
             grid = Grid([self._axis(name, given) for name, given in axes.items()])
+        if client is not None:
+            from ctdsl.numeric.dask_sweep import collect_on
+
+            return collect_on(client, CompiledForms(self.solve()), grid, components)
         return collect(CompiledForms(self.solve()), grid, components)
 
     def _axis(self, name: str, given) -> "Axis":

@@ -12,6 +12,7 @@ reused. The hundreds say which phase found the problem:
 - CT6xx  limits that keep a hostile file from making the machine work hard
 - CT7xx  solving: what a spec that checks clean still asks the solver in vain
   (raised by the back ends after checking, as `ctdsl.failure.Failure`)
+- CT8xx  running: the processes or the Dask cluster a simulation runs on
 
 docs/diagnostics.md lists them with an example each; `tools/gen_diagnostics_doc.py`
 writes it, and a test keeps it, this table and the source in step.
@@ -120,6 +121,9 @@ _TABLE = [
     # solving
     Code("CT701", "too-many-regimes", "a break-even whose times split into more max/min regimes than the solver enumerates"),
     Code("CT702", "breakeven-not-evaluable", "a break-even whose times cannot be computed at an end of the param's range"),
+    # running: where the simulation's runs go
+    Code("CT801", "scheduler-unreachable", "no Dask scheduler answered at the address given to --scheduler"),
+    Code("CT802", "simulation-run-failed", "a simulated run raised, or the process or Dask worker running it died"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _TABLE}
@@ -134,6 +138,7 @@ PHASES = {
     "5": "Imports",
     "6": "Limits",
     "7": "Solving",
+    "8": "Running",
 }
 
 

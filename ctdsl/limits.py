@@ -27,6 +27,7 @@ MAX_GRID_POINTS = 1_000_000  # points of `ctdsl sweep`'s default grid, the produ
 MAX_SIM_STEPS = 100_000  # steps (or warm-up steps) of one simulated run, and a scheme's period when simulated (CT608)
 MAX_SIM_SEEDS = 1_000  # simulated runs per scheme
 MAX_SIM_EVENTS = 2_000_000  # background transfers on a link in one simulated run, estimated before it runs (CT608)
+MAX_SIM_SWEEP_POINTS = 1_000  # grid points of one `ctdsl simulate --sweep` (each a whole simulation) (CT608)
 MAX_SIM_WALL_SECONDS = 600  # wall time of one simulate command's runs; past it the seeds done are shown (CT608 warning)
 
 # the diagnostic each limit gives where a spec (or the command line) passes it
@@ -57,6 +58,7 @@ CODES: dict[str, str] = {
     "MAX_SIM_STEPS": "CT608",
     "MAX_SIM_SEEDS": "CT608",
     "MAX_SIM_EVENTS": "CT608",
+    "MAX_SIM_SWEEP_POINTS": "CT608",
     "MAX_SIM_WALL_SECONDS": "CT608",
     "MAX_VARIANTS": "CT623",
 }

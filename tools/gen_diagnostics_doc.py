@@ -30,7 +30,7 @@ from ctdsl import limits  # noqa: E402
 from ctdsl.api import check, check_runnable  # noqa: E402,F401  (check: the synthetic examples that need no dc)
 from ctdsl.check.loader import Unreadable  # noqa: E402
 from ctdsl.codes import CODES, PHASES  # noqa: E402
-from ctdsl.diagnostics import Sources, render_text  # noqa: E402
+from ctdsl.diagnostics import Diagnostic, Sources, render_text  # noqa: E402
 from ctdsl.failure import Failure  # noqa: E402
 from ctdsl.symbolic.fit import warnings as fit_warnings  # noqa: E402
 from ctdsl.symbolic.solve import solve  # noqa: E402
@@ -139,6 +139,14 @@ def _synthetic(code: str) -> str | None:
         result = check_runnable(SPEC_NAME, text=text)
         diags = fit_warnings(result.spec, solve(result.spec).memory)
         return render_text(diags[0], result.sources) if diags else None
+    if code == "CT801":
+        diag = Diagnostic("CT801", "no Dask scheduler answered at tcp://127.0.0.1:8786 within 5s: ConnectionRefusedError: [Errno 111] Connection refused", None,
+                          help="start one (dask scheduler), or check the address: tcp://host:8786")  # fmt: skip
+        return render_text(diag, Sources())
+    if code == "CT802":
+        diag = Diagnostic("CT802", "the simulation stopped: scheme 'adamw' seed 3: a worker process died while running it (killed, out of memory, or a crash in native code)", None,
+                          notes=("the runs finished are kept in runs.json: scheme 'adamw' seeds 0-2, 4",), help="a bug in ctdsl or a lost worker: run that seed alone with -j 1 to see it")  # fmt: skip
+        return render_text(diag, Sources())
     if code == "CT621":
         text = "".join(f"param p{i} = {i + 1}\n" for i in range(limits.MAX_STATEMENTS + 1))
         result = check_runnable(SPEC_NAME, text=text)

@@ -209,6 +209,7 @@ BACK_END_LIMITS = [
     ("ctdsl/symbolic/roots.py", "MAX_BRENT_STEPS", "none: the bracket so far is the answer"),
     ("ctdsl/cli/sweep_cmds.py", "MAX_POINTS", "usage error (exit 2) for `--sweep`"),
     ("ctdsl/cli/sweep_cmds.py", "MAX_AXIS", "usage error (exit 2) for `--sweep`"),
+    ("ctdsl/cli/simulate_cmd.py", "MAX_JOBS", "usage error (exit 2) for `-j`"),
     ("ctdsl/numeric/sweepdata.py", "MAX_POINTS_IN_MEMORY", "ValueError from `Study.sweep` (a larger grid goes to a file: `ctdsl sweep -f parquet`)"),
     ("ctdsl/numeric/winnermap.py", "MAX_MAP_POINTS", "none: `ctdsl sweep --plot` maps at most 400 x 400 points of a larger grid"),
     ("ctdsl/report/paper_forms.py", "MAX_OPS", "none: a larger form is printed as it comes, not rearranged"),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 from contextlib import contextmanager
 from enum import Enum
 from typing import List, Optional
@@ -17,6 +16,7 @@ import typer
 
 from ctdsl import limits
 from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print_diagnostics, stdout_console
+from ctdsl.cli.progress import progress_bar as _progress_bar
 from ctdsl.diagnostics import Diagnostic, Severity, did_you_mean
 from ctdsl.diagnostics.terminal import printable
 
@@ -25,9 +25,12 @@ class SimFormat(str, Enum):
     table = "table"
     json = "json"
     csv = "csv"
+    parquet = "parquet"  # a simulation sweep's
 
 
 LONG_RUN_EVENTS = 200_000  # above this estimate, a progress bar shows (on a terminal)
+PARALLEL_EVENTS = 1_000_000  # above this estimate (about 4 s on one core), -j defaults to one process per core
+MAX_JOBS = 256  # local processes at most
 
 
 @app.command()
@@ -40,9 +43,14 @@ def simulate(
     scheme: Optional[List[str]] = typer.Option(None, "--scheme", help="Simulate only this scheme (repeatable)."),
     set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
     validate: bool = typer.Option(False, "--validate", help="Compare the simulation with the closed forms; exit 1 if they disagree."),
-    format: SimFormat = typer.Option(SimFormat.table, "--format", "-f", help="table, json or csv."),
+    format: SimFormat = typer.Option(SimFormat.table, "--format", "-f", help="table, json or csv; with --sweep: table, csv or parquet."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="A progress bar on long runs (on a terminal)."),
     partial: Optional[str] = typer.Option(None, "--partial", metavar="FILE", help="After each finished seed, write every run done so far to FILE (JSON, replaced whole), so that an interrupted run keeps them."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, max=MAX_JOBS, help="Processes that run the (scheme, seed) runs; the results are the same for any number (default: one per core, for a run long enough to gain from it)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); needs ctdsl[dask]."),
+    sweep: Optional[List[str]] = typer.Option(None, "--sweep", help="Simulate at each point of name=lo:hi:n[:log] (repeatable: a grid), beside the closed form."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help="With --sweep: write the table to FILE (.csv, or .parquet with -f parquet)."),
+    plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="With --sweep over one param: the closed form and the simulated points with their intervals (.png, .svg, .pdf)."),
 ) -> None:
     """Simulate each scheme's steps in SimPy: shared links with background traffic, stragglers.
 
@@ -52,6 +60,8 @@ def simulate(
       ctdsl simulate specs/llama70b_wan.ct --steps 200 --seeds 20 --format json
       ctdsl simulate examples/15_contention.ct --validate
       ctdsl simulate specs/llama70b_wan.ct --seeds 200 --partial runs.json
+      ctdsl simulate specs/llama70b_wan.ct --seeds 40 -j 2
+      ctdsl simulate examples/15_contention.ct --sweep 'rho=0.1:0.8:4' -o sweep.csv
     """
     study = load_or_exit(file, parse_sets(set_))
     spec = study.spec
@@ -65,18 +75,30 @@ def simulate(
 
     if validate and partial:
         raise fail_usage("--partial keeps the seeds of a plain run; --validate runs its own")
+    _check_options(validate, jobs, scheduler, sweep, output, plot, format, partial)
     from ctdsl.simulate.runner import settings
-    from ctdsl.simulate.runner import simulate as run_all
 
     cfg = settings(spec, steps, seeds, warmup, seed)
     bar = _progress_bar(progress)
     keeper = _Keeper(partial)
+    run = _Run(study, cfg, scheme, jobs, bar, keeper, sweep, parse_sets(set_))
     try:
-        with _stop_between_seeds(keeper):
-            result = _run(spec, cfg, scheme, validate, bar, keeper, run_all)
+        with _stop_between_seeds(keeper), _backend(scheduler, study) as backend:
+            run.backend = backend
+            result = run.validation() if validate else run.sweep() if sweep else run.plain()
+            keeper.raise_pending()
     except KeyboardInterrupt as exc:
         typer.echo(keeper.message("terminated" if isinstance(exc, _Terminated) else "interrupted"), err=True)
         raise typer.Exit(143 if isinstance(exc, _Terminated) else 130)
+    except Exception as exc:  # a run that failed is reported; anything else is the app's (exit 3)
+        from ctdsl.simulate.errors import TaskError  # deferred: `ctdsl check` does not load ctdsl.simulate
+
+        if not isinstance(exc, TaskError):
+            raise
+        _task_failed(exc, keeper, study)
+    if sweep:
+        _write_sweep(result, format, output, plot, study)
+        return
     _print(result, format, validate)
     if getattr(result, "stopped", None):  # the wall budget: the seeds done so far were shown
         where = spec.simulation.span if spec.simulation is not None else None
@@ -88,20 +110,113 @@ def simulate(
         raise typer.Exit(Exit.FINDINGS)
 
 
-def _run(spec, cfg, scheme, validate: bool, bar, keeper, run_all):
-    """The validation, or every run, each finished seed handed to `keeper`."""
-    if validate:
+def _check_options(validate, jobs, scheduler, sweep, output, plot, format, partial) -> None:
+    if scheduler is not None and jobs is not None:
+        raise fail_usage("-j sets the local processes; --scheduler runs on a cluster's: give one")
+    if validate and (scheduler or sweep):
+        raise fail_usage("--validate runs here, on its own settings: it takes neither --scheduler nor --sweep")
+    if not sweep and (output or plot):
+        raise fail_usage("-o and --plot write a simulation sweep: give --sweep")
+    if sweep and partial:
+        raise fail_usage("--partial keeps the seeds of a plain run; a sweep's table is written when it ends")
+    if sweep and format is SimFormat.json:
+        raise fail_usage("a simulation sweep is a table: -f table, csv or parquet")
+    if not sweep and format is SimFormat.parquet:
+        raise fail_usage("-f parquet writes a simulation sweep: give --sweep")
+    if format is SimFormat.parquet and (not output or output == "-"):
+        raise fail_usage("-f parquet writes a file: give -o FILE.parquet")
+
+
+class _Run:
+    """The runs the command asked for: plain, a sweep, or the validation; each finished seed handed to `keeper`."""
+
+    def __init__(self, study, cfg, scheme, jobs, bar, keeper, sweep, sets):
+        self.study, self.cfg, self.scheme, self.jobs = study, cfg, list(scheme) if scheme else None, jobs
+        self.bar, self.keeper, self.sweeps, self.sets = bar, keeper, sweep, sets
+        self.backend = None
+
+    def validation(self):
         from ctdsl.simulate.validate import validate as run_validation
 
-        with bar as report:
-            return run_validation(spec, cfg, report)
-    from ctdsl.simulate.plan import build_plans
+        with self.bar as report:
+            return run_validation(self.study.spec, self.cfg, report)
 
-    plans = build_plans(spec, list(scheme) if scheme else None)
-    bar.enabled = bar.enabled and _estimate_events(plans, cfg) > LONG_RUN_EVENTS
-    keeper.active = True
-    with bar as report:
-        return run_all(spec, cfg, progress=report, plans=plans, on_seed=keeper)
+    def _jobs(self, events: float) -> int:
+        from ctdsl.simulate.pool import default_jobs
+
+        if self.jobs is not None:
+            return self.jobs
+        return default_jobs() if events > PARALLEL_EVENTS else 1
+
+    def plain(self):
+        from ctdsl.simulate.plan import build_plans
+        from ctdsl.simulate.runner import simulate as run_all
+
+        spec, cfg = self.study.spec, self.cfg
+        plans = build_plans(spec, self.scheme)
+        events = _estimate_events(plans, cfg)
+        self.bar.enabled = self.bar.enabled and events > LONG_RUN_EVENTS
+        self.keeper.active = True
+        with self.bar as report:
+            return run_all(spec, cfg, progress=report, plans=plans, on_seed=self.keeper, jobs=self._jobs(events), backend=self.backend, stop=self.keeper.stopping)
+
+    def sweep(self):
+        from ctdsl.cli.sweep_cmds import parse_sweep, resolve_axes
+        from ctdsl.numeric.columns import unit_suffix
+        from ctdsl.simulate import simsweep
+        from ctdsl.simulate.pool import default_jobs
+
+        spec = self.study.spec
+        axes = resolve_axes(self.study, [parse_sweep(s) for s in self.sweeps], self.sets)
+        points = simsweep.check_grid(spec, axes)
+
+        def spec_at(values):
+            over = {n: simsweep.override_text(v, spec.params[n].dim) for n, v in values.items()}
+            return load_or_exit(self.study.path, {**self.sets, **over}).spec
+
+        self.keeper.active = self.keeper.sweep = True
+        with self.bar as report:
+            res = simsweep.sweep(spec_at, axes, points, self.cfg, self.scheme, progress=report, on_seed=self.keeper,
+                                 jobs=self.jobs or default_jobs(), backend=self.backend, stop=self.keeper.stopping)  # fmt: skip
+        res.column_names = {n: n if u == "1" else f"{n}_{unit_suffix(u)}" for n, u in res.units.items()}  # as numeric.columns names them
+        return res
+
+
+@contextmanager
+def _backend(address: str | None, study):
+    """None (local processes), or the runner backend of a Dask client connected to `address` (closed after)."""
+    if address is None:
+        yield None
+        return
+    try:
+        from ctdsl.simulate import cluster
+    except ImportError:
+        raise fail_usage("--scheduler needs Dask: pip install 'ctdsl[dask]'")
+    try:
+        client = cluster.connect(address)
+    except cluster.Unreachable as exc:
+        diag = Diagnostic("CT801", f"no Dask scheduler answered at {exc.address} within {cluster.CONNECT_TIMEOUT}: {exc.reason}", None,
+                          help="start one (dask scheduler), or check the address: tcp://host:8786")  # fmt: skip
+        print_diagnostics([diag], study.sources, err=True)
+        raise typer.Exit(Exit.USAGE)
+    try:
+        yield cluster.backend(client)
+    finally:
+        client.close()
+
+
+def _task_failed(err, keeper, study) -> None:
+    """A run raised, or its worker died: name it, say what was kept, exit 1."""
+    kept = err.partial
+    if kept is None or kept.kept() == "no seed":
+        where = "no run had finished"
+    elif keeper.path:
+        where = f"the runs finished are kept in {printable(keeper.path)}: {kept.kept()}"
+    else:
+        where = f"finished: {kept.kept()}; --partial FILE keeps them"
+    diag = Diagnostic("CT802", f"the simulation stopped: {err}", None, notes=(where,), help="a bug in ctdsl or a lost worker: run that seed alone with -j 1 to see it")
+    print_diagnostics([diag], study.sources, err=True)
+    raise typer.Exit(Exit.FINDINGS)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -110,12 +225,16 @@ class _Terminated(KeyboardInterrupt):
 
 @contextmanager
 def _stop_between_seeds(keeper):
-    """Ctrl-C and SIGTERM during the runs: the first asks `keeper` to stop after the seed running now
-    (so the stop never lands inside SimPy or a file being written), a second one stops at once."""
+    """Ctrl-C and SIGTERM during the runs: the first asks `keeper` to start no further run and let the
+    ones running finish (so the stop never lands inside SimPy or a file being written, and the runs kept
+    are the first of each scheme), a second one stops at once (the pool's or cluster's runs cancelled)."""
 
     def on_signal(signum, frame):
         if keeper.active and keeper.pending is None:
             keeper.pending = signum
+            return
+        if keeper.keeping:  # writing the file: the stop waits for it, so the file and the message agree
+            keeper.urgent = signum
             return
         raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
@@ -140,8 +259,20 @@ class _Keeper:
         self.done = self.total = 0
         self.active = False  # a plain run is going: a signal waits for the end of its seed
         self.pending = None  # the signal that asked to stop
+        self.sweep = False  # the runs are a sweep's: no file, and its table is written at its end
+        self.keeping = False  # writing the file now: a second signal waits for the end of it
+        self.urgent = None  # that second signal
 
     def __call__(self, res, done: int, total: int) -> None:
+        self.keeping = True
+        try:
+            self._keep(res, done, total)
+        finally:
+            self.keeping = False
+        if self.urgent is not None:
+            raise _Terminated() if self.urgent == signal.SIGTERM else KeyboardInterrupt()
+
+    def _keep(self, res, done: int, total: int) -> None:
         if self.path:
             from ctdsl.files import atomic_open
             from ctdsl.report.simulation_data import partial_json
@@ -152,10 +283,19 @@ class _Keeper:
             except OSError as exc:
                 raise fail_usage(f"cannot write {printable(self.path)}: {exc.strerror}")
         self.last, self.done, self.total = res, done, total
+
+    def stopping(self) -> bool:
+        """Asked before each further run starts: a first Ctrl-C or SIGTERM stops new runs."""
+        return self.pending is not None
+
+    def raise_pending(self) -> None:
+        """After the runs: the signal that stopped them, as the exception the command reports."""
         if self.pending is not None:
             raise _Terminated() if self.pending == signal.SIGTERM else KeyboardInterrupt()
 
     def message(self, why: str) -> str:
+        if self.sweep:
+            return f"{why} after {self.done} of {self.total} runs of the sweep: nothing kept (its table is written when it ends)"
         if self.last is None:
             return f"{why} before the first seed finished: nothing kept"
         head = f"{why} after {self.done} of {self.total} runs"
@@ -181,6 +321,41 @@ def _print(result, format: SimFormat, validate: bool) -> None:
         simulation_tables.render_rich(result, console)
 
 
+def _write_sweep(result, format: SimFormat, output: str | None, plot: str | None, study) -> None:
+    """The sweep's table: to the terminal, as CSV (stdout or -o), as Parquet (-o), and the figure."""
+    from ctdsl.cli.app import save_figure
+    from ctdsl.files import atomic_open
+    from ctdsl.report import simsweep_out
+
+    if plot:
+        if len(result.axes) != 1:
+            raise fail_usage("--plot draws a sweep over one param")
+        save_figure(simsweep_out.figure(result), plot, plot.rsplit(".", 1)[-1].lower())
+    binary = format is SimFormat.parquet or (output or "").lower().endswith(".parquet")
+    try:
+        if binary:
+            if not output or output == "-":
+                raise fail_usage("-f parquet writes a file: give -o FILE.parquet")
+            with atomic_open(output, "wb") as fh:
+                simsweep_out.write_parquet(result, fh)
+        elif output and output != "-":
+            with atomic_open(output, "w", encoding="utf-8", newline="") as fh:
+                fh.write(simsweep_out.render_csv(result))
+        elif format is SimFormat.csv:
+            typer.echo(simsweep_out.render_csv(result), nl=False)
+        else:
+            simsweep_out.render_rich(result, stdout_console())
+    except ImportError:
+        raise fail_usage("Parquet needs pyarrow: pip install 'ctdsl[data]'")
+    except OSError as exc:
+        raise fail_usage(f"cannot write {printable(output or '-')}: {exc.strerror or exc}")
+    if output and output != "-":
+        typer.echo(f"wrote {printable(output)}", err=True)
+    if result.stopped:
+        print_diagnostics([Diagnostic("CT608", f"the simulation sweep {result.stopped}", None, severity=Severity.WARNING, help="sweep fewer points, --steps or --seeds")], study.sources, err=True)
+        raise typer.Exit(Exit.FINDINGS)
+
+
 def _estimate_events(plans, cfg) -> float:
     """A rough count of events: background arrivals over the closed-form run length."""
     total = 0.0
@@ -188,45 +363,3 @@ def _estimate_events(plans, cfg) -> float:
         span = (cfg.steps + cfg.warmup) * max(p.step, p.bound or 0.0)
         total += cfg.seeds * (4 * span * sum(q.rho / q.service for q in p.queues.values()) + 10 * (cfg.steps + cfg.warmup))
     return total
-
-
-class _progress_bar:
-    """A rich progress bar on stderr when it is a terminal; otherwise nothing."""
-
-    def __init__(self, wanted: bool):
-        self.enabled = wanted and sys.stderr.isatty()
-        self._progress = None
-        self._task = None
-
-    def __enter__(self):
-        if not self.enabled:
-            return None
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeRemainingColumn,
-        )
-
-        self._progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=Console(file=sys.stderr),
-            transient=True,
-        )
-        self._progress.__enter__()
-        self._task = self._progress.add_task("simulating", total=None)
-
-        def report(done: int, total: int, what: str) -> None:
-            self._progress.update(self._task, completed=done, total=total, description=f"simulating {what}")
-
-        return report
-
-    def __exit__(self, *exc):
-        if self._progress is not None:
-            self._progress.__exit__(*exc)
-        return False

@@ -46,7 +46,7 @@ def partial_json(res, done: int, total: int) -> dict:
         "complete": done == total and res.stopped is None,
         "runs_done": done,
         "runs_total": total,
-        "seeds": {name: list(range(len(s.runs))) for name, s in res.schemes.items()},
+        "seeds": {name: s.seed_list for name, s in res.schemes.items()},
     }
     return out
 

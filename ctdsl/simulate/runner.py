@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 from ctdsl import limits
 from ctdsl.language import schema as S
@@ -19,7 +19,8 @@ from ctdsl.language.enums import SimLatency
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
 from ctdsl.results import display as results_display
-from ctdsl.simulate import display, engine
+from ctdsl.simulate import display, engine, pool
+from ctdsl.simulate import tasks as T
 from ctdsl.simulate.budget import check_budget, check_rounds
 from ctdsl.simulate.plan import Edge, SchemePlan, build_plans, loaded_edges
 from ctdsl.simulate.stats import Estimate, estimate
@@ -76,6 +77,11 @@ class SchemeSim:
     queueing: Estimate | None
     time_to_target: Estimate | None
     links: list[LinkSummary] = field(default_factory=list)
+    seeds: list[int] | None = None  # the run index of each of `runs`; None: 0, 1, ... in order
+
+    @property
+    def seed_list(self) -> list[int]:
+        return list(self.seeds) if self.seeds is not None else list(range(len(self.runs)))
 
     @property
     def events(self) -> int:
@@ -114,15 +120,31 @@ class SimResult:
         """The seeds this result holds, by scheme: "scheme 'a' seeds 0-9, scheme 'b' seed 0"."""
         parts = []
         for name, s in self.schemes.items():
-            n = len(s.runs)
-            parts.append(f"scheme '{name}' " + ("no seed" if n == 0 else "seed 0" if n == 1 else f"seeds 0-{n - 1}"))
+            parts.append(f"scheme '{name}' " + seed_ranges(s.seed_list))
         return ", ".join(parts) or "no seed"
+
+
+def seed_ranges(seeds: list[int]) -> str:
+    """[0, 1, 2, 5] -> "seeds 0-2, 5"; [0] -> "seed 0"; [] -> "no seed"."""
+    if not seeds:
+        return "no seed"
+    spans: list[list[int]] = []
+    for k in sorted(seeds):
+        if spans and k == spans[-1][1] + 1:
+            spans[-1][1] = k
+        else:
+            spans.append([k, k])
+    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
+    return ("seed " if len(seeds) == 1 else "seeds ") + text
 
 
 def spawn_keys(spec: Spec) -> list[Edge]:
     """Every loaded edge of the spec, in one order: edge i always draws from stream i, whichever
     schemes are simulated (so --scheme X gives X the numbers it has in a full run)."""
     return loaded_edges(spec)
+
+
+Backend = Callable[[list[T.Task], "pool.Fn | None", "pool.Admit"], Iterator[tuple[T.Task, engine.RunResult]]]
 
 
 def simulate(
@@ -134,41 +156,108 @@ def simulate(
     jitter: bool = True,
     plans: dict[str, SchemePlan] | None = None,
     on_seed: OnSeed | None = None,
+    jobs: int = 1,
+    backend: Backend | None = None,
+    stop: Callable[[], bool] | None = None,
+    execute: "pool.Fn | None" = None,
 ) -> SimResult:
-    """Every scheme over every seed; `on_seed`, when given, gets the runs finished so far after each one
-    (the schemes done and the one running, each summarised over its seeds so far)."""
+    """Every scheme over every seed, as (scheme, seed) tasks over `jobs` processes (pool.py), or on
+    `backend` (a Dask client's, cluster.py). `on_seed`, when given, gets the runs finished so far after
+    each one; `stop()` true: no further run starts, the result holds the runs finished. The result is
+    assembled in task order: the same numbers for any `jobs` and any backend. A run that fails raises
+    TaskError naming it, its `partial` the result of the runs finished."""
     plans = plans if plans is not None else build_plans(spec, names)
     if load:  # CT608 before anything runs
         check_budget(spec, plans, cfg.steps, cfg.warmup)
     else:
         check_rounds(spec, plans)
-    keys = spawn_keys(spec)
-    total = len(plans) * cfg.seeds
-    done = 0
-    out: dict[str, SchemeSim] = {}
-    start = time.monotonic()
-    for name, plan in plans.items():
-        runs = []
-        for k in range(cfg.seeds):
-            runs.append(engine.run(plan, cfg.seed, k, cfg.steps, cfg.warmup, load=load, jitter=jitter, spawn_keys=keys, hold=cfg.latency is SimLatency.HOLD))
-            done += 1
-            if progress is not None:
-                progress(done, total, name)
-            if on_seed is not None:
-                on_seed(SimResult(spec, cfg, {**out, name: summarise(plan, list(runs))}), done, total)  # a copy: runs grows
-            if done < total and time.monotonic() - start > limits.MAX_SIM_WALL_SECONDS:
-                out[name] = summarise(plan, runs)
-                left = [n for n in plans if n not in out]
-                why = (
-                    f"stopped after {limits.MAX_SIM_WALL_SECONDS:g} s (the wall budget): {done} of {total} runs done; "
-                    f"scheme '{name}' has {len(runs)} of {cfg.seeds} seeds" + (f", not simulated: {', '.join(left)}" if left else "")
-                )
-                return SimResult(spec, cfg, out, why)
-        out[name] = summarise(plan, runs)
-    return SimResult(spec, cfg, out)
+    work = T.make_tasks(plans, cfg.seed, cfg.seeds, cfg.steps, cfg.warmup, load, jitter, spawn_keys(spec), cfg.latency is SimLatency.HOLD)
+    runs = Collector(spec, cfg, plans)
+
+    def each(task: T.Task, result: engine.RunResult) -> None:
+        runs.add(task.scheme, task.run, result)
+        if progress is not None:
+            progress(runs.done, len(work), task.scheme)
+        if on_seed is not None:
+            on_seed(runs.result(), runs.done, len(work))
+
+    try:
+        over = run_tasks(work, each, jobs, backend, stop, execute)
+    except T.TaskError as err:
+        err.partial = runs.result()
+        raise
+    res = runs.result()
+    if over and runs.done < len(work):
+        res.stopped = runs.why_stopped(len(work))
+    return res
 
 
-def summarise(plan: SchemePlan, runs: list[engine.RunResult]) -> SchemeSim:
+def run_tasks(
+    work: list[T.Task],
+    each: Callable[[T.Task, engine.RunResult], None],
+    jobs: int = 1,
+    backend: Backend | None = None,
+    stop: Callable[[], bool] | None = None,
+    execute: "pool.Fn | None" = None,
+) -> bool:
+    """Every task, each result handed to `each` as it arrives; no further task starts once `stop()` is
+    true or the wall budget is spent. True when the wall budget stopped it."""
+    start, over = time.monotonic(), []
+
+    def admit() -> bool:
+        if stop is not None and stop():
+            return False
+        if time.monotonic() - start > limits.MAX_SIM_WALL_SECONDS:
+            over.append(True)
+            return False
+        return True
+
+    source = backend(work, execute, admit) if backend is not None else pool.stream(work, jobs, execute, admit)
+    try:
+        for task, result in source:
+            each(task, result)
+    finally:  # now, not when the generator is collected: a Ctrl-C in `each` cancels the runs at once
+        source.close()
+    return bool(over)
+
+
+class Collector:
+    """The runs finished so far, by scheme and seed, summarised in seed order (each scheme again only
+    when a run of it arrives)."""
+
+    def __init__(self, spec: Spec, cfg: Settings, plans: dict[str, SchemePlan]):
+        self.spec, self.cfg, self.plans = spec, cfg, plans
+        self.runs: dict[str, dict[int, engine.RunResult]] = {n: {} for n in plans}
+        self.summaries: dict[str, SchemeSim] = {}
+        self.done = 0
+
+    def add(self, scheme: str, k: int, result: engine.RunResult) -> None:
+        self.runs[scheme][k] = result
+        self.summaries.pop(scheme, None)
+        self.done += 1
+
+    def result(self) -> SimResult:
+        out = {}
+        for name, by_seed in self.runs.items():
+            if not by_seed:
+                continue
+            if name not in self.summaries:
+                seeds = sorted(by_seed)
+                self.summaries[name] = summarise(self.plans[name], [by_seed[k] for k in seeds], seeds)
+            out[name] = self.summaries[name]
+        return SimResult(self.spec, self.cfg, out)
+
+    def why_stopped(self, total: int) -> str:
+        short = [f"scheme '{n}' has {len(r)} of {self.cfg.seeds} seeds" for n, r in self.runs.items() if 0 < len(r) < self.cfg.seeds]
+        left = [n for n, r in self.runs.items() if not r]
+        return (
+            f"stopped after {limits.MAX_SIM_WALL_SECONDS:g} s (the wall budget): {self.done} of {total} runs done"
+            + "".join(f"; {s}" for s in short)
+            + (f", not simulated: {', '.join(left)}" if left else "")
+        )
+
+
+def summarise(plan: SchemePlan, runs: list[engine.RunResult], seeds: list[int] | None = None) -> SchemeSim:
     step = estimate([r.step for r in runs])
     queueing = None if plan.overlap else estimate([r.queueing for r in runs])
     ttt = step.scaled(plan.steps_to_target) if plan.steps_to_target is not None else None
@@ -189,7 +278,7 @@ def summarise(plan: SchemePlan, runs: list[engine.RunResult]) -> SchemeSim:
                 estimate(sync) if sync else None,
             )
         )
-    return SchemeSim(plan, runs, step, estimate([r.stragglers for r in runs]), queueing, ttt, links)
+    return SchemeSim(plan, runs, step, estimate([r.stragglers for r in runs]), queueing, ttt, links, seeds)
 
 
-__all__ = ["Settings", "settings", "simulate", "SimResult", "SchemeSim", "LinkSummary", "spawn_keys"]
+__all__ = ["Settings", "settings", "simulate", "SimResult", "SchemeSim", "LinkSummary", "spawn_keys", "Collector", "seed_ranges", "run_tasks"]
