@@ -6,6 +6,7 @@ simpy and numpy are imported inside the command (by ctdsl.simulate), so that
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import signal
 from contextlib import contextmanager
@@ -33,6 +34,12 @@ PARALLEL_EVENTS = 1_000_000  # above this estimate (about 4 s on one core), -j d
 MAX_JOBS = 256  # local processes at most
 
 
+class Engine(str, Enum):
+    auto = "auto"
+    simpy = "simpy"
+    numpy = "numpy"
+
+
 @app.command()
 def simulate(
     file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
@@ -51,8 +58,9 @@ def simulate(
     sweep: Optional[List[str]] = typer.Option(None, "--sweep", help="Simulate at each point of name=lo:hi:n[:log] (repeatable: a grid), beside the closed form."),
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help="With --sweep: write the table to FILE (.csv, or .parquet with -f parquet)."),
     plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="With --sweep over one param: the closed form and the simulated points with their intervals (.png, .svg, .pdf)."),
+    engine: Engine = typer.Option(Engine.auto, "--engine", help="auto: the numpy engine (the Lindley recursion over arrays) where it models the run exactly, else SimPy; simpy; numpy (SimPy where it cannot)."),
 ) -> None:
-    """Simulate each scheme's steps in SimPy: shared links with background traffic, stragglers.
+    """Simulate each scheme's steps (SimPy, or numpy arrays): shared links with background traffic, stragglers.
 
     \b
     Examples:
@@ -61,7 +69,7 @@ def simulate(
       ctdsl simulate examples/15_contention.ct --validate
       ctdsl simulate specs/llama70b_wan.ct --seeds 200 --partial runs.json
       ctdsl simulate specs/llama70b_wan.ct --seeds 40 -j 2
-      ctdsl simulate examples/15_contention.ct --sweep 'rho=0.1:0.8:4' -o sweep.csv
+      ctdsl simulate examples/15_contention.ct --sweep 'rho=0.1:0.8:4' -o s.csv
     """
     study = load_or_exit(file, parse_sets(set_))
     spec = study.spec
@@ -78,7 +86,7 @@ def simulate(
     _check_options(validate, jobs, scheduler, sweep, output, plot, format, partial)
     from ctdsl.simulate.runner import settings
 
-    cfg = settings(spec, steps, seeds, warmup, seed)
+    cfg = dataclasses.replace(settings(spec, steps, seeds, warmup, seed), engine=engine.value)
     bar = _progress_bar(progress)
     keeper = _Keeper(partial)
     run = _Run(study, cfg, scheme, jobs, bar, keeper, sweep, parse_sets(set_))
@@ -247,7 +255,9 @@ def _stop_between_seeds(keeper):
         yield
     finally:
         for s, h in old.items():
-            signal.signal(s, h)
+            # a stop was asked: the command is ending, and a further Ctrl-C must not kill it half-way
+            # through its message and exit code (a fast run can be done before the second one lands)
+            signal.signal(s, signal.SIG_IGN if keeper.pending is not None else h)
 
 
 class _Keeper:

@@ -56,6 +56,7 @@ def _scheme_json(name: str, s) -> dict:
     return {
         "name": name,
         "label": p.label,
+        "engine": getattr(s, "engine", "simpy"),  # numpy: its events count simulated transfers
         "period": _num(p.period),
         "overlap": p.overlap,
         "closed_form": {

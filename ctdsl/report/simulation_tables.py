@@ -201,7 +201,14 @@ def tables(res) -> list[Table]:
     notes = closed_form_notes(res)
     if notes:
         out[0].notes.extend(notes)
-    out[-1].notes.append(f"{res.events} simulation events")
+    engines = sorted({getattr(s, "engine", "simpy") for s in res.schemes.values()})
+    if engines == ["numpy"]:
+        out[-1].notes.append(f"{res.events} simulated transfers (numpy engine)")
+    elif engines == ["simpy"]:
+        out[-1].notes.append(f"{res.events} simulation events")
+    else:
+        per = ", ".join(f"{n}: {getattr(s, 'engine', 'simpy')}" for n, s in res.schemes.items())
+        out[-1].notes.append(f"{res.events} simulation events and transfers (engines: {per})")
     return out
 
 

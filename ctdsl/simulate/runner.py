@@ -36,6 +36,7 @@ class Settings:
     warmup: int
     seed: int = 0  # base seed: run k of a scheme uses SeedSequence([seed, k])
     latency: SimLatency = SimLatency.PROPAGATE  # hold: a loaded link is held during a transfer's latency too
+    engine: str = "auto"  # auto: the numpy engine where it models the plan exactly, else SimPy; simpy; numpy
 
 
 def settings(spec: Spec, steps: int | None = None, seeds: int | None = None, warmup: int | None = None, seed: int = 0) -> Settings:
@@ -78,6 +79,7 @@ class SchemeSim:
     time_to_target: Estimate | None
     links: list[LinkSummary] = field(default_factory=list)
     seeds: list[int] | None = None  # the run index of each of `runs`; None: 0, 1, ... in order
+    engine: str = "simpy"  # the engine that ran it: simpy, or numpy (its events count transfers)
 
     @property
     def seed_list(self) -> list[int]:
@@ -171,7 +173,7 @@ def simulate(
         check_budget(spec, plans, cfg.steps, cfg.warmup)
     else:
         check_rounds(spec, plans)
-    work = T.make_tasks(plans, cfg.seed, cfg.seeds, cfg.steps, cfg.warmup, load, jitter, spawn_keys(spec), cfg.latency is SimLatency.HOLD)
+    work = T.make_tasks(plans, cfg.seed, cfg.seeds, cfg.steps, cfg.warmup, load, jitter, spawn_keys(spec), cfg.latency is SimLatency.HOLD, engine=cfg.engine)
     runs = Collector(spec, cfg, plans)
 
     def each(task: T.Task, result: engine.RunResult) -> None:
@@ -243,7 +245,9 @@ class Collector:
                 continue
             if name not in self.summaries:
                 seeds = sorted(by_seed)
-                self.summaries[name] = summarise(self.plans[name], [by_seed[k] for k in seeds], seeds)
+                summary = summarise(self.plans[name], [by_seed[k] for k in seeds], seeds)
+                summary.engine = T.engine_of(self.plans[name], self.cfg.engine, self.cfg.latency is SimLatency.HOLD)
+                self.summaries[name] = summary
             out[name] = self.summaries[name]
         return SimResult(self.spec, self.cfg, out)
 

@@ -128,7 +128,7 @@ def sweep(
         plans = build_plans(spec, names)
         check_budget(spec, plans, cfg.steps, cfg.warmup)
         keys = spawn_keys(spec)
-        work += T.make_tasks(plans, cfg.seed, cfg.seeds, cfg.steps, cfg.warmup, True, True, keys, cfg.latency is SimLatency.HOLD, point=i, start=len(work))
+        work += T.make_tasks(plans, cfg.seed, cfg.seeds, cfg.steps, cfg.warmup, True, True, keys, cfg.latency is SimLatency.HOLD, point=i, start=len(work), engine=cfg.engine)
         collectors.append(Collector(spec, cfg, plans))
         found.append((values, plans))
     done = [0]

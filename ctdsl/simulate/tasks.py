@@ -10,8 +10,8 @@ at run time, and the run it makes is the one the calling process would make:
 1 + i (engine.py), whichever process runs it, in whatever order: results are
 bit-identical for any number of processes.
 
-`execute` is the one place a run is started (`engine.run`): a second engine
-is routed here.
+`execute` is the one place a run is started: on the SimPy engine (`engine.run`)
+or the numpy one (`vector.run`), as `engine_of` picks.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ctdsl.simulate import engine
+from ctdsl.simulate import engine, vector
 from ctdsl.simulate.errors import TaskError
 from ctdsl.simulate.plan import Edge, SchemePlan
 
@@ -38,6 +38,7 @@ class Task:
     spawn_keys: tuple[Edge, ...] | None = None  # None: the plan's own edges (engine.run's default)
     hold: bool = False
     point: int | None = None  # a simulation sweep's grid point
+    engine: str = "auto"  # auto | simpy | numpy (engine_of says which runs)
 
     def describe(self) -> str:
         """How an error names the task: "scheme 'a' seed 3" (and the grid point of a sweep)."""
@@ -62,6 +63,7 @@ def make_tasks(
     hold: bool = False,
     point: int | None = None,
     start: int = 0,
+    engine: str = "auto",
 ) -> list[Task]:
     """Every scheme's runs 0..seeds-1, scheme after scheme, numbered from `start`."""
     keys = tuple(spawn_keys) if spawn_keys is not None else None
@@ -69,14 +71,23 @@ def make_tasks(
     for name, plan in plans.items():
         slim = lean(plan)
         for k in range(seeds):
-            out.append(Task(start + len(out), name, k, slim, seed, steps, warmup, load, jitter, keys, hold, point))
+            out.append(Task(start + len(out), name, k, slim, seed, steps, warmup, load, jitter, keys, hold, point, engine))
     return out
 
 
+def engine_of(plan: SchemePlan, choice: str, hold: bool) -> str:
+    """Which engine runs a plan: SimPy when asked, else the numpy engine where it models the
+    plan exactly (`vector.supports`), SimPy otherwise (`numpy` falls back too, and says so)."""
+    if choice == "simpy":
+        return "simpy"
+    return "numpy" if vector.supports(plan, hold) is None else "simpy"
+
+
 def execute(task: Task) -> engine.RunResult:
-    """Run one task (the only call of `engine.run` on the simulate path)."""
+    """Run one task: the one place a run starts, on the engine `engine_of` picks."""
     keys = list(task.spawn_keys) if task.spawn_keys is not None else None
-    return engine.run(task.plan, task.seed, task.run, task.steps, task.warmup, load=task.load, jitter=task.jitter, spawn_keys=keys, hold=task.hold)
+    run = vector.run if engine_of(task.plan, task.engine, task.hold) == "numpy" else engine.run
+    return run(task.plan, task.seed, task.run, task.steps, task.warmup, load=task.load, jitter=task.jitter, spawn_keys=keys, hold=task.hold)
 
 
-__all__ = ["Task", "TaskError", "lean", "make_tasks", "execute"]
+__all__ = ["Task", "TaskError", "lean", "make_tasks", "execute", "engine_of"]
