@@ -31,7 +31,7 @@ from ctdsl.model import graph as G
 from ctdsl.model.topology import Edge, NodeKind, Topology
 
 ROOT = Path(__file__).resolve().parents[1]
-FLAGSHIP = "specs/llama70b_wan.ct"
+FLAGSHIP = "tests/data/llama70b_workers.ct"  # the study with single-GPU workers, unrolled into nodes
 SPECS = sorted(str(p.relative_to(ROOT)) for p in [*ROOT.glob("specs/*.ct"), *ROOT.glob("examples/*.ct")])
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ctdsl.api import check
 
-FLAGSHIP = Path(__file__).resolve().parents[1] / "specs" / "llama70b_wan.ct"
+FLAGSHIP = Path(__file__).resolve().parents[1] / "tests" / "data" / "llama70b_workers.ct"
 
 
 def run(**overrides):

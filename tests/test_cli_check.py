@@ -21,7 +21,7 @@ from ctdsl.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
-FLAGSHIP = "specs/llama70b_wan.ct"
+FLAGSHIP = "tests/data/llama70b_workers.ct"  # the study with single-GPU workers, unrolled into nodes
 TWO = "tests/data/two_errors.ct"
 MISSING = "tests/data/no_such_file.ct"
 SARIF_SCHEMA = json.loads((DATA / "sarif-2.1.0-rtm.5.json").read_text(encoding="utf-8"))

@@ -106,9 +106,10 @@ def test_graph_draws_svg_and_png_without_graphviz(tmp_path):
     text = svg.read_text(encoding="utf-8")
     ET.fromstring(text)  # well-formed
     # matplotlib writes each text's string as a comment beside its glyphs: the flagship has
-    # two dcs, each with four workers (w0..w3), a module in each port (qsfp) and a switch (tor)
-    assert text.count("<!-- qsfp -->") == 8 and text.count("<!-- tor -->") == 2
-    assert all(text.count(f"<!-- w{i} -->") == 2 for i in range(4))
+    # two dcs of replicas, each drawn as one group of GPUs (gpu), the group of their NICs'
+    # modules (qsfp) and a switch (tor)
+    assert text.count("<!-- qsfp -->") == 2 and text.count("<!-- tor -->") == 2
+    assert text.count("<!-- gpu -->") == 2
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     again = tmp_path / "again.svg"
     invoke("graph", str(FLAGSHIP), "-f", "svg", "-o", str(again))

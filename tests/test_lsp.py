@@ -22,7 +22,7 @@ from lsprotocol import types as T  # noqa: E402
 from lspkit import Session  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-FLAGSHIP = ROOT / "specs" / "llama70b_wan.ct"
+FLAGSHIP = ROOT / "tests" / "data" / "llama70b_workers.ct"  # the study with single-GPU workers
 TEXT = FLAGSHIP.read_text(encoding="utf-8")
 LINES = TEXT.split("\n")
 

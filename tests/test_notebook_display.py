@@ -24,7 +24,7 @@ BOUND = 2000
 
 @pytest.fixture(scope="module")
 def flagship():
-    return ctdsl.load(ROOT / "specs" / "llama70b_wan.ct")
+    return ctdsl.load(ROOT / "tests" / "data" / "llama70b_workers.ct")
 
 
 def test_the_flagships_reprs_are_short(flagship):
@@ -44,7 +44,7 @@ def test_the_simulation_repr_is_short(flagship):
     res = flagship.simulate(steps=3, seeds=2, warmup=1, schemes=["adamw", "band_gpu"])
     text = repr(res)
     assert len(text) < BOUND  # was 36,879 characters
-    assert text.startswith("<SimResult ") and "llama70b_wan.ct: 2 schemes x 2 seeds x 3 steps\n" in text
+    assert text.startswith("<SimResult ") and "llama70b_workers.ct: 2 schemes x 2 seeds x 3 steps\n" in text
     assert all(len(repr(s)) < 200 for s in res.schemes.values())
     html = res._repr_html_()
     assert "<table>" in html and "band_gpu" in html

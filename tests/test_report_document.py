@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from ctdsl.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
-FLAGSHIP = str(ROOT / "specs" / "llama70b_wan.ct")
+FLAGSHIP = str(ROOT / "tests" / "data" / "llama70b_workers.ct")  # the single-GPU study: its figures are quoted below
 runner = CliRunner()
 
 
@@ -104,7 +104,7 @@ def test_same_bytes_each_run(tmp_path, reports, ext):
 def test_format_from_the_option(tmp_path):
     p = tmp_path / "report.txt"
     r = run("report", FLAGSHIP, "-o", str(p), "--format", "md")
-    assert r.exit_code == 0 and p.read_text().startswith("# llama70b_wan.ct")
+    assert r.exit_code == 0 and p.read_text().startswith("# llama70b_workers.ct")
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from ctdsl.symbolic.sensitivity import sensitivity
 from ctdsl.symbolic.tornado import UnknownQuantity, tornado
 from solvekit import ROOT, solve_text
 
-FLAGSHIP = ROOT / "specs" / "llama70b_wan.ct"
+FLAGSHIP = ROOT / "tests" / "data" / "llama70b_workers.ct"  # the study with single-GPU workers
 H = 1e-6  # relative step of the finite differences
 AGREE = 1e-5  # relative agreement asked of them
 runner = CliRunner()

@@ -110,7 +110,7 @@ def test_set_without_equals_is_a_usage_error():
 def test_explain_walks_phases_and_links():
     r = run("solve", FLAGSHIP, "--explain", "band_switch")
     assert r.exit_code == 0
-    for text in ("up to the switch", "all-reduce of the sums across dcs", "down to the workers", "wan ", "east.tor -> west.tor"):
+    for text in ("up to the switch", "all-reduce of the sums across dcs", "down to the GPUs", "wan ", "east.tor -> west.tor"):
         assert text in r.stdout
     bad = run("solve", FLAGSHIP, "--explain", "band_swich")
     assert bad.exit_code == 2 and "band_switch" in bad.stderr

@@ -31,7 +31,7 @@ from chunkedfile import SPEC_NAME, mismatches, read_chunks  # noqa: E402
 
 SOLVE_ERRORS = ROOT / "tests" / "solve_errors"
 CHUNKS = [c for f in sorted(SOLVE_ERRORS.glob("*.ct")) for c in read_chunks(f)]
-FLAGSHIP = ROOT / "specs" / "llama70b_wan.ct"
+FLAGSHIP = ROOT / "tests" / "data" / "llama70b_workers.ct"  # the study with single-GPU workers
 runner = CliRunner()
 
 

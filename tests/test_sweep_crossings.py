@@ -21,7 +21,7 @@ from ctdsl.numeric import CompiledForms, evaluate
 from ctdsl.numeric.crossings import bisect, sweep_curves, x_param, x_range
 
 ROOT = Path(__file__).resolve().parents[1]
-FLAGSHIP = ROOT / "specs" / "llama70b_wan.ct"
+FLAGSHIP = ROOT / "tests" / "data" / "llama70b_workers.ct"  # the study with single-GPU workers
 
 
 @pytest.fixture(scope="module")

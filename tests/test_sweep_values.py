@@ -21,7 +21,7 @@ from ctdsl.numeric import Axis, CompiledForms, Grid, evaluate, iter_chunks
 from ctdsl.numeric.crossings import sweep_curves
 
 ROOT = Path(__file__).resolve().parents[1]
-FLAGSHIP = ROOT / "specs" / "llama70b_wan.ct"
+FLAGSHIP = ROOT / "tests" / "data" / "llama70b_workers.ct"  # the study with single-GPU workers
 EXAMPLES = sorted((ROOT / "examples").glob("*.ct"))
 RTOL = 1e-12
 

@@ -96,7 +96,7 @@ class Paper:
         room = WIDTH[self.columns] - 3.5
         low, high = rg.args[rg.low], rg.args[1 - rg.low]
         if rg.cross is None:
-            pieces = [rg.head, f"= {low}", rf"\text{{for }} {q(rg.lo)} \leq {x} \leq {q(rg.hi)}"]
+            pieces = [rg.head, f"= {low}", rf"\text{{for }} {q(rg.lo)} \leq {x}", rf"\leq {q(rg.hi)}"]
         else:
             below, above = rf"{low} & {x} < {q(rg.cross)}", rf"{high} & {x} \geq {q(rg.cross)}"
             wide = max(width(below), width(above)) + 1.0  # a row's two columns (the & counted as their gap) and the brace
