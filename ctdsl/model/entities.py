@@ -53,6 +53,23 @@ def _ops(values) -> tuple[Operation, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class Distribution:
+    """What an uncertain param is drawn from (`~ kind(args)`; docs/codesign.md, Uncertainty).
+
+    args in base units of the param: uniform (lo, hi), triangular (lo, mode, hi), normal
+    (mean, sd), lognormal (median, sigma): ln x is normal with mean ln(median) and sd sigma
+    (sigma is a plain number).
+    """
+
+    kind: str
+    args: tuple[float, ...]
+    span: Span
+
+    def __post_init__(self) -> None:
+        _freeze(self, args=tuple)
+
+
+@dataclass(frozen=True, slots=True)
 class Param:
     name: str
     dim: Dim
@@ -66,6 +83,7 @@ class Param:
     display: str | None  # LaTeX display name; None: the name
     span: Span
     given: bool = False  # the value came from --set (an override), not the spec
+    dist: Distribution | None = None  # `~ ...`: drawn from this by `ctdsl uncertainty`; None: certain
 
     def __post_init__(self) -> None:
         _freeze(self, spacing=Spacing)
