@@ -28,6 +28,7 @@ from typing import Mapping
 
 from ctdsl.diagnostics import Span
 from ctdsl.language.enums import Collective, Counted, Fabric, JitterKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Topology
 from ctdsl.units import Dim
@@ -50,23 +51,6 @@ def _freeze(obj: object, **converters) -> None:
 
 def _ops(values) -> tuple[Operation, ...]:
     return tuple(Operation(v) for v in values)
-
-
-@dataclass(frozen=True, slots=True)
-class Distribution:
-    """What an uncertain param is drawn from (`~ kind(args)`; docs/codesign.md, Uncertainty).
-
-    args in base units of the param: uniform (lo, hi), triangular (lo, mode, hi), normal
-    (mean, sd), lognormal (median, sigma): ln x is normal with mean ln(median) and sd sigma
-    (sigma is a plain number).
-    """
-
-    kind: str
-    args: tuple[float, ...]
-    span: Span
-
-    def __post_init__(self) -> None:
-        _freeze(self, args=tuple)
 
 
 @dataclass(frozen=True, slots=True)
