@@ -206,3 +206,18 @@ def test_csv_and_table_name_every_scheme_with_units(tmp_path):
     out = tmp_path / "t.txt"
     r = runner.invoke(app, ["uncertainty", str(tmp_path / "spec.ct"), "-n", "1000", "--no-sobol", "-o", str(out)])
     assert r.exit_code == 0 and "Time to target" in out.read_text(encoding="utf-8")
+
+
+def test_codesign_doc_shows_what_the_command_prints():
+    # docs/codesign.md, Uncertainty: the command it gives prints the rows it quotes
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    doc = (root / "docs" / "codesign.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Uncertainty") :]
+    quoted = section[section.index("```text\n") + 8 :].split("```")[0].strip().splitlines()
+    assert len(quoted) == 2
+    r = CliRunner().invoke(app, ["uncertainty", str(root / "examples" / "18_uncertainty.ct"), "--no-sobol"])
+    assert r.exit_code == 0
+    for line in quoted:
+        assert line in r.stdout.splitlines()
