@@ -138,6 +138,11 @@ def test_the_same_seed_gives_the_same_bytes_and_another_seed_other_draws(tmp_pat
     data = json.loads(runs[0].stdout)
     assert data["samples"] == 5000 and data["seed"] == 4 and data["params"] == ["s1", "s2"]
     assert data["schemes"]["a"]["time_to_target"]["dim"] == "s"
+    # --set fixes a param: s2 is no longer drawn, and s1's draws are the first ones of the generator
+    fixed = runner.invoke(app, ["uncertainty", str(tmp_path / "spec.ct"), "-n", "5000", "--seed", "4", "-f", "json", "--no-sobol", "--set", "s2=500"])
+    assert fixed.exit_code == 0 and json.loads(fixed.stdout)["params"] == ["s1"]
+    sd = json.loads(fixed.stdout)["schemes"]["a"]["time_to_target"]["sd"]
+    assert sd < data["schemes"]["a"]["time_to_target"]["sd"]  # var(s1) < var(s1) + var(s2)
 
 
 def test_sobol_indices_of_an_additive_function():

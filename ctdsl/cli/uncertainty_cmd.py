@@ -39,7 +39,8 @@ def uncertainty(
 
     Params written with `~ uniform(lo, hi)`, `~ triangular(lo, mode, hi)`,
     `~ normal(mean, sd)` or `~ lognormal(median, sigma)` are drawn; the others
-    keep their values (docs/codesign.md, Uncertainty).
+    keep their values, and so does a param given with --set
+    (docs/codesign.md, Uncertainty).
 
     \b
     Examples:
@@ -48,7 +49,7 @@ def uncertainty(
       ctdsl uncertainty examples/30_uncertainty.ct -f json -o spread.json
     """
     study = load_or_exit(file, parse_sets(set_))
-    if not any(p.dist is not None for p in study.spec.params.values()):
+    if not any(p.dist is not None and not p.given for p in study.spec.params.values()):
         typer.echo(f"{file}: no param carries a distribution (write one as `param x = 1 ~ normal(1, 0.1)`)", err=True)
         raise typer.Exit(Exit.OK)
     from ctdsl.numeric import sobol as S

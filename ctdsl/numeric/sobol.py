@@ -81,7 +81,7 @@ def indices(problem: dict, f, samples: int, seed: int) -> tuple[dict, int]:
 
 def scheme_indices(sol, forms, samples: int, seed: int) -> tuple[dict, int]:
     """Sobol indices of every scheme's time to target over the params with a distribution."""
-    params = [p for p in sol.spec.params.values() if p.dist is not None]
+    params = [p for p in sol.spec.params.values() if p.dist is not None and not p.given]
     ranked = [s for s, sf in forms.schemes.items() if sf.has_steps]
     problem = problem_of(params)
 

@@ -64,9 +64,12 @@ def draw(dist, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def draws(spec, n: int, seed: int) -> dict[str, np.ndarray]:
-    """Every param with a distribution, n draws each, in spec order, from one generator."""
+    """Every param with a distribution, n draws each, in spec order, from one generator.
+
+    A param given with `--set` is fixed at that value: it is not drawn.
+    """
     rng = np.random.default_rng(seed)
-    return {p.name: draw(p.dist, n, rng) for p in spec.params.values() if p.dist is not None}
+    return {p.name: draw(p.dist, n, rng) for p in spec.params.values() if p.dist is not None and not p.given}
 
 
 class MoneyForms:
