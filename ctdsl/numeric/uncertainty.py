@@ -105,7 +105,8 @@ def values_at(forms: CompiledForms, money: MoneyForms, params: dict[str, np.ndar
 
 
 def summary(a: np.ndarray, dim: U.Dim) -> Summary:
-    f = a[np.isfinite(a)]
+    finite = np.isfinite(a)
+    f = a if finite.all() else a[finite]
     if not len(f):
         return Summary(dim, math.nan, math.nan, math.nan, math.nan, math.nan, 0)
     q = np.quantile(f, QUANTILES)
