@@ -63,6 +63,7 @@ _TABLE = [
     Code("CT205", "unknown-unit", "a unit ctdsl does not know, often with the spelling to use"),
     Code("CT206", "wrong-value-type", "a value of the wrong type: a number where a name, string, list or bool is needed, or the reverse"),
     Code("CT207", "range-dimension", "a param's range ends with a different dimension from its default"),
+    Code("CT208", "distribution-dimension", "a param's distribution argument with a different dimension from its default (lognormal's sigma: a plain number)"),
     # values
     Code("CT301", "not-positive", "a bandwidth, rate, count or size that is zero or negative"),
     Code("CT302", "not-a-fraction", "a fraction outside (0, 1], or a utilisation outside [0, 1)"),
@@ -76,6 +77,8 @@ _TABLE = [
     Code("CT310", "unsafe-display-name", "a param's display name with characters or commands LaTeX output cannot use safely"),
     Code("CT311", "set-outside-range", "a --set value outside the param's declared range (a warning: the value is used)"),
     Code("CT312", "stream-above-total", "a switch whose stream_rate (each stream's) is above its total_rate (all streams', shared)"),
+    Code("CT313", "unknown-distribution", "a param's `~` naming no known distribution, or with the wrong number of arguments"),
+    Code("CT314", "bad-distribution", "a distribution outside its bounds: lo >= hi, a mode outside lo..hi, sd, median or sigma not positive, or outside the param's range"),
     # topology and placement
     Code("CT401", "unsupported-operation", "a transform placed where its operations do not exist, e.g. top-k on a pluggable"),
     Code("CT402", "sum-not-at-switch", "an in-network sum placed on something that is not a switch, or without innet_sum"),

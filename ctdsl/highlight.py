@@ -14,7 +14,7 @@ once ctdsl is installed. The token classes follow grammar/ctdsl.lark:
   otherwise); the unit right after a number (`12.5 GB/s`): Keyword.Type;
 - `wan A <-> B = LINK`: Keyword, Name, Operator, Name, Operator, Name.Class;
 - `key =` in a block: Name.Attribute; a stage `port {`: Name.Label;
-- other names: Name; `<->`, `->`, `..`, `=`, and arithmetic: Operator;
+- other names: Name; `<->`, `->`, `..`, `=`, `~` (a distribution), and arithmetic: Operator;
   braces, brackets, parentheses, `,`, `;`, `:`: Punctuation.
 
 Nothing in the lexer evaluates anything: it is regular expressions over text.
@@ -66,7 +66,7 @@ class CtLexer(RegexLexer):
             (words(STATEMENT_WORDS + ("lin", "log"), suffix=r"\b"), Keyword),
             (words(("true", "false"), suffix=r"\b"), Keyword.Constant),
             (NAME, Name),
-            (r"<->|->|\.\.|[-+*/^=]", Operator),
+            (r"<->|->|\.\.|[-+*/^=~]", Operator),
             (r"[{}\[\](),;:.]", Punctuation),
         ],
     }

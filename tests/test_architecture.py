@@ -49,7 +49,7 @@ LAYERS: list[tuple[str, ...]] = [
 ]
 
 # third-party libraries a command loads only when it needs them
-HEAVY = {"matplotlib", "scipy", "simpy", "mpmath", "sympy", "numpy", "networkx", "rich", "typer", "lark", "jsonschema", "tomllib", "tomli", "pyarrow", "pandas", "xarray"}
+HEAVY = {"matplotlib", "scipy", "simpy", "mpmath", "sympy", "numpy", "networkx", "rich", "typer", "lark", "jsonschema", "tomllib", "tomli", "pyarrow", "pandas", "xarray", "SALib"}
 ENTRY_POINTS = ("ctdsl/__init__.py", "ctdsl/api.py", "ctdsl/cli/")
 
 

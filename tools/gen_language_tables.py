@@ -186,6 +186,22 @@ def functions_table() -> str:
     return "\n".join(rows)
 
 
+def distributions_table() -> str:
+    from ctdsl.check.distributions import KINDS
+
+    rows = ["| distribution | arguments | bounds (CT314) | drawn as |", "|---|---|---|---|"]
+    what = {
+        "uniform": ("lo < hi, inside the param's range", "every value in lo .. hi equally likely"),
+        "triangular": ("lo <= mode <= hi, lo < hi, inside the param's range", "density rising linearly from lo to mode, falling to hi"),
+        "normal": ("sd > 0", "mean and standard deviation; unbounded"),
+        "lognormal": ("median > 0, sigma > 0", "ln x normal with mean ln(median) and sd sigma (a plain number)"),
+    }
+    for name, (args, plain_last) in KINDS.items():
+        shown = ", ".join(a + (" (plain number)" if plain_last and i == len(args) - 1 else "") for i, a in enumerate(args))
+        rows.append(f"| `~ {name}({', '.join(args)})` | {shown}: the param's unit unless said | {what[name][0]} | {what[name][1]} |")
+    return "\n".join(rows)
+
+
 def _limits_in(path: Path):
     """(name, value text, comment) of each `MAX_... = value  # comment` line of a source file."""
     src = path.read_text(encoding="utf-8")
@@ -211,6 +227,7 @@ BACK_END_LIMITS = [
     ("ctdsl/cli/sweep_cmds.py", "MAX_AXIS", "usage error (exit 2) for `--sweep`"),
     ("ctdsl/cli/simulate_cmd.py", "MAX_JOBS", "usage error (exit 2) for `-j`"),
     ("ctdsl/numeric/sweepdata.py", "MAX_POINTS_IN_MEMORY", "ValueError from `Study.sweep` (a larger grid goes to a file: `ctdsl sweep -f parquet`)"),
+    ("ctdsl/numeric/uncertainty.py", "MAX_UNCERTAINTY_SAMPLES", "usage error (exit 2) for `ctdsl uncertainty --samples`; ValueError from the API"),
     ("ctdsl/numeric/winnermap.py", "MAX_MAP_POINTS", "none: `ctdsl sweep --plot` maps at most 400 x 400 points of a larger grid"),
     ("ctdsl/report/paper_forms.py", "MAX_OPS", "none: a larger form is printed as it comes, not rearranged"),
     ("ctdsl/report/paper_cases.py", "MAX_SPLIT_OPS", "none: the max / min is printed without its regime split"),
@@ -242,6 +259,7 @@ def tables() -> dict[str, str]:
         "units": units_table(),
         "dimensions": dimensions_table(),
         "functions": functions_table(),
+        "distributions": distributions_table(),
         "payloads": payloads_table(),
         "limits": limits_table(),
         "back-end-limits": back_end_limits_table(),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ctdsl import limits
 from ctdsl import units as U
+from ctdsl.check.distributions import check_distribution
 from ctdsl.check.exprs import ExprTyper, Typed
 from ctdsl.check.loader import Loaded
 from ctdsl.check.names import Namespace
@@ -78,6 +79,7 @@ class ParamChecker:
                 return None
         self._display(node)
         lo, hi, spacing, count = self._range(node, default, value, overridden) or (None, None, None, None)
+        dist = check_distribution(self.sink, self._const, node, default, (lo, hi))
         return M.Param(
             name=name,
             dim=default.dim,
@@ -91,6 +93,7 @@ class ParamChecker:
             display=node.display,
             span=node.name.span,
             given=overridden,
+            dist=dist,
         )
 
     def _display(self, node: ast.Param) -> None:

@@ -28,6 +28,7 @@ from typing import Mapping
 
 from ctdsl.diagnostics import Span
 from ctdsl.language.enums import Collective, Counted, Fabric, JitterKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Topology
 from ctdsl.units import Dim
@@ -66,6 +67,7 @@ class Param:
     display: str | None  # LaTeX display name; None: the name
     span: Span
     given: bool = False  # the value came from --set (an override), not the spec
+    dist: Distribution | None = None  # `~ ...`: drawn from this by `ctdsl uncertainty`; None: certain
 
     def __post_init__(self) -> None:
         _freeze(self, spacing=Spacing)

@@ -126,6 +126,7 @@ class Param:
     range: Range | None
     display: str | None
     span: Span
+    dist: Call | None = None  # `~ name(args)`: the distribution the param is drawn from
 
 
 @dataclass(frozen=True)

@@ -75,13 +75,14 @@ class TreeBuilder:
         return ast.Import(None, tuple(str(p) for p in arg.children), self.span(t))
 
     def param_stmt(self, t: Tree) -> ast.Param:
-        name, default, rng, display = t.children
+        name, default, rng, dist, display = t.children
         return ast.Param(
             self.name(name),
             self.expr(default, 0),
             self.range(rng) if rng is not None else None,
             self.string(display, display) if display is not None else None,
             self.span(t),
+            self.expr(dist, 0) if dist is not None else None,
         )
 
     def range(self, t: Tree) -> ast.Range:
