@@ -15,6 +15,7 @@ from ctdsl.cli import (
     start_cmds,  # noqa: F401,E402  (registers init, docs)
     sweep_cmds,  # noqa: F401,E402
     report_cmd,  # noqa: F401,E402  (after sweep: the order of --help)
+    search_cmd,  # noqa: F401,E402
 )
 from ctdsl.cli.app import app, main  # noqa: F401
 
