@@ -32,7 +32,7 @@ def _quantity_cells(point) -> list[str]:
 
 def search_tables(res) -> list[Table]:
     opt = res.optimum
-    goal = Table(f"Search {res.name}: {res.sense} {res.objective}", ["", ""])
+    goal = Table(f"Search {res.name}: {res.sense} {res.objective}", ["", "value"])
     goal.rows += [
         ["optimum", f"{opt.choice} at {_params_text(res, opt)}"],
         [res.sense.rstrip("e") + "ed", _q(opt.objective, res.objective_dim)],
