@@ -78,11 +78,12 @@ class _Reader:
             else:
                 self.fields[item.key.text] = item
         goal = [k for k in ("minimise", "maximise") if k in self.fields]
+        terms, dim = None, None
         if len(goal) != 1:
             where = self.fields["maximise"].key.span if len(goal) == 2 else self.stmt.name.span
             self.error("CT105" if not goal else "CT130", f"search '{self.stmt.name.text}' needs {'one of' if not goal else 'only one of'} minimise and maximise", where, help="e.g. minimise = cost")
-            return None
-        terms, dim = self._objective(self.fields[goal[0]].value)
+        else:
+            terms, dim = self._objective(self.fields[goal[0]].value)
         over = self._names("over", "param")
         choose = self._names("choose", "scheme")
         caps = self._caps()
