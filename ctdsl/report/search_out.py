@@ -34,7 +34,7 @@ def search_tables(res) -> list[Table]:
     opt = res.optimum
     goal = Table(f"Search {res.name}: {res.sense} {res.objective}", ["", "value"])
     goal.rows += [
-        ["optimum", f"{opt.choice} at {_params_text(res, opt)}"],
+        ["optimum", opt.choice + (f" at {_params_text(res, opt)}" if opt.params else "")],
         [res.sense.rstrip("e") + "ed", _q(opt.objective, res.objective_dim)],
         ["binding", ", ".join(f"{b} ({CAP_WORDS.get(b, b)})" for b in res.binding) or "none"],
         ["at a range end", ", ".join(f"{p} ({end})" for p, end in res.at_ends) or "none"],
@@ -50,6 +50,7 @@ def search_tables(res) -> list[Table]:
         bound = _q(c.bound if res.sense == "minimise" else -c.bound, res.objective_dim) if abs(c.bound) != float("inf") else "-"
         cells = [_params_text(res, best), _q(best.objective, res.objective_dim), *_quantity_cells(best)] if best else ["-"] * 7
         choices.rows.append([c.choice, c.sites or "declared", bound, c.status, *cells])
+    _drop_empty(choices, 6)
     choices.notes.append("bound: of the objective over the params' box, by interval arithmetic (a maximum's is an upper bound); pruned: the bound cannot beat the optimum")
     tables = [goal, choices]
     if res.pareto_axes:
@@ -58,6 +59,13 @@ def search_tables(res) -> list[Table]:
             front.rows.append([p.choice, _params_text(res, p), *[_q(p.quantity(a), QUANTITY_DIMS[a]) for a in res.pareto_axes]])
         tables.append(front)
     return tables
+
+
+def _drop_empty(t: Table, first: int) -> None:
+    """Drop the columns from `first` on that are "-" in every row (CO2e where nothing gives carbon)."""
+    keep = [j for j in range(len(t.header)) if j < first or any(row[j] != "-" for row in t.rows)]
+    t.header = [t.header[j] for j in keep]
+    t.rows = [[row[j] for j in keep] for row in t.rows]
 
 
 def search_markdown(results) -> str:
