@@ -5,7 +5,7 @@ the box (each symbol's (lo, hi)). It is natural interval arithmetic, node by
 node: a sum adds the bounds, a product takes the least and greatest of the four
 products of the ends, x^e with a constant e is monotone on a positive interval
 (and even powers are handled through |x|), max and min take them of the bounds,
-ceiling, floor and log are monotone. Each step keeps every value the node can
+ceiling (with the evaluators' slack), floor and log are monotone. Each step keeps every value the node can
 take, so the result encloses the form's range; it can be wider than the range
 (a symbol that appears twice is treated as two), never narrower. A node it does
 not know gives (-inf, inf): no pruning, never a wrong one.
@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+
+from ctdsl.language.tolerances import CEIL_SLACK
 
 INF = math.inf
 WHOLE = (-INF, INF)
@@ -89,8 +91,11 @@ def _interval(e: sp.Basic, box) -> tuple[float, float]:
         return pick(p[0] for p in parts), pick(p[1] for p in parts)
     if isinstance(e, (sp.ceiling, sp.floor)):
         lo, hi = _interval(e.args[0], box)
-        f = math.ceil if isinstance(e, sp.ceiling) else math.floor
-        return (f(lo) if abs(lo) < INF else lo), (f(hi) if abs(hi) < INF else hi)
+        if isinstance(e, sp.floor):
+            return (math.floor(lo) if abs(lo) < INF else lo), (math.floor(hi) if abs(hi) < INF else hi)
+        # the evaluators take ceil(x - CEIL_SLACK max(1, |x|)) (ctdsl.numeric.forms): the low end may be one less
+        low = math.ceil(lo - CEIL_SLACK * max(1.0, abs(lo))) if abs(lo) < INF else lo
+        return low, (math.ceil(hi) if abs(hi) < INF else hi)
     if isinstance(e, sp.log) and len(e.args) == 1:
         lo, hi = _interval(e.args[0], box)
         if lo <= 0:
