@@ -32,7 +32,6 @@ from ctdsl.model import search as MS
 from ctdsl.syntax import ast
 
 FIELDS = ("minimise", "maximise", "over", "choose", "deadline", "power_cap", "budget", "co2e_cap", "memory", "pareto", "grid")
-DEFAULT_GRID = 9  # points per param when neither the search nor the param's range says
 CARBON_FIELDS = {("device", "embodied_carbon"), ("dc", "carbon_intensity")}
 
 
@@ -247,7 +246,7 @@ class _Reader:
             n = int(v)
         points = 1
         for p in over:
-            points *= n or self.draft.params[p].count or DEFAULT_GRID
+            points *= n or self.draft.params[p].count or MS.DEFAULT_GRID
         if points > limits.MAX_SEARCH_POINTS:
             self.error("CT607", f"the search's grid has {points:,} points per choice; at most {limits.MAX_SEARCH_POINTS:,} are searched", self.stmt.name.span, help="set a smaller grid = N (points per param), or fewer params in over")
         return n
@@ -284,4 +283,4 @@ def _text(node) -> str:
     return "?"
 
 
-__all__ = ["DEFAULT_GRID", "check_searches"]
+__all__ = ["check_searches"]

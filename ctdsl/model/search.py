@@ -15,6 +15,7 @@ from ctdsl.diagnostics import Span
 # what a search may minimise, maximise, cap or put on a Pareto front: each to target
 OBJECTIVES = ("time", "energy", "cost", "co2e")
 OBJECTIVE_DIMS = {"time": U.TIME, "energy": U.ENERGY, "cost": U.MONEY, "co2e": U.CARBON}
+DEFAULT_GRID = 9  # points per param when neither the search nor the param's range says
 # constraint field -> (what it caps, its dimension)
 CAPS = {
     "deadline": ("time", U.TIME),
@@ -41,4 +42,4 @@ class Search:
     spans: dict = field(default_factory=dict, compare=False)  # field -> span, for diagnostics after checking
 
 
-__all__ = ["CAPS", "OBJECTIVES", "OBJECTIVE_DIMS", "Search"]
+__all__ = ["CAPS", "DEFAULT_GRID", "OBJECTIVES", "OBJECTIVE_DIMS", "Search"]

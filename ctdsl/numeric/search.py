@@ -36,13 +36,12 @@ from ctdsl.diagnostics import Diagnostic
 from ctdsl.failure import Failure
 from ctdsl.language.enums import Spacing
 from ctdsl.language.tolerances import REL, SEARCH_BINDING, SEARCH_XTOL
-from ctdsl.model.search import CAPS
+from ctdsl.model.search import CAPS, DEFAULT_GRID
 from ctdsl.numeric.forms import _ceil_numpy, _tolerant
 from ctdsl.numeric.search_bounds import interval
 from ctdsl.results.search import ChoiceOutcome, Point, SearchResult
 from ctdsl.symbolic.roots import brent, grid
 
-DEFAULT_GRID = 9  # as ctdsl.check.search.DEFAULT_GRID (points per param)
 REFINE_ROUNDS = 4
 QUANTITIES = ("time", "energy", "cost", "co2e", "power")
 
