@@ -55,6 +55,7 @@ _TABLE = [
     Code("CT114", "not-a-dc", "a stage of a variant that does not name a data centre of the sites"),
     Code("CT115", "cannot-remove", "none given to a field that cannot be removed (a dc's device, link or switch), or outside a variant"),
     Code("CT116", "price-and-capex", "a device with both a price per hour (rented) and a capex (bought)"),
+    Code("CT130", "bad-search", "a design search that cannot be posed: an objective that is not a weighted sum of time, energy, cost and co2e, cost or CO2e where nothing is priced, a param without a range, a scheme without steps, a Pareto front of other than 2 or 3 objectives"),
     # units and dimensions
     Code("CT201", "dimension-mismatch", "quantities of different dimensions added, subtracted or compared by min or max"),
     Code("CT202", "wrong-dimension", "a field or --set value whose dimension is not the one it takes"),
@@ -124,6 +125,7 @@ _TABLE = [
     # solving
     Code("CT701", "too-many-regimes", "a break-even whose times split into more max/min regimes than the solver enumerates"),
     Code("CT702", "breakeven-not-evaluable", "a break-even whose times cannot be computed at an end of the param's range"),
+    Code("CT703", "search-infeasible", "a design search whose constraints no choice meets at any point of the params' ranges"),
     # running: where the simulation's runs go
     Code("CT801", "scheduler-unreachable", "no Dask scheduler answered at the address given to --scheduler"),
     Code("CT802", "simulation-run-failed", "a simulated run raised, or the process or Dask worker running it died"),

@@ -24,6 +24,7 @@ MAX_DCS = 64  # data centres
 MAX_VARIANTS = 16  # variants of the sites, each with a graph of its own (CT623)
 MAX_SWEEP_POINTS = 100_000  # points of one param's sweep
 MAX_GRID_POINTS = 1_000_000  # points of `ctdsl sweep`'s default grid, the product of every declared sweep (CT607)
+MAX_SEARCH_POINTS = 100_000  # grid points of one design search, per choice of scheme (CT607)
 MAX_SIM_STEPS = 100_000  # steps (or warm-up steps) of one simulated run, and a scheme's period when simulated (CT608)
 MAX_SIM_SEEDS = 1_000  # simulated runs per scheme
 MAX_SIM_EVENTS = 2_000_000  # background transfers on a link in one simulated run, estimated before it runs (CT608)
@@ -54,6 +55,7 @@ CODES: dict[str, str] = {
     "MAX_WORKERS": "CT606",
     "MAX_DCS": "CT606",
     "MAX_SWEEP_POINTS": "CT607",
+    "MAX_SEARCH_POINTS": "CT607",
     "MAX_GRID_POINTS": "CT607",
     "MAX_SIM_STEPS": "CT608",
     "MAX_SIM_SEEDS": "CT608",

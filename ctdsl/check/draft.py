@@ -38,6 +38,7 @@ class Draft:
     baseline: str | None = None
     simulation: M.Simulation | None = None
     variants: dict[str, M.Sites] = field(default_factory=dict)
+    searches: list = field(default_factory=list)  # ctdsl.model.search.Search, from ctdsl.check.search
 
     def defaults(self) -> dict[str, float]:
         return {p.name: p.default for p in self.params.values()}
@@ -72,4 +73,5 @@ class Draft:
             topology=topology,
             variants=self.variants,
             replicas=self.replicas,
+            searches=tuple(self.searches),
         )

@@ -65,6 +65,7 @@ class Namespace:
         self.wans: list[ast.Wan] = []
         self.breakevens: list[ast.Breakeven] = []
         self.baselines: list[ast.Baseline] = []
+        self.searches: list[ast.Search] = []  # design searches, checked by ctdsl.check.search
         self._merged: dict[str, MergedBlock | None] = {}
         self._merging: list[str] = []
         self._too_deep = False
@@ -95,6 +96,8 @@ class Namespace:
                     self.breakevens.append(stmt)
                 elif isinstance(stmt, ast.Baseline):
                     self.baselines.append(stmt)
+                elif isinstance(stmt, ast.Search):
+                    self.searches.append(stmt)
 
     def _define(self, d: Definition) -> None:
         if d.name in ("gpu", "true", "false", "none"):

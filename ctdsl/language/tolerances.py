@@ -10,6 +10,11 @@ TIGHT: relative tolerance where a value is compared with an exact one (a sent
 KINK: relative gap under which the two largest (smallest) arguments of a max (min)
   count as tied where a derivative is taken (ctdsl.symbolic.sensitivity): the
   derivative is the active branch's, and the other side's may differ.
+SEARCH_BINDING: relative gap under which a design search's constraint counts as
+  binding at the optimum (its quantity equals its bound), and a param as at an
+  end of its range (ctdsl.numeric.search).
+SEARCH_XTOL: relative width (of the param's range, in log space on a log axis)
+  to which a design search's bounded minimisation along one param converges.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ CEIL_SLACK = 1e-12
 REL = 1e-9
 TIGHT = 1e-12
 KINK = 1e-6
+SEARCH_BINDING = 1e-6
+SEARCH_XTOL = 1e-9
 
 
 def close(a: float, b: float, rel: float = REL) -> bool:

@@ -161,7 +161,16 @@ class Baseline:
     span: Span
 
 
-Statement = Union[Import, Param, Block, Wan, Breakeven, Baseline]
+@dataclass(frozen=True)
+class Search:
+    """`search NAME { minimise = cost; over = [wan_bw]; ... }`: fields as in a block."""
+
+    name: Name
+    items: tuple
+    span: Span
+
+
+Statement = Union[Import, Param, Block, Wan, Breakeven, Baseline, Search]
 
 
 @dataclass(frozen=True)

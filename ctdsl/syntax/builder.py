@@ -144,6 +144,10 @@ class TreeBuilder:
         (x,) = t.children
         return ast.Baseline(self.name(x), self.span(t))
 
+    def search_stmt(self, t: Tree) -> ast.Search:
+        name, body = t.children
+        return ast.Search(self.name(name), self.body(body, 1), self.span(t))
+
     # values and expressions
     def value(self, item, depth: int, lists: int = 0) -> ast.Value:
         if isinstance(item, Tree) and item.data == "list":
