@@ -28,6 +28,7 @@ from ctdsl.check.loader import Loaded
 from ctdsl.check.money import check_money
 from ctdsl.check.names import Namespace
 from ctdsl.check.params import ParamChecker
+from ctdsl.check.targets import check_targets
 from ctdsl.check.topology import check_topology
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
 from ctdsl.language import schema as S
@@ -56,6 +57,7 @@ class Checker:
         topology = check_topology(self.draft, self.ns, self.sink, blocks)
         check_money(self.draft, self.sink)
         self._statements()
+        check_targets(self.ns, self.sink, self.draft)
         if self.sink.has_errors or topology is None:
             return None
         return self.draft.freeze(topology)

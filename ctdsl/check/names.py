@@ -64,6 +64,7 @@ class Namespace:
         self.order: list[str] = []
         self.wans: list[ast.Wan] = []
         self.breakevens: list[ast.Breakeven] = []
+        self.targets: list[ast.Target] = []
         self.baselines: list[ast.Baseline] = []
         self._merged: dict[str, MergedBlock | None] = {}
         self._merging: list[str] = []
@@ -95,6 +96,8 @@ class Namespace:
                     self.breakevens.append(stmt)
                 elif isinstance(stmt, ast.Baseline):
                     self.baselines.append(stmt)
+                elif isinstance(stmt, ast.Target):
+                    self.targets.append(stmt)
 
     def _define(self, d: Definition) -> None:
         if d.name in ("gpu", "true", "false", "none"):

@@ -352,10 +352,11 @@ class Spec:
     topology: Topology
     variants: Mapping[str, Sites] = field(default_factory=dict)  # the variants of the sites, by name
     replicas: Mapping[str, Replica] = field(default_factory=dict)  # the replica definitions, by name
+    targets: tuple = ()  # model.targets.Target, one per value and scheme of each `target` statement
 
     def __post_init__(self) -> None:
         maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants", "replicas")
-        _freeze(self, files=tuple, wans=tuple, breakevens=tuple, **{k: frozen_map for k in maps})
+        _freeze(self, files=tuple, wans=tuple, breakevens=tuple, targets=tuple, **{k: frozen_map for k in maps})
 
     @property
     def sites(self) -> Sites:

@@ -160,7 +160,18 @@ class Baseline:
     span: Span
 
 
-Statement = Union[Import, Param, Block, Wan, Breakeven, Baseline]
+@dataclass(frozen=True)
+class Target:
+    """`target QUANTITY = VALUE | [VALUES] over PARAM [for SCHEME, ...]`."""
+
+    quantity: Name
+    values: tuple[Expr, ...]
+    over: Name
+    schemes: tuple[Name, ...]  # empty: every scheme
+    span: Span
+
+
+Statement = Union[Import, Param, Block, Wan, Breakeven, Baseline, Target]
 
 
 @dataclass(frozen=True)
