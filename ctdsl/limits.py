@@ -60,4 +60,5 @@ CODES: dict[str, str] = {
     "MAX_SIM_EVENTS": "CT608",
     "MAX_SIM_WALL_SECONDS": "CT608",
     "MAX_VARIANTS": "CT623",
+    "MAX_TARGETS": "CT628",
 }
