@@ -72,7 +72,7 @@ def _statement(ns, sink: DiagnosticSink, draft, stmt: ast.Target) -> list[Target
                 f"param '{p.name}' has no range to look for the target in",
                 stmt.over.span,
                 label="no range",
-                help=f"give it one: param {p.name} = ... in LOW .. HIGH",
+                help=f"give {p.name} a range: add `in LOW .. HIGH` after its default",
             )
             ok = False
         ok &= p is not None
@@ -100,7 +100,7 @@ def _refuse(sink: DiagnosticSink):
             "a target is a constant: it cannot name a param or a field",
             r.span,
             label="not a constant",
-            help="write the target as a number with its unit, e.g. 0.95 or 30 d",
+            help="write the target as a number with its unit, e.g. 0.95 or 720 h",
         )
         return None
 

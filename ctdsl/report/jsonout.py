@@ -114,16 +114,7 @@ def _scheme(r) -> dict:
         "sites": r.sites,
         "period": _num(r.period),
         "steps": _num(r.steps),
-        "bytes": {
-            "dense": _num(r.dense.value),
-            "payload": _num(r.payload.value),
-            "wire": _num(r.wire.value),
-            "wan": _num(r.wan.value),
-            "dense_over_payload": _num(r.ratio),
-            "per_step": {k: _num(getattr(r, k).value / r.period) for k in ("payload", "wire", "wan")},
-            "payload_over_dense": _num(r.payload.value / r.dense.value) if r.dense.value else None,
-            "wire_over_dense": _num(r.wire.value / r.dense.value) if r.dense.value else None,
-        },
+        "bytes": _bytes(r),
         "step": {
             "seconds": _num(r.step_time.value),
             "overlap": r.overlap,
@@ -168,6 +159,20 @@ def _scheme(r) -> dict:
             "energy_to_target": _expr(r.energy_to_target.expr if r.energy_to_target else None),
             **{k: _expr(getattr(r, k).expr) for k in ("cost_to_target", "co2e_to_target") if getattr(r, k) is not None},
         },
+    }
+
+
+def _bytes(r) -> dict:
+    """Bytes per sync, per step (per sync / H), and the payload and wire against the dense update."""
+    return {
+        "dense": _num(r.dense.value),
+        "payload": _num(r.payload.value),
+        "wire": _num(r.wire.value),
+        "wan": _num(r.wan.value),
+        "dense_over_payload": _num(r.ratio),
+        "per_step": {k: _num(getattr(r, k).value / r.period) for k in ("payload", "wire", "wan")},
+        "payload_over_dense": _num(r.payload.value / r.dense.value) if r.dense.value else None,
+        "wire_over_dense": _num(r.wire.value / r.dense.value) if r.dense.value else None,
     }
 
 
