@@ -126,6 +126,17 @@ def test_step_time_target_and_for(tmp_path):
     assert not root.rises  # the step time falls as the WAN gets faster
 
 
+def test_numeric_root_where_the_form_is_not_a_polynomial(tmp_path):
+    """overhead = log2(x) x 0.1 s per sync: step = 0.12 + 0.5 + 0.025 log2(x) = 0.7 s
+    <=> log2(x) = 0.08 / 0.025 = 3.2 <=> x = 2^3.2 = 9.18958683997628..."""
+    text = "param x = 4 in 2 .. 1000 log 11\n" + HAND.replace(" OVERLAP", "; overhead = log2(x) * 0.1 s")
+    path = tmp_path / "log.ct"
+    path.write_text(text.replace("TARGETS", "target step_time = 0.7 s over x"))
+    (root,) = ctdsl.load(path).solve().targets[0].roots
+    assert root.numeric
+    assert root.value == pytest.approx(2**3.2, rel=1e-12)
+
+
 def test_time_without_steps_answers_why(tmp_path):
     (t,) = ctdsl.load(_spec(tmp_path, "target time = 1 h over wan_bw")).solve().targets
     assert not t.roots and "steps" in t.reason
