@@ -173,3 +173,13 @@ def test_docs_table_is_true():
         want = rows[(t.scheme, f"{t.target:g}")]
         got = U.format_quantity(t.roots[0].value, t.dim) if t.roots else "never in range"
         assert want == got, (t.scheme, t.target)
+
+
+def test_markdown_shows_targets_utilisation_and_bytes_per_step(tmp_path):
+    from ctdsl.report.tables import render_markdown
+
+    text = render_markdown(ctdsl.load(_spec(tmp_path)).solve())
+    assert "Targets" in text and "79.17 GB/s" in text
+    # CU = 0.12 / 0.62 = 19.4%, MFU = 9.7%; 500 MB per step = 2 GB per sync / 4
+    assert "| 19.4% | 9.7% |" in text
+    assert "500 MB" in text
