@@ -20,7 +20,6 @@ CU = u < 1 <=> D / (H b) = c / u <=> b* = u D / (H c): 0.95 x 2e9 / 0.48 = 3.958
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
