@@ -182,3 +182,20 @@ def test_markdown_shows_targets_utilisation_and_bytes_per_step(tmp_path):
     # CU = 0.12 / 0.62 = 19.4%, MFU = 9.7%; 500 MB per step = 2 GB per sync / 4
     assert "| 19.4% | 9.7% |" in text
     assert "500 MB" in text
+
+
+def test_unsolvable_target_is_a_diagnostic_at_its_statement(tmp_path, monkeypatch):
+    """What the root finder cannot solve (CT701, CT702) points at the target statement, in its words."""
+    from ctdsl.failure import Failure
+    from ctdsl.symbolic import targets as T
+    from ctdsl.symbolic.breakeven import Unsolvable
+
+    def refuse(name_x, *args, **kw):
+        raise Unsolvable("CT702", f"break-even {name_x} vs target: the times to target cannot be evaluated at the low end", "narrow it")
+
+    monkeypatch.setattr(T, "solve_breakeven", refuse)
+    with pytest.raises(Failure) as err:
+        ctdsl.load(_spec(tmp_path, "target utilisation = 0.9 over wan_bw")).solve()
+    (d,) = err.value.diagnostics
+    assert d.code == "CT702" and d.span.line == 11
+    assert d.message.startswith("target utilisation = 0.9 for dense: the scheme's utilisation cannot be evaluated")
