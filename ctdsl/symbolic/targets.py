@@ -27,6 +27,9 @@ quantity(b) - target: it is solved by the break-even machinery
 scheme), so max/min are split into regimes, each regime's root is exact where
 it is a polynomial of degree <= 4, every root is verified by a sign change, and
 a scan with Brent's method finds what the exact half cannot.
+A utilisation target whose compute does not depend on the param is solved in
+the equivalent form step(b) = compute / u (the same roots, since compute and
+step are positive), which has no quotient to put over one denominator.
 """
 
 from __future__ import annotations
@@ -94,20 +97,27 @@ def solve_target(cm, c, t, env) -> TargetResult:
     goal = sp.Rational(t.exact.numerator, t.exact.denominator)
     show = lambda v: U.format_quantity(v, p.dim)  # noqa: E731
     log = p.spacing == "log"
+    b = cm.symbols[t.over]
+    # CU = compute / step = u is step = compute / u where compute does not depend on b: the same
+    # roots, and a difference without a quotient, cheaper to put over one denominator
+    flip = t.quantity == "utilisation" and not c.compute.e.has(b)
+    lhs, rhs = (c.step_time.e, c.compute.e / goal) if flip else (q.e, goal)
     try:
-        r = solve_breakeven(t.scheme, q.e, TARGET, goal, cm.symbols[t.over], env, p.lo, p.hi, c.labels, log, show)
+        r = solve_breakeven(t.scheme, lhs, TARGET, rhs, b, env, p.lo, p.hi, c.labels, log, show)
     except Unsolvable as exc:
         message = exc.message.replace(f"break-even {t.scheme} vs {TARGET}", f"target {t.quantity} = {t.text} for {t.scheme}")
         message = message.replace("the times to target", f"the scheme's {t.quantity}")
         raise Failure([Diagnostic(exc.code, message, t.span, label="this target", help=exc.help)]) from None
-    roots = tuple(TargetRoot(root.value, root.raw, root.numeric, root.above == TARGET) for root in r.roots)
-    reason = None if roots else _never(t, r, p.dim, q.dim)
+    up = t.scheme if flip else TARGET  # who is 'faster' above a root where the quantity exceeds the target
+    roots = tuple(TargetRoot(root.value, root.raw, root.numeric, root.above == up) for root in r.roots)
+    reason = None if roots else _never(t, r, p.dim, q.dim, flip)
     return TargetResult(**base, target_dim=q.dim, roots=roots, reason=reason, lo=p.lo, hi=p.hi)
 
 
-def _never(t, r, pdim, qdim) -> str:
-    """Why no value of the param in range reaches the target, from the root finder's answer."""
-    side = "below" if r.faster_at_lo == t.scheme else "above"
+def _never(t, r, pdim, qdim, flip: bool = False) -> str:
+    """Why no value of the param in range reaches the target, from the root finder's answer
+    (`flip`: solved as step = compute / u, where the step below its target is utilisation above)."""
+    side = "below" if (r.faster_at_lo == t.scheme) != flip else "above"
     if r.faster_at_lo == r.faster_at_hi or r.faster_at_hi is None:
         where = f"it stays {side} {t.text or U.format_quantity(t.value, qdim)} at every {t.over} in range"
     else:
