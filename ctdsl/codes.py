@@ -102,6 +102,8 @@ _TABLE = [
     Code("CT420", "mixed-workers", "a dc of replicas that also counts workers, or dcs of replicas beside dcs of single-device workers"),
     Code("CT421", "shards-cannot-pair", "dcs whose replicas shard the model differently, so that GPU j of one has no counterpart in another"),
     Code("CT425", "shard-does-not-fit", "a GPU whose shard of the model, its gradients, optimiser states and activations exceed its memory (a warning)"),
+    Code("CT430", "target-unranged", "a target over a param with no range to look for the target in"),
+    Code("CT431", "target-not-constant", "a target value that names a param or a field instead of a constant"),
     # imports
     Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),
     Code("CT502", "import-outside", "an import that leaves the importing file's directory, or one from a library file"),
@@ -122,6 +124,7 @@ _TABLE = [
     Code("CT621", "too-many-statements", "more params, blocks, WANs and break-evens than the limit, imports included"),
     Code("CT622", "references-too-deep", "a field reached through a longer chain of field references than the limit"),
     Code("CT623", "too-many-variants", "more variants of the sites than the limit: each is checked and gets a graph of its own"),
+    Code("CT628", "too-many-targets", "target statements asking for more targets (values x schemes) than the limit"),
     # solving
     Code("CT701", "too-many-regimes", "a break-even whose times split into more max/min regimes than the solver enumerates"),
     Code("CT702", "breakeven-not-evaluable", "a break-even whose times cannot be computed at an end of the param's range"),

@@ -14,6 +14,7 @@ MAX_DIGITS = 64  # digits of one number literal
 MAX_INHERITANCE_DEPTH = 64  # a : b : c ... (each block's base chain)
 MAX_REFERENCE_DEPTH = 32  # a field that reads a field that reads a field ... (a.bandwidth = b.bandwidth ...)
 MAX_STATEMENTS = 4096  # params, blocks, WANs and break-evens, over the spec and its imports
+MAX_TARGETS = 256  # roots the `target` statements ask for (values x schemes), each a solve (CT628)
 MAX_IMPORT_DEPTH = 16  # a imports b imports c ...
 MAX_IMPORTS = 256  # files read for one spec
 MAX_IMPORT_STATEMENTS = 1024  # import statements followed in one load (CT505)
@@ -63,4 +64,5 @@ CODES: dict[str, str] = {
     "MAX_SIM_SWEEP_POINTS": "CT608",
     "MAX_SIM_WALL_SECONDS": "CT608",
     "MAX_VARIANTS": "CT623",
+    "MAX_TARGETS": "CT628",
 }

@@ -29,6 +29,7 @@ from ctdsl.check.money import check_money
 from ctdsl.check.names import Namespace
 from ctdsl.check.params import ParamChecker
 from ctdsl.check.search import check_searches
+from ctdsl.check.targets import check_targets
 from ctdsl.check.topology import check_topology
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
 from ctdsl.language import schema as S
@@ -58,6 +59,7 @@ class Checker:
         check_money(self.draft, self.sink)
         self._statements()
         check_searches(self.ns, self.sink, self.draft)
+        check_targets(self.ns, self.sink, self.draft)
         if self.sink.has_errors or topology is None:
             return None
         return self.draft.freeze(topology)

@@ -35,6 +35,7 @@ class Draft:
     wans: list[M.WanLink] = field(default_factory=list)
     schemes: dict[str, M.Scheme] = field(default_factory=dict)
     breakevens: list[M.Breakeven] = field(default_factory=list)
+    targets: list = field(default_factory=list)  # model.targets.Target
     baseline: str | None = None
     simulation: M.Simulation | None = None
     variants: dict[str, M.Sites] = field(default_factory=dict)
@@ -74,4 +75,5 @@ class Draft:
             variants=self.variants,
             replicas=self.replicas,
             searches=tuple(self.searches),
+            targets=tuple(self.targets),
         )

@@ -64,6 +64,7 @@ class Namespace:
         self.order: list[str] = []
         self.wans: list[ast.Wan] = []
         self.breakevens: list[ast.Breakeven] = []
+        self.targets: list[ast.Target] = []
         self.baselines: list[ast.Baseline] = []
         self.searches: list[ast.Search] = []  # design searches, checked by ctdsl.check.search
         self._merged: dict[str, MergedBlock | None] = {}
@@ -98,6 +99,8 @@ class Namespace:
                     self.baselines.append(stmt)
                 elif isinstance(stmt, ast.Search):
                     self.searches.append(stmt)
+                elif isinstance(stmt, ast.Target):
+                    self.targets.append(stmt)
 
     def _define(self, d: Definition) -> None:
         if d.name in ("gpu", "true", "false", "none"):

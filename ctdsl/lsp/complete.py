@@ -26,7 +26,7 @@ from ctdsl.check.loader import std_modules
 from ctdsl.language.schema import KINDS, OPERATIONS, STAGES
 from ctdsl.lsp.index import Index
 
-STATEMENTS = ("import", "param", "wan", "breakeven", "baseline", "search")
+STATEMENTS = ("import", "param", "wan", "breakeven", "baseline", "target", "search")
 _HEADER = re.compile(r"(?:^|[\s;{])(" + "|".join(KINDS) + r")\s+([A-Za-z_]\w*)(?:\s*:\s*[A-Za-z_]\w*)?\s*$")
 _STAGE = re.compile(r"(?:^|[\s;{])([A-Za-z_]\w*)\s*$")
 

@@ -18,7 +18,7 @@ from ctdsl.lsp.index import Index
 
 TYPES = ["keyword", "class", "variable", "property", "number", "string", "comment", "operator", "enumMember", "type", "namespace"]
 MODIFIERS = ["declaration", "defaultLibrary"]
-KEYWORDS = set(KINDS) | {"import", "param", "wan", "breakeven", "baseline", "search", "vs", "over", "on", "in", "lin", "log", "true", "false"}
+KEYWORDS = set(KINDS) | {"import", "param", "wan", "breakeven", "baseline", "target", "for", "search", "vs", "over", "on", "in", "lin", "log", "true", "false"}
 ENUMS = {str(v) for e in (Payload, Collective, JitterKind, Operation) for v in e}
 
 _SCAN = re.compile(

@@ -355,10 +355,11 @@ class Spec:
     variants: Mapping[str, Sites] = field(default_factory=dict)  # the variants of the sites, by name
     replicas: Mapping[str, Replica] = field(default_factory=dict)  # the replica definitions, by name
     searches: tuple = ()  # design searches (ctdsl.model.search.Search), in the order written
+    targets: tuple = ()  # model.targets.Target, one per value and scheme of each `target` statement
 
     def __post_init__(self) -> None:
         maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants", "replicas")
-        _freeze(self, files=tuple, wans=tuple, breakevens=tuple, searches=tuple, **{k: frozen_map for k in maps})
+        _freeze(self, files=tuple, wans=tuple, breakevens=tuple, searches=tuple, targets=tuple, **{k: frozen_map for k in maps})
 
     @property
     def sites(self) -> Sites:

@@ -43,6 +43,7 @@ def solution_json(sol) -> dict:
         "schemes": [_scheme(r) for r in sol.schemes.values()],
         "breakevens": [_breakeven(b) for b in sol.breakevens],
         "memory": [_memory(m) for m in getattr(sol, "memory", ())],
+        "targets": [_target(t) for t in getattr(sol, "targets", ())],
     }
 
 
@@ -113,17 +114,13 @@ def _scheme(r) -> dict:
         "sites": r.sites,
         "period": _num(r.period),
         "steps": _num(r.steps),
-        "bytes": {
-            "dense": _num(r.dense.value),
-            "payload": _num(r.payload.value),
-            "wire": _num(r.wire.value),
-            "wan": _num(r.wan.value),
-            "dense_over_payload": _num(r.ratio),
-        },
+        "bytes": _bytes(r),
         "step": {
             "seconds": _num(r.step_time.value),
             "overlap": r.overlap,
             "binding": r.binding,
+            "utilisation": _num(r.utilisation.value) if r.utilisation is not None else None,
+            "mfu": _num(r.mfu.value) if r.mfu is not None else None,
             "components": {
                 k: {"seconds": _num(q.value), "share": _num(r.shares[k])} for k, q in r.components.items()
             },
@@ -157,10 +154,25 @@ def _scheme(r) -> dict:
             "payload": _expr(r.payload.expr),
             "wan_bytes": _expr(r.wan.expr),
             "step_time": _expr(r.step_time.expr),
+            "utilisation": _expr(r.utilisation.expr) if r.utilisation is not None else None,
             "time_to_target": _expr(r.time_to_target.expr if r.time_to_target else None),
             "energy_to_target": _expr(r.energy_to_target.expr if r.energy_to_target else None),
             **{k: _expr(getattr(r, k).expr) for k in ("cost_to_target", "co2e_to_target") if getattr(r, k) is not None},
         },
+    }
+
+
+def _bytes(r) -> dict:
+    """Bytes per sync, per step (per sync / H), and the payload and wire against the dense update."""
+    return {
+        "dense": _num(r.dense.value),
+        "payload": _num(r.payload.value),
+        "wire": _num(r.wire.value),
+        "wan": _num(r.wan.value),
+        "dense_over_payload": _num(r.ratio),
+        "per_step": {k: _num(getattr(r, k).value / r.period) for k in ("payload", "wire", "wan")},
+        "payload_over_dense": _num(r.payload.value / r.dense.value) if r.dense.value else None,
+        "wire_over_dense": _num(r.wire.value / r.dense.value) if r.dense.value else None,
     }
 
 
@@ -239,3 +251,22 @@ def _breakeven(b) -> dict:
         }
     )
     return out
+
+
+def _target(t) -> dict:
+    """One target (docs/solve-json.md, "targets"): where a scheme's quantity reaches a value."""
+    return {
+        "quantity": t.quantity,
+        "target": _num(t.target),
+        "target_unit": t.target_dim.symbol(),
+        "scheme": t.scheme,
+        "over": t.over,
+        "unit": t.dim.symbol(),
+        "range": [_num(t.lo), _num(t.hi)] if t.lo is not None else None,
+        "never": not t.roots,
+        "reason": t.reason,
+        "roots": [
+            {"value": _num(r.value), "expression": _expr(r.expr), "latex": _latex(r.expr), "numeric": r.numeric, "above_target_above": r.rises}
+            for r in t.roots
+        ],
+    }

@@ -34,6 +34,7 @@ from ctdsl.report.latex import symbol_tex
 from ctdsl.report.paper_forms import Form, Printer, lines, width
 from ctdsl.results.quantity import Quantity
 from ctdsl.report.paper_units import PLAIN, SIUNITX, num_tex, qty_tex, unit_tex
+from ctdsl.report.target_latex import targets_tex
 
 # usable widths in em at 10 pt (1 em = 10 pt), less the equation number: an article's
 # \textwidth is 345 pt; a two-column article's \columnwidth is 229.5 pt
@@ -263,6 +264,7 @@ class Paper:
         parts += [self.scheme(r) for r in self.sol.schemes.values()]
         parts += [self.breakeven(b) for b in self.sol.breakevens]
         parts.append(self.table())
+        parts += [t for t in [targets_tex(self.sol, self.units, self.prefix)] if t]
         parts += self.extra  # more tables the caller asked for (export latex --sensitivity)
         return "\n\n".join(parts) + "\n"
 

@@ -7,22 +7,14 @@ rows format-free means the terminal, Markdown and notebook views say the same.
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass, field
 from io import StringIO
 
 from ctdsl import units as U
 from ctdsl.report.money_tables import money_rows
+from ctdsl.report.table_types import Table
+from ctdsl.report.target_tables import bytes_table, targets_table
 from ctdsl.report.words import count_of
 from ctdsl.report.encode import csv_cell, md_cell, md_text, rich_text
-
-
-@dataclass
-class Table:
-    title: str
-    header: list[str]
-    rows: list[list[str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    marked: set[tuple[int, int]] = field(default_factory=set)  # (row, col) cells to emphasise
 
 
 def _f(q) -> str:
@@ -60,22 +52,6 @@ def models_table(sol) -> Table | None:
     return t
 
 
-def bytes_table(sol) -> Table:
-    # the sites each scheme runs on, when some scheme runs on a variant of them
-    on = any(r.sites is not None for r in sol.schemes.values())
-    t = Table(
-        "Bytes per sync",
-        ["scheme", *(["sites"] if on else []), "payload", "collective", "payload bytes", "wire / worker", "WAN (busiest link)", "dense / payload"],
-    )
-    for r in sol.schemes.values():
-        sites = [r.sites or "declared"] if on else []
-        t.rows.append([r.name, *sites, r.payload_kind, r.collective, _f(r.payload), _f(r.wire), _f(r.wan), _ratio(r.ratio)])
-    t.notes.append("payload: what a worker originates; wire: what it sends under the collective; WAN: bytes on the busiest WAN link, one direction")
-    if on:
-        t.notes.append("sites: the variant of the hardware a scheme runs on (declared: the dcs and WAN links as declared)")
-    return t
-
-
 def _is_queueing(name: str) -> bool:
     return name.startswith("queueing on ")
 
@@ -89,7 +65,7 @@ def step_table(sol) -> Table:
     extra = (["queueing"] if has_q else []) + (["stragglers"] if has_s else []) + (["overhead"] if has_o else [])
     t = Table(
         "Step time at the defaults",
-        ["scheme", "compute", "transform", "sync in dc", "sync across dcs", *extra, "step", "H", "binding"],
+        ["scheme", "compute", "transform", "sync in dc", "sync across dcs", *extra, "step", "H", "binding", "CU", "MFU"],
     )
     for i, r in enumerate(rows):
         in_dc = sum(r.components[p.name].value for p in r.phases if phase_group(p) == "in dc")
@@ -114,6 +90,8 @@ def step_table(sol) -> Table:
             _f(r.step_time) + (" (overlapped)" if r.overlap else ""),
             f"{r.period:g}",
             r.binding,
+            _pct(r.utilisation.value) if r.utilisation is not None else "n/a",
+            _pct(r.mfu.value) if r.mfu is not None else "n/a",
         ]
         col = {"compute": 1, "transform": 2}.get(r.binding)
         if col is None and _is_queueing(r.binding):
@@ -128,6 +106,7 @@ def step_table(sol) -> Table:
         t.marked.add((i, col))
         t.rows.append(cells)
     t.notes.append("sync is divided by H (steps between syncs); shares are of the step; the binding component is marked")
+    t.notes.append("CU: compute utilisation, compute / step; MFU: model FLOPs per step / (step x peak of the GPUs), FLOPs = flops_per_token x tokens, no recomputation")
     if has_o:
         t.notes.append("overhead: each scheme's fixed time per sync (software, kernel launches, pipeline fill), divided by H")
     t.notes.extend(closed_form_notes(sol))
@@ -283,6 +262,7 @@ def all_tables(sol) -> list[Table]:
     b = breakeven_table(sol)
     if b:
         out.append(b)
+    out.extend(x for x in [targets_table(sol)] if x is not None)
     return out
 
 

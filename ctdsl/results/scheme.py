@@ -171,6 +171,8 @@ class SchemeResult:
     co2e_to_target: Quantity | None = None  # gCO2e; None: no carbon intensity or embodied carbon, or no steps
     cost_parts: FrozenDict = field(default_factory=FrozenDict)  # str -> Quantity, to target: devices, modules, switches, links, energy
     co2e_parts: FrozenDict = field(default_factory=FrozenDict)  # str -> Quantity, to target: operational, embodied
+    utilisation: Quantity | None = None  # compute utilisation: compute / step time (symbolic/targets.py)
+    mfu: Quantity | None = None  # model FLOPs per step / (step time x the GPUs' peak)
 
     def __repr__(self) -> str:
         return reprs.scheme_repr(self)

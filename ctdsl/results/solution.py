@@ -99,6 +99,7 @@ class Solution:
     baseline: str | None
     models: FrozenDict  # name -> ModelResult
     memory: tuple[MemoryResult, ...] = ()  # per model trained and dc
+    targets: tuple = ()  # results.targets.TargetResult, one per value and scheme of each `target` statement
 
     def _repr_html_(self) -> str:
         return display.render("solution", "html", self)

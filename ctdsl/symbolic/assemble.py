@@ -30,6 +30,7 @@ from ctdsl.symbolic.convert import NumericError, value
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.money import money
+from ctdsl.symbolic.targets import mfu, utilisation
 from ctdsl.symbolic.transform import rooflines
 
 
@@ -149,6 +150,8 @@ def scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
         co2e_to_target=_maybe(cash.co2e, env),
         cost_parts=FrozenDict({k: quantity(v, env) for k, v in cash.cost_parts.items()}),
         co2e_parts=FrozenDict({k: quantity(v, env) for k, v in cash.co2e_parts.items()}),
+        utilisation=quantity(utilisation(c), env),
+        mfu=quantity(mfu(cm, c), env),
     )
 
 

@@ -20,6 +20,7 @@ from ctdsl.symbolic.convert import Env, Symbols
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 from ctdsl.symbolic.money import money
 from ctdsl.symbolic.fit import fits
+from ctdsl.symbolic.targets import solve_targets
 
 __all__ = ["solve", "breakeven", "default_over", "cost_models", "Solution"]
 
@@ -49,7 +50,8 @@ def solve(spec: Spec) -> Solution:
     used = dict.fromkeys(s.model for s in spec.schemes.values())
     models = {name: model_result(cm, spec.models[name], env) for name in used if name in spec.models}
     memory = tuple(memory_result(f, env) for f in fits(cm, [n for n in used if n in spec.models]))
-    return Solution(spec, symbols, FrozenDict(schemes), tuple(breakevens), spec.baseline, FrozenDict(models), memory)
+    targets = solve_targets(spec, cms, costs, env)
+    return Solution(spec, symbols, FrozenDict(schemes), tuple(breakevens), spec.baseline, FrozenDict(models), memory, targets)
 
 
 def cost_models(spec: Spec, symbols: Symbols) -> dict[str | None, CostModel]:

@@ -170,7 +170,18 @@ class Search:
     span: Span
 
 
-Statement = Union[Import, Param, Block, Wan, Breakeven, Baseline, Search]
+@dataclass(frozen=True)
+class Target:
+    """`target QUANTITY = VALUE | [VALUES] over PARAM [for SCHEME, ...]`."""
+
+    quantity: Name
+    values: tuple[Expr, ...]
+    over: Name
+    schemes: tuple[Name, ...]  # empty: every scheme
+    span: Span
+
+
+Statement = Union[Import, Param, Block, Wan, Breakeven, Baseline, Search, Target]
 
 
 @dataclass(frozen=True)

@@ -147,6 +147,11 @@ class TreeBuilder:
     def search_stmt(self, t: Tree) -> ast.Search:
         name, body = t.children
         return ast.Search(self.name(name), self.body(body, 1), self.span(t))
+    def target_stmt(self, t: Tree) -> ast.Target:
+        quantity, values, over, *schemes = t.children
+        items = values.children if isinstance(values, Tree) and values.data == "target_values" else [values]
+        names = tuple(self.name(n) for n in schemes if n is not None)
+        return ast.Target(self.name(quantity), tuple(self.expr(v, 0) for v in items), self.name(over), names, self.span(t))
 
     # values and expressions
     def value(self, item, depth: int, lists: int = 0) -> ast.Value:

@@ -27,6 +27,7 @@ from ctdsl.units import UnitError, parse_unit
 RESERVED = {
     "model", "device", "link", "pluggable", "switch", "dc", "variant", "scheme", "simulation",
     "wan", "param", "baseline", "breakeven", "import", "in", "vs", "over", "lin", "log",
+    "target", "for",
 }
 
 _TOKEN_WORDS = {
@@ -98,7 +99,7 @@ def _acceptable(err: UnexpectedInput) -> set[str]:
     return set(getattr(err, "expected", None) or ())
 
 
-BLOCK_WORDS = ("model", "device", "link", "pluggable", "switch", "dc", "scheme", "simulation", "variant", "param", "wan", "import", "breakeven", "baseline")
+BLOCK_WORDS = ("model", "device", "link", "pluggable", "switch", "dc", "scheme", "simulation", "variant", "param", "wan", "import", "breakeven", "baseline", "target")
 
 
 def _unclosed_brace(text: str, upto: int) -> tuple[int, int] | None:
