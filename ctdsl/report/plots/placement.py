@@ -2,11 +2,27 @@
 
 A label's box must stay inside the plot and should overlap no label or mark
 already placed; curves weigh a little, so a label moves off a curve when it can.
+
+Trying an offset means making the annotation and measuring it, with its bbox and
+its arrow (most of the time of a report's figure went there). So each offset's
+cost is first bounded from below, cheaply: the annotation's box holds its text's
+box (measured once per alignment, then moved to the offset) and, with an arrow,
+the arrow's end, `SHRINK` short of the labelled point on the line to the text's
+centre; a box inside another covers no more, so costs no more. An offset whose bound is over the best
+cost found so far cannot win, and is not tried: the choice is the one that trying
+every offset makes.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+SLACK = 0.01  # display px the bound's text box is shrunk by, against rounding in where the text lands
+ARROW_SLACK = 0.2  # display px: matplotlib finds where the arrow ends by bisection, to 0.01 px
+# an annotation's arrow stops 2 points short of both its ends (matplotlib's default), and until it is
+# drawn matplotlib takes a point for a display px there: how short, in display px, when it is measured
+SHRINK = 2.0
+ARROW_CLEAR = 2 * SHRINK + 1.0  # display px: a point this far outside the label's patch gets an arrow that far
 
 # offsets to try, in points from the labelled point, nearest first
 OFFSETS = [
@@ -56,38 +72,95 @@ class Placer:
         self._add(np.array([[bb.x0, bb.y0, bb.x1, bb.y1]]), self.HEAVY)
 
     def _cost(self, bb, frame) -> float:
+        return self._box_cost(bb.x0, bb.y0, bb.x1, bb.y1, frame)
+
+    def _box_cost(self, x0: float, y0: float, x1: float, y1: float, frame) -> float:
         b = self.boxes
-        w = np.clip(np.minimum(b[:, 2], bb.x1) - np.maximum(b[:, 0], bb.x0), 0, None)
-        h = np.clip(np.minimum(b[:, 3], bb.y1) - np.maximum(b[:, 1], bb.y0), 0, None)
+        w = np.clip(np.minimum(b[:, 2], x1) - np.maximum(b[:, 0], x0), 0, None)
+        h = np.clip(np.minimum(b[:, 3], y1) - np.maximum(b[:, 1], y0), 0, None)
         cost = float(np.sum(w * h * self.weights))
-        inside = max(0.0, min(bb.x1, frame.x1) - max(bb.x0, frame.x0)) * max(0.0, min(bb.y1, frame.y1) - max(bb.y0, frame.y0))
-        outside = bb.width * bb.height - inside
+        inside = max(0.0, min(x1, frame.x1) - max(x0, frame.x0)) * max(0.0, min(y1, frame.y1) - max(y0, frame.y0))
+        outside = (x1 - x0) * (y1 - y0) - inside
         return cost + outside * self.HEAVY * 10
 
-    def place(self, x: float, y: float, text: str, offsets=OFFSETS, **kw):
-        """Annotate (x, y) with `text` at the offset that covers least; the label then blocks others."""
-        frame = self.ax.get_window_extent(self.renderer)
-        best = None
+    def _bounds(self, x: float, y: float, text: str, offsets, kw: dict, frame) -> list[float]:
+        """For each offset, a cost no larger than the annotation's there (see the module's doc)."""
+        px, py = self.ax.transData.transform((x, y))
+        if not self.ax.contains_point((px, py)):
+            return [-np.inf] * len(offsets)  # matplotlib measures such an annotation as a unit box: no bound
+        scale = self.ax.figure.dpi / 72.0  # "offset points"
+        arrow = kw.get("arrowprops") is not None
+        sizes: dict[tuple[str, str], tuple] = {}
+        bounds = []
         for dx, dy in offsets:
-            t = self.ax.annotate(
-                text,
-                (x, y),
-                xytext=(dx, dy),
-                textcoords="offset points",
-                ha="left" if dx > 0 else ("right" if dx < 0 else "center"),
-                va="bottom" if dy > 0 else ("top" if dy < 0 else "center"),
-                **kw,
-            )
+            align = _align(dx, dy)
+            if align not in sizes:
+                sizes[align] = self._measure(text, align, kw)
+            (x0, y0, x1, y1), patch = sizes[align]
+            ox, oy = px + dx * scale, py + dy * scale
+            x0, y0, x1, y1 = ox + x0 + SLACK, oy + y0 + SLACK, ox + x1 - SLACK, oy + y1 - SLACK
+            if arrow and _apart((px, py), [ox + patch[0], oy + patch[1], ox + patch[2], oy + patch[3]], ARROW_CLEAR + ARROW_SLACK):
+                # the arrow runs from the text's centre to the point, and stops SHRINK short of it
+                cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+                d = float(np.hypot(cx - px, cy - py))
+                ex, ey = px + (cx - px) * (SHRINK + ARROW_SLACK) / d, py + (cy - py) * (SHRINK + ARROW_SLACK) / d
+                x0, x1, y0, y1 = min(x0, ex), max(x1, ex), min(y0, ey), max(y1, ey)
+            bounds.append(self._box_cost(x0 - 2.0, y0 - 2.0, x1 + 2.0, y1 + 2.0, frame))
+        return bounds
+
+    def _measure(self, text: str, align: tuple[str, str], kw: dict) -> tuple:
+        """The text's box and its bbox patch's box (the text's, without one), around an anchor at (0, 0)."""
+        from matplotlib.text import Text
+        from matplotlib.transforms import IdentityTransform
+
+        props = {k: v for k, v in kw.items() if k not in ("arrowprops", "zorder")}
+        probe = Text(0.0, 0.0, text, ha=align[0], va=align[1], transform=IdentityTransform(), **props)
+        probe.set_figure(self.ax.figure)
+        bb = probe.get_window_extent(self.renderer)
+        box = (bb.x0, bb.y0, bb.x1, bb.y1)
+        if probe.get_bbox_patch() is None:
+            return box, box
+        probe.update_bbox_position_size(self.renderer)
+        pb = probe.get_bbox_patch().get_window_extent(self.renderer)
+        return box, (min(pb.x0, box[0]), min(pb.y0, box[1]), max(pb.x1, box[2]), max(pb.y1, box[3]))
+
+    def place(self, x: float, y: float, text: str, offsets=OFFSETS, **kw):
+        """Annotate (x, y) with `text` at the offset that covers least; the label then blocks others.
+
+        The offset chosen is the first in `offsets` of those that cover least (when
+        one covers nothing, that is the first that covers nothing). Offsets are tried
+        lowest bound first, and trying stops when the next bound is over the least
+        cost found: the rest cannot cover less.
+        """
+        frame = self.ax.get_window_extent(self.renderer)
+        bounds = self._bounds(x, y, text, offsets, kw, frame)
+        best = None  # (cost, index in offsets, annotation, its box)
+        for i in sorted(range(len(offsets)), key=lambda k: (bounds[k], k)):
+            if best is not None and (bounds[i] > best[0] or best[0] == 0):
+                break
+            dx, dy = offsets[i]
+            ha, va = _align(dx, dy)
+            t = self.ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va, **kw)
             bb = t.get_window_extent(self.renderer).padded(2)
             cost = self._cost(bb, frame)
-            if best is None or cost < best[0]:
+            if best is None or (cost, i) < best[:2]:
                 if best is not None:
-                    best[1].remove()
-                best = (cost, t, bb)
+                    best[2].remove()
+                best = (cost, i, t, bb)
             else:
                 t.remove()
-            if cost == 0:
-                break
-        _, t, bb = best
+        t, bb = best[2], best[3]
         self._add(np.array([[bb.x0, bb.y0, bb.x1, bb.y1]]), self.HEAVY)
         return t
+
+
+def _align(dx: float, dy: float) -> tuple[str, str]:
+    """The text's alignment at an offset: away from the point it labels."""
+    return ("left" if dx > 0 else ("right" if dx < 0 else "center"), "bottom" if dy > 0 else ("top" if dy < 0 else "center"))
+
+
+def _apart(p: tuple[float, float], box: list[float], gap: float) -> bool:
+    """Whether point `p` is more than `gap` outside `box` (x0, y0, x1, y1)."""
+    dx = max(box[0] - p[0], 0.0, p[0] - box[2])
+    dy = max(box[1] - p[1], 0.0, p[1] - box[3])
+    return bool(np.hypot(dx, dy) > gap)
