@@ -22,6 +22,7 @@ ARROW_SLACK = 0.2  # display px: matplotlib finds where the arrow ends by bisect
 # an annotation's arrow stops 2 points short of both its ends (matplotlib's default), and until it is
 # drawn matplotlib takes a point for a display px there: how short, in display px, when it is measured
 SHRINK = 2.0
+TIE = 1e-9  # relative: a bound this near the least cost is tried (the two sum in different orders)
 ARROW_CLEAR = 2 * SHRINK + 1.0  # display px: a point this far outside the label's patch gets an arrow that far
 
 # offsets to try, in points from the labelled point, nearest first
@@ -90,31 +91,44 @@ class Placer:
             return [-np.inf] * len(offsets)  # matplotlib measures such an annotation as a unit box: no bound
         scale = self.ax.figure.dpi / 72.0  # "offset points"
         arrow = kw.get("arrowprops") is not None
-        sizes: dict[tuple[str, str], tuple] = {}
-        bounds = []
+        text_box, patch_box = self._measure(text, kw)  # anchored at its lower left corner
+        w, h = text_box[2] - text_box[0], text_box[3] - text_box[1]
+        boxes = []
         for dx, dy in offsets:
-            align = _align(dx, dy)
-            if align not in sizes:
-                sizes[align] = self._measure(text, align, kw)
-            (x0, y0, x1, y1), patch = sizes[align]
-            ox, oy = px + dx * scale, py + dy * scale
-            x0, y0, x1, y1 = ox + x0 + SLACK, oy + y0 + SLACK, ox + x1 - SLACK, oy + y1 - SLACK
-            if arrow and _apart((px, py), [ox + patch[0], oy + patch[1], ox + patch[2], oy + patch[3]], ARROW_CLEAR + ARROW_SLACK):
+            ha, va = _align(dx, dy)
+            # the alignment moves the box by none, half or all of its size (matplotlib's text layout)
+            ox = px + dx * scale - {"left": 0.0, "center": w / 2, "right": w}[ha]
+            oy = py + dy * scale - {"bottom": 0.0, "center": h / 2, "top": h}[va]
+            x0, y0 = ox + text_box[0] + SLACK, oy + text_box[1] + SLACK
+            x1, y1 = ox + text_box[2] - SLACK, oy + text_box[3] - SLACK
+            patch = [ox + patch_box[0], oy + patch_box[1], ox + patch_box[2], oy + patch_box[3]]
+            if arrow and _apart((px, py), patch, ARROW_CLEAR + ARROW_SLACK):
                 # the arrow runs from the text's centre to the point, and stops SHRINK short of it
                 cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
                 d = float(np.hypot(cx - px, cy - py))
                 ex, ey = px + (cx - px) * (SHRINK + ARROW_SLACK) / d, py + (cy - py) * (SHRINK + ARROW_SLACK) / d
                 x0, x1, y0, y1 = min(x0, ex), max(x1, ex), min(y0, ey), max(y1, ey)
-            bounds.append(self._box_cost(x0 - 2.0, y0 - 2.0, x1 + 2.0, y1 + 2.0, frame))
-        return bounds
+            boxes.append((x0 - 2.0, y0 - 2.0, x1 + 2.0, y1 + 2.0))
+        return self._box_costs(np.array(boxes), frame).tolist()
 
-    def _measure(self, text: str, align: tuple[str, str], kw: dict) -> tuple:
-        """The text's box and its bbox patch's box (the text's, without one), around an anchor at (0, 0)."""
+    def _box_costs(self, c: np.ndarray, frame) -> np.ndarray:
+        """`_box_cost` of many boxes (rows x0, y0, x1, y1) at once."""
+        b = self.boxes
+        w = np.clip(np.minimum(b[None, :, 2], c[:, None, 2]) - np.maximum(b[None, :, 0], c[:, None, 0]), 0, None)
+        h = np.clip(np.minimum(b[None, :, 3], c[:, None, 3]) - np.maximum(b[None, :, 1], c[:, None, 1]), 0, None)
+        cost = (w * h) @ self.weights
+        iw = np.clip(np.minimum(c[:, 2], frame.x1) - np.maximum(c[:, 0], frame.x0), 0, None)
+        ih = np.clip(np.minimum(c[:, 3], frame.y1) - np.maximum(c[:, 1], frame.y0), 0, None)
+        outside = (c[:, 2] - c[:, 0]) * (c[:, 3] - c[:, 1]) - iw * ih
+        return cost + outside * self.HEAVY * 10
+
+    def _measure(self, text: str, kw: dict) -> tuple:
+        """The text's box and its bbox patch's box (the text's, without one), aligned left and bottom at (0, 0)."""
         from matplotlib.text import Text
         from matplotlib.transforms import IdentityTransform
 
         props = {k: v for k, v in kw.items() if k not in ("arrowprops", "zorder")}
-        probe = Text(0.0, 0.0, text, ha=align[0], va=align[1], transform=IdentityTransform(), **props)
+        probe = Text(0.0, 0.0, text, ha="left", va="bottom", transform=IdentityTransform(), **props)
         probe.set_figure(self.ax.figure)
         bb = probe.get_window_extent(self.renderer)
         box = (bb.x0, bb.y0, bb.x1, bb.y1)
@@ -136,7 +150,7 @@ class Placer:
         bounds = self._bounds(x, y, text, offsets, kw, frame)
         best = None  # (cost, index in offsets, annotation, its box)
         for i in sorted(range(len(offsets)), key=lambda k: (bounds[k], k)):
-            if best is not None and (bounds[i] > best[0] or best[0] == 0):
+            if best is not None and (bounds[i] > best[0] * (1 + TIE) + TIE or best[0] == 0):
                 break
             dx, dy = offsets[i]
             ha, va = _align(dx, dy)
@@ -156,7 +170,8 @@ class Placer:
 
 def _align(dx: float, dy: float) -> tuple[str, str]:
     """The text's alignment at an offset: away from the point it labels."""
-    return ("left" if dx > 0 else ("right" if dx < 0 else "center"), "bottom" if dy > 0 else ("top" if dy < 0 else "center"))
+    ha = "left" if dx > 0 else ("right" if dx < 0 else "center")
+    return ha, "bottom" if dy > 0 else ("top" if dy < 0 else "center")
 
 
 def _apart(p: tuple[float, float], box: list[float], gap: float) -> bool:
