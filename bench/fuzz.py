@@ -2,6 +2,7 @@
 
     python bench/fuzz.py --n 100000 --seed 1 --jobs 2
     python bench/fuzz.py --n 2000 --seed 7 --minutes 10 --no-write
+    python bench/fuzz.py --seed 1 --start 40000 --minutes 30    # inputs 40000 on, of the same campaign
 
 Input i of seed S is always the same text (tests/fuzz/generators.py): one in five
 is a sentence of the grammar (hypothesis.extra.lark), the others are mutated specs
@@ -114,7 +115,8 @@ class Campaign:
         ctx = mp.get_context("spawn")
         q = ctx.Queue()
         jobs = self.opts["jobs"]
-        procs = {j: ctx.Process(target=worker, args=(j, j, self.opts, q), daemon=True) for j in range(jobs)}
+        first = self.opts["start"]
+        procs = {j: ctx.Process(target=worker, args=(j, first + j, self.opts, q), daemon=True) for j in range(jobs)}
         for p in procs.values():
             p.start()
         alive = set(procs)
@@ -256,6 +258,7 @@ def report(campaign: Campaign, seconds: float) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=100_000, help="inputs (default 100000)")
+    ap.add_argument("--start", type=int, default=0, help="the first input's number (a run continued: inputs START to N-1)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--minutes", type=float, default=None, help="stop starting inputs after this long")
@@ -271,7 +274,7 @@ def main() -> int:
     args = ap.parse_args()
     deadline = time.time() + args.minutes * 60 if args.minutes else float("inf")
     opts = {"n": args.n, "seed": args.seed, "jobs": args.jobs, "slow": args.slow, "limit": args.limit,
-            "deadline": deadline, "clock": args.clock}
+            "deadline": deadline, "clock": args.clock, "start": args.start}
     start = time.time()
     campaign = Campaign(opts)
     try:
