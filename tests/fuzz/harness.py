@@ -24,6 +24,12 @@ latex, graph (JSON), report (Markdown, to a temporary directory), a sweep of at
 most 3 x 3 points over the spec's own ranges and simulate (2 seeds of a few
 steps). A spec that does not check clean goes through check and lint only: every
 other command stops at the same checker (they share `load_or_exit`).
+
+What the harness itself would repeat on every input, it does once: typer's click
+command is built from the app when the harness is made (CliRunner would build it
+on every invoke), and whether an input checked clean is read from the check
+command's own `CheckResult` (the input is not checked again to find out). Every
+command still runs, in full, on every input that reaches it.
 """
 
 from __future__ import annotations
