@@ -20,7 +20,8 @@ its own; the limit that stops a command is wall-clock. Each new
 crash is shrunk (lines deleted while the same crash reproduces) and written to
 tests/fuzz/crashes/ as a regression case, marked xfail until it is fixed; --no-write
 only reports. A worker stuck past the limit (a hang inside C code the alarm cannot
-interrupt) is killed and restarted, and its input is counted as a hang.
+interrupt) is killed and restarted, and its input is counted as a hang. Ctrl-C or
+`kill PID` stops a campaign early, with its report.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import multiprocessing as mp
 import queue
 import re
 import resource
+import signal
 import sys
 import time
 from collections import Counter, defaultdict
@@ -94,6 +96,7 @@ class Campaign:
         self.done = 0
         self.classes: dict[str, dict] = {}  # signature -> what we know of it
         self.current: dict[int, tuple] = {}  # job -> the input it is running, and since when
+        self.procs: dict = {}  # job -> its worker process
         self.slowest: list[tuple] = []  # (CPU s, wall s, command, input, source) of the slowest inputs
 
     def record(self, source: str, origin: str, text: str, sets, problems: list[dict]) -> None:
@@ -116,7 +119,8 @@ class Campaign:
         q = ctx.Queue()
         jobs = self.opts["jobs"]
         first = self.opts["start"]
-        procs = {j: ctx.Process(target=worker, args=(j, first + j, self.opts, q), daemon=True) for j in range(jobs)}
+        procs = self.procs = {j: ctx.Process(target=worker, args=(j, first + j, self.opts, q), daemon=True)
+                              for j in range(jobs)}
         for p in procs.values():
             p.start()
         alive = set(procs)
@@ -255,7 +259,15 @@ def report(campaign: Campaign, seconds: float) -> None:
                 print(f"          at {c['where']}: {c['message'][:200]}")
 
 
+def _stop(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> int:
+    # Ctrl-C, and `kill PID` (SIGTERM), stop the campaign and report what ran (a background job would
+    # otherwise start with SIGINT ignored)
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=100_000, help="inputs (default 100000)")
     ap.add_argument("--start", type=int, default=0, help="the first input's number (a run continued: inputs START to N-1)")
@@ -281,6 +293,10 @@ def main() -> int:
         campaign.run()
     except KeyboardInterrupt:
         print("interrupted: reporting what ran")
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the report and the reproducers are written whole
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for p in campaign.procs.values():
+            p.kill()
     report(campaign, time.time() - start)
     if args.json:
         args.json.write_text(json.dumps(campaign.classes, indent=1, default=dict, sort_keys=True), encoding="utf-8")
