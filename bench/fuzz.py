@@ -2,6 +2,7 @@
 
     python bench/fuzz.py --n 100000 --seed 1 --jobs 2
     python bench/fuzz.py --n 2000 --seed 7 --minutes 10 --no-write
+    python bench/fuzz.py --seed 1 --start 40000 --minutes 30    # inputs 40000 on, of the same campaign
 
 Input i of seed S is always the same text (tests/fuzz/generators.py): one in five
 is a sentence of the grammar (hypothesis.extra.lark), the others are mutated specs
@@ -11,12 +12,16 @@ latex, graph, report (Markdown), a 3 x 3 sweep and a short simulate, in worker
 processes (each under a 4 GB address-space limit), each command under a wall-clock
 limit (tests/fuzz/harness.py).
 
-It prints the count of inputs per class (ok, crash, hang, slow), then each distinct
-crash (exception type and innermost ctdsl frame) and each slow command. Each new
+It prints the count of inputs per class (ok, crash, hang, slow), the slowest
+inputs, then each distinct crash (exception type and innermost ctdsl frame) and
+each slow command. Slow is over --slow CPU seconds by default (--clock wall for
+wall-clock): on a shared machine, CPU time is what a command takes on a core of
+its own; the limit that stops a command is wall-clock. Each new
 crash is shrunk (lines deleted while the same crash reproduces) and written to
 tests/fuzz/crashes/ as a regression case, marked xfail until it is fixed; --no-write
 only reports. A worker stuck past the limit (a hang inside C code the alarm cannot
-interrupt) is killed and restarted, and its input is counted as a hang.
+interrupt) is killed and restarted, and its input is counted as a hang. Ctrl-C or
+`kill PID` stops a campaign early, with its report.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import multiprocessing as mp
 import queue
 import re
 import resource
+import signal
 import sys
 import time
 from collections import Counter, defaultdict
@@ -38,6 +44,8 @@ sys.path.insert(0, str(ROOT / "tests"))  # the package tests/fuzz (this file's o
 GRAMMAR_EVERY = 5  # input i is a grammar sentence when i % 5 == 0
 GRAMMAR_BATCH = 200
 MEMORY = 4 << 30  # bytes of address space per worker
+SLOWEST = 10  # the slowest inputs the report lists
+REFREEZE = 1000  # inputs between two gc.freeze of a worker (Harness.warm_up)
 
 
 def _input(seed: int, i: int, batches: dict):
@@ -62,17 +70,20 @@ def worker(job: int, first: int, opts: dict, q) -> None:
     from fuzz.generators import corpus
     from fuzz.harness import Harness
 
-    h = Harness(slow=opts["slow"], limit=opts["limit"])
-    h.run(dict(corpus())["specs/llama70b_wan.ct"])  # warm up: imports and caches are not the input's time
+    h = Harness(slow=opts["slow"], limit=opts["limit"], clock=opts["clock"])
+    h.warm_up(dict(corpus())["specs/llama70b_wan.ct"])  # imports and caches are not the input's time
     batches: dict = {}
-    for i in range(first, opts["n"], opts["jobs"]):
+    for n, i in enumerate(range(first, opts["n"], opts["jobs"]), 1):
         if time.time() > opts["deadline"]:
             break
+        if n % REFREEZE == 0:
+            h.warm_up("")  # what the caches gathered since, out of the collector's way too
         inp = _input(opts["seed"], i, batches)
         q.put(("start", job, i, inp.source, inp.origin, inp.text, inp.sets))
         r = h.run(inp.text, inp.sets)
         problems = [o.__dict__ for o in r.problems()]
-        q.put(("done", job, i, inp.source, r.kind, r.clean, problems))
+        top = max(r.outcomes, key=lambda o: (o.cpu, o.seconds))
+        q.put(("done", job, i, inp.source, r.kind, r.clean, problems, (top.cpu, top.seconds, top.command)))
     q.put(("exit", job))
 
 
@@ -85,16 +96,20 @@ class Campaign:
         self.done = 0
         self.classes: dict[str, dict] = {}  # signature -> what we know of it
         self.current: dict[int, tuple] = {}  # job -> the input it is running, and since when
+        self.procs: dict = {}  # job -> its worker process
+        self.slowest: list[tuple] = []  # (CPU s, wall s, command, input, source) of the slowest inputs
 
     def record(self, source: str, origin: str, text: str, sets, problems: list[dict]) -> None:
         for p in problems:
             key = p["signature"] if p["kind"] in ("crash", "hang") else f"slow @ {p['command']}"
             c = self.classes.setdefault(key, {"kind": p["kind"], "count": 0, "commands": Counter(), "sources": Counter(),
-                                              "message": p["message"], "where": p["where"], "max_s": 0.0, "examples": []})
+                                              "message": p["message"], "where": p["where"], "max_s": 0.0, "max_cpu": 0.0,
+                                              "examples": []})
             c["count"] += 1
             c["commands"][p["command"]] += 1
             c["sources"][source] += 1
             c["max_s"] = max(c["max_s"], p["seconds"])
+            c["max_cpu"] = max(c["max_cpu"], p.get("cpu", 0.0))
             if len(c["examples"]) < 5:
                 c["examples"].append({"text": text, "sets": list(sets), "origin": origin, "command": p["command"],
                                       "seconds": p["seconds"], "trace": p["trace"][-3000:]})
@@ -103,7 +118,9 @@ class Campaign:
         ctx = mp.get_context("spawn")
         q = ctx.Queue()
         jobs = self.opts["jobs"]
-        procs = {j: ctx.Process(target=worker, args=(j, j, self.opts, q), daemon=True) for j in range(jobs)}
+        first = self.opts["start"]
+        procs = self.procs = {j: ctx.Process(target=worker, args=(j, first + j, self.opts, q), daemon=True)
+                              for j in range(jobs)}
         for p in procs.values():
             p.start()
         alive = set(procs)
@@ -152,9 +169,10 @@ class Campaign:
             _, job, i, source, origin, text, sets = msg
             self.current[job] = (i, source, origin, text, sets, time.time())
         elif msg[0] == "done":
-            _, job, i, source, kind, clean, problems = msg
+            _, job, i, source, kind, clean, problems, (cpu, wall, command) = msg
             _, _, origin, text, sets, _ = self.current.pop(job)
             self._count(source, kind, clean)
+            self.slowest = sorted(self.slowest + [(cpu, wall, command, i, source)], reverse=True)[:SLOWEST]
             if problems:
                 self.record(source, origin, text, sets, problems)
         elif msg[0] == "exit":
@@ -193,7 +211,7 @@ def write_crashes(campaign: Campaign, out: Path, budget: float) -> list[Path]:
     from fuzz.shrink import shrink
 
     known = {c.meta.get("fuzz") for c in cases(out)}
-    h = Harness(slow=campaign.opts["slow"], limit=campaign.opts["limit"])
+    h = Harness(slow=campaign.opts["slow"], limit=campaign.opts["limit"], clock=campaign.opts["clock"])
     written = []
     for sig, c in sorted(campaign.classes.items()):
         if c["kind"] != "crash" or sig in known:
@@ -225,6 +243,10 @@ def report(campaign: Campaign, seconds: float) -> None:
     print("  " + ", ".join(f"{name} {k.get(name, 0)}" for name in ("ok", "crash", "hang", "slow")))
     for source, counts in sorted(campaign.by_source.items()):
         print(f"  {source:14s} " + ", ".join(f"{n} {v}" for n, v in sorted(counts.items())))
+    if campaign.slowest:
+        print(f"\nslowest inputs (the slowest command of each; seed {campaign.opts['seed']}):")
+        for cpu, wall, command, i, source in campaign.slowest:
+            print(f"  input {i:6d} {source:14s} {command:13s} {cpu:5.2f} s CPU, {wall:5.2f} s wall")
     for kind in ("crash", "hang", "slow"):
         rows = [(s, c) for s, c in campaign.classes.items() if c["kind"] == kind]
         if not rows:
@@ -232,18 +254,30 @@ def report(campaign: Campaign, seconds: float) -> None:
         print(f"\n{kind}: {len(rows)} distinct")
         for sig, c in sorted(rows, key=lambda r: -r[1]["count"]):
             cmds = ", ".join(f"{n} {v}" for n, v in sorted(c["commands"].items()))
-            print(f"  {c['count']:6d}  {sig}   [{cmds}] max {c['max_s']:.1f} s")
+            print(f"  {c['count']:6d}  {sig}   [{cmds}] max {c['max_s']:.1f} s wall, {c['max_cpu']:.1f} s CPU")
             if kind != "slow":
                 print(f"          at {c['where']}: {c['message'][:200]}")
 
 
+def _stop(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> int:
+    # Ctrl-C, and `kill PID` (SIGTERM), stop the campaign and report what ran (a background job would
+    # otherwise start with SIGINT ignored)
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=100_000, help="inputs (default 100000)")
+    ap.add_argument("--start", type=int, default=0, help="the first input's number (a run continued: inputs START to N-1)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--minutes", type=float, default=None, help="stop starting inputs after this long")
     ap.add_argument("--slow", type=float, default=2.0, help="a command over this many seconds is slow")
+    ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                    help="seconds of what, for --slow: CPU time of the worker (default: what a command takes on a "
+                         "core of its own, on a shared machine too) or wall-clock")
     ap.add_argument("--limit", type=float, default=10.0, help="a command is stopped after this many seconds")
     ap.add_argument("--out", type=Path, default=ROOT / "tests" / "fuzz" / "crashes")
     ap.add_argument("--no-write", action="store_true", help="report only: write no reproducer")
@@ -252,13 +286,17 @@ def main() -> int:
     args = ap.parse_args()
     deadline = time.time() + args.minutes * 60 if args.minutes else float("inf")
     opts = {"n": args.n, "seed": args.seed, "jobs": args.jobs, "slow": args.slow, "limit": args.limit,
-            "deadline": deadline}
+            "deadline": deadline, "clock": args.clock, "start": args.start}
     start = time.time()
     campaign = Campaign(opts)
     try:
         campaign.run()
     except KeyboardInterrupt:
         print("interrupted: reporting what ran")
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the report and the reproducers are written whole
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for p in campaign.procs.values():
+            p.kill()
     report(campaign, time.time() - start)
     if args.json:
         args.json.write_text(json.dumps(campaign.classes, indent=1, default=dict, sort_keys=True), encoding="utf-8")

@@ -103,7 +103,7 @@ class ExprTyper:
         if abs(value) > limits.MAX_EXPONENT or value.denominator > 64:
             self.sink.error(
                 "CT604",
-                f"exponent {float(value):g} is out of bounds",
+                f"exponent {float(value):g} is out of bounds" if abs(value) < 10**300 else "exponent is out of bounds (over 1e300)",
                 b.right.span,
                 label=f"exponents stay within +/-{limits.MAX_EXPONENT}",
             )

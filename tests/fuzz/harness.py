@@ -13,6 +13,10 @@ BaseException, so neither the CLI's own handler nor CliRunner swallows it) in th
 command's own frame, and keeps firing every quarter second until it gets out.
 A command over `slow` seconds (2 by default) is slow; one stopped at `limit` is a
 hang, classified slow too, with the frame where it was stopped as its signature.
+Slow is measured in CPU seconds of the process by default (`clock="cpu"`): on a
+shared machine a command's wall-clock time says as much about the other processes
+as about it, its CPU time is what it takes on a core of its own. The limit is
+wall-clock either way. Each outcome holds both.
 
 The commands a checked-clean spec goes through: check (text), lint --format sarif,
 solve (table and JSON, the JSON one with the input's --set overrides), export
@@ -20,10 +24,17 @@ latex, graph (JSON), report (Markdown, to a temporary directory), a sweep of at
 most 3 x 3 points over the spec's own ranges and simulate (2 seeds of a few
 steps). A spec that does not check clean goes through check and lint only: every
 other command stops at the same checker (they share `load_or_exit`).
+
+What the harness itself would repeat on every input, it does once: typer's click
+command is built from the app when the harness is made (CliRunner would build it
+on every invoke), and whether an input checked clean is read from the check
+command's own `CheckResult` (the input is not checked again to find out). Every
+command still runs, in full, on every input that reaches it.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import re
@@ -54,11 +65,12 @@ class Outcome:
     command: str
     kind: str  # ok | crash | slow | hang
     exit_code: int | None
-    seconds: float
+    seconds: float  # wall-clock
     signature: str = ""  # for crash and hang: "Type @ ctdsl/file.py:function"
     where: str = ""  # the innermost ctdsl frame with its line: ctdsl/file.py:123 function
     message: str = ""
     trace: str = ""
+    cpu: float = 0.0  # CPU seconds of the process while the command ran
 
 
 @dataclass
@@ -188,7 +200,7 @@ def _from_text(text: str) -> tuple[str, str]:
 class Harness:
     """The CLI app, a runner and a scratch directory, reused for every input."""
 
-    def __init__(self, slow: float = SLOW, limit: float = LIMIT) -> None:
+    def __init__(self, slow: float = SLOW, limit: float = LIMIT, clock: str = "cpu") -> None:
         import typer.main
         from typer.testing import CliRunner
 
@@ -196,8 +208,12 @@ class Harness:
 
         self.app = app
         self.runner = CliRunner()
-        self.slow, self.limit = slow, limit
-        root_opts = {o for p in typer.main.get_command(app).params for o in p.opts}
+        self.slow, self.limit, self.clock = slow, limit, clock
+        # the click command typer builds from the app: built once here, not on every invoke (typer's
+        # CliRunner rebuilds it each time, a quarter of the time of a command that fails at the checker)
+        self.command = typer.main.get_command(app)
+        self.checked = None  # the CheckResult the last `check` command computed (see `_record_check`)
+        root_opts = {o for p in self.command.params for o in p.opts}
         self.prefix = ["--debug"] if "--debug" in root_opts else []  # the traceback of an exit 3, when there is one
         self._tmp = tempfile.TemporaryDirectory(prefix="ctdsl-fuzz-")
         self.dir = Path(self._tmp.name)
@@ -209,10 +225,32 @@ class Harness:
     def close(self) -> None:
         self._tmp.cleanup()
 
+    def warm_up(self, text: str | bytes) -> None:
+        """Run `text` once (imports, caches), then keep what is loaded out of the garbage collector's way.
+
+        After the warm-up a process holds a few hundred thousand objects (sympy,
+        matplotlib, lark's tables) that live as long as it does; every full
+        collection would walk them all again. `gc.freeze` moves them out of the
+        collector's generations (they are still freed when nothing refers to them):
+        the collector then walks only what the inputs make. A long campaign calls
+        this again now and then, for the caches the inputs fill.
+        """
+        if text:
+            self.run(text)
+        gc.collect()
+        gc.freeze()
+
     def invoke(self, name: str, argv: list[str]) -> Outcome:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
+        o = self._invoke(name, argv, start)
+        o.cpu = time.process_time() - cpu
+        if o.kind == "ok" and (o.cpu if self.clock == "cpu" else o.seconds) > self.slow:
+            o.kind, o.signature = "slow", f"slow @ {name}"
+        return o
+
+    def _invoke(self, name: str, argv: list[str], start: float) -> Outcome:
         try:
-            with time_limit(self.limit):
+            with time_limit(self.limit), _built(self.app, self.command), _record_check(self, name == "check"):
                 r = self.runner.invoke(self.app, self.prefix + argv, catch_exceptions=True)
         except Interrupted as exc:
             seconds = time.perf_counter() - start
@@ -235,14 +273,19 @@ class Harness:
             sig, where = _from_text(err + "\n" + out)
             message = next((ln for ln in err.splitlines() if "internal error" in ln), err.strip()[-300:])
             return Outcome(name, "crash", r.exit_code, seconds, sig, where, message, err[-4000:])
-        kind = "slow" if seconds > self.slow else "ok"
-        return Outcome(name, kind, r.exit_code, seconds, f"slow @ {name}" if kind == "slow" else "")
+        return Outcome(name, "ok", r.exit_code, seconds)
+
+    def _checked_spec(self):
+        """The spec the check command just checked, when it checked clean (None otherwise)."""
+        result, self.checked = self.checked, None
+        return result.spec if result is not None and result.ok else None
 
     def run(self, text: str | bytes, sets: tuple[str, ...] = (), only: set[str] | None = None,
             filename: str = "fuzz.ct", first_problem: bool = False) -> Result:
         """Every command (or those in `only`) on `text` written to a file in the scratch directory."""
         path = self.dir / filename
         path.write_bytes(text if isinstance(text, bytes) else encode(text))
+        self.checked = None
         out_dir = self.dir / "out"
         out_dir.mkdir(exist_ok=True)
         res = Result()
@@ -253,7 +296,8 @@ class Harness:
             return res
         if any(o.kind == "hang" and o.command == "check" for o in res.outcomes):
             return res  # the checker itself hangs: every other command would hang in it too
-        spec = _clean_spec(str(path), self.limit)
+        ran_check = any(o.command == "check" for o in res.outcomes)
+        spec = self._checked_spec() if ran_check else _clean_spec(str(path), self.limit)
         res.clean = spec is not None
         if spec is None:
             return res
@@ -272,6 +316,47 @@ class Harness:
         finally:
             self.limit = limit
         return res
+
+
+@contextmanager
+def _built(app, command):
+    """typer's CliRunner, for the duration of one invoke, gets `command` as the click command of `app`."""
+    import typer.testing
+
+    build = typer.testing._get_command
+    typer.testing._get_command = lambda a: command if a is app else build(a)
+    try:
+        yield
+    finally:
+        typer.testing._get_command = build
+
+
+@contextmanager
+def _record_check(harness: Harness, on: bool):
+    """While the check command runs, keep the CheckResult it gets from `ctdsl.api.check` on `harness.checked`.
+
+    The command's own call, unchanged (the function is wrapped, not replaced): the
+    harness learns whether the input checked clean, and the spec, without checking it
+    a second time.
+    """
+    if not on:
+        yield
+        return
+    harness.checked = None
+    import ctdsl.api
+
+    real = ctdsl.api.check
+
+    def check(*args, **kwargs):
+        result = real(*args, **kwargs)
+        harness.checked = result
+        return result
+
+    ctdsl.api.check = check
+    try:
+        yield
+    finally:
+        ctdsl.api.check = real
 
 
 def encode(text: str) -> bytes:

@@ -19,11 +19,13 @@ import numpy as np
 
 from ctdsl import units as U
 from ctdsl.report.encode import mpl_text
+from ctdsl.report.words import count_of
 from ctdsl.report.plots.placement import Placer
 from ctdsl.report.plots.style import MARKERS, STYLES, colour, plain
 from ctdsl.report.plots.typeset import typesets
 
 LINE = 0.22  # inches per line of notes
+MAX_MARKED = 12  # break-evens circled and labelled on the curves (and named under them); the report lists all
 
 
 class CurveView:
@@ -37,10 +39,22 @@ class CurveView:
         self.finite = np.concatenate([y[np.isfinite(y) & (y > 0)] for y in c.ys.values()])
         self.tscale, self.tunit = U.best_unit([float(np.median(self.finite))] if self.finite.size else [], U.TIME)
         self.xscale, self.xunit = _unit_of(p, [c.lo, c.hi])
-        self.notes = _notes(sol, c)
+        self.breaks, self.more = _shown(c.breaks, lambda b: (b.breakeven.x, b.breakeven.y, b.x))
+        self.notes = _notes(sol, c, self.breaks, self.more)
 
 
-def _notes(sol, c) -> list[tuple[str, str, str | None]]:
+def _shown(items: list, key) -> tuple[list, int]:
+    """The distinct items (a break-even stated twice is drawn once), at most MAX_MARKED; and how many more."""
+    seen, out = set(), []
+    for it in items:
+        k = key(it)
+        if k not in seen:
+            seen.add(k)
+            out.append(it)
+    return out[:MAX_MARKED], max(0, len(out) - MAX_MARKED)
+
+
+def _notes(sol, c, breaks: list, more: int) -> list[tuple[str, str, str | None]]:
     """The lines under the plot: (kind, text, colour of a diamond or None); kind is 'head', 'text' or 'change'."""
     p = c.param
     notes = []
@@ -58,15 +72,18 @@ def _notes(sol, c) -> list[tuple[str, str, str | None]]:
                 parts.append(f"{s} from {U.format_quantity(a, p.dim)} to {U.format_quantity(b, p.dim)}")
         for k in range(0, len(parts), 3):
             notes.append(("text", "; ".join(parts[k : k + 3]), None))
-    if c.breaks:
+    if breaks:
         notes.append(("head", "Break-even (open circles): where two schemes take the same time", None))
-        for xb, yb, b, root in c.breaks:
+        for xb, yb, b, root in breaks:
             notes.append(("text", f"{b.x} and {b.y} tie at {U.format_quantity(xb, b.dim)}: {root.below} is faster below, {root.above} above", None))
     missed = [b for b in sol.breakevens if b.over == p.name and b.result is not None and not b.roots and b.on == "time"]
-    if missed and not c.breaks:
+    missed, more_missed = _shown(missed, lambda b: (b.x, b.y))
+    if missed and not breaks:
         notes.append(("head", "Break-even", None))
     for b in missed:
         notes.append(("text", f"{b.x} and {b.y} never tie in this range: {b.result.faster_at_lo} is faster throughout", None))
+    if more or more_missed:
+        notes.append(("text", f"and {count_of(more + more_missed, 'break-even')} more: see the report's break-even section", None))
     if c.changes:
         notes.append(("head", "Where the component that binds a step changes (numbered diamonds)", None))
         for n, ch in enumerate(c.changes, 1):
@@ -216,7 +233,7 @@ def _draw_marks(ax, view: CurveView, xv, placer: Placer, compact: bool = False) 
             color="#555555",
         )
         placer.block_artist(t)
-    for b in c.breaks:
+    for b in view.breaks:
         xp, yp = b.x / xs, b.y / ts
         ax.plot([xp], [yp], marker="o", markersize=11, markerfacecolor="white", markeredgecolor="black", markeredgewidth=1.6, zorder=5)
         ax.plot([xp], [yp], marker="o", markersize=3, color="black", zorder=6)
@@ -225,7 +242,7 @@ def _draw_marks(ax, view: CurveView, xv, placer: Placer, compact: bool = False) 
     for ch in changes:
         ax.plot([ch.x / xs], [ch.y / ts], marker="D", markersize=7, color=colour(ch.rank), markeredgecolor="black", markeredgewidth=0.8, zorder=5)
         placer.block(ch.x / xs, ch.y / ts, 6)
-    for b in c.breaks:
+    for b in view.breaks:
         placer.place(
             b.x / xs,
             b.y / ts,
