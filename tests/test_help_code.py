@@ -64,6 +64,9 @@ IMPORTS = _texts(ROOT / "tests" / "errors" / "imports")
 LIB = _texts(FIXTURES / "lib")
 
 
+from ctdsl.check.search import FIELDS as SEARCH_FIELDS  # noqa: E402
+
+
 def _field_specs(field: str) -> list[S.FieldSpec]:
     found = [kind[field] for kind in S.KINDS.values() if field in kind]
     return found + [stage[field] for stage in S.STAGES.values() if field in stage]
@@ -131,6 +134,8 @@ def code_problems(help_text: str, texts: list[str]) -> list[str]:
         if PLACEHOLDER.match(value):
             continue
         specs = _field_specs(field)
+        if not specs and field in SEARCH_FIELDS:  # a search statement's field: its checker reads the value
+            continue
         if not specs:
             problems.append(f"{field!r} is no block's field")
             continue
