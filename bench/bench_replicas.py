@@ -35,7 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from bench_solve_sweep import FLOOR, ctdsl_command  # noqa: E402
+from bench_solve_sweep import bench_startup  # noqa: E402
 
 SPEC = ROOT / "specs" / "llama405b_3dc.ct"
 
@@ -60,18 +60,7 @@ scheme band {{ payload = band; fraction = 1/16; collective = hier_allreduce; ste
 
 
 def startup(runs: int) -> dict:
-    solve = ctdsl_command() + ["solve", str(SPEC)]
-    floor = [sys.executable, "-c", FLOOR]
-    times = {"solve": [], "floor": []}
-    for cmd in (solve, floor):  # warm the OS cache and the .pyc files once
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT)
-    for _ in range(runs):
-        for key, cmd in (("floor", floor), ("solve", solve)):
-            t = time.perf_counter()
-            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT)
-            times[key].append(time.perf_counter() - t)
-    med = {k: statistics.median(v) for k, v in times.items()}
-    return {"median": med, "ratio": med["solve"] / med["floor"]}
+    return bench_startup(runs, SPEC)
 
 
 def peak_rss_mb() -> float:

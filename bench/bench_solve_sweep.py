@@ -57,8 +57,9 @@ def ctdsl_command() -> list[str]:
 # ---- (a) ----------------------------------------------------------------------------------
 
 
-def bench_startup(runs: int) -> dict:
-    solve = ctdsl_command() + ["solve", str(SPEC)]
+def bench_startup(runs: int, spec: Path = SPEC) -> dict:
+    """`ctdsl solve SPEC` against the import floor, fresh processes, interleaved: medians and minima."""
+    solve = ctdsl_command() + ["solve", str(spec)]
     floor = [sys.executable, "-c", FLOOR]
     times = {"solve": [], "floor": []}
     for cmd in (solve, floor):  # warm the OS cache and the .pyc files once

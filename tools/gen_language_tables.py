@@ -240,6 +240,7 @@ BACK_END_LIMITS = [
     ("ctdsl/report/encode.py", "PLOT_CHARS", "none: a longer text is cut, with an ellipsis"),
     ("ctdsl/report/encode.py", "TICK_CHARS", "none: a longer tick label is cut, with an ellipsis"),
     ("ctdsl/report/plots/topology.py", "MAX_WORKERS_DRAWN", "none: the rest of a dc's workers drawn as '...'"),
+    ("ctdsl/report/plots/curves.py", "MAX_MARKED", "none: the sweep figure marks this many break-evens and counts the rest under it; the report lists all"),
 ]
 
 

@@ -55,19 +55,7 @@ class SiteBuilder:
                 f"dc '{b.name}': workers must be a constant; the topology cannot depend on a param",
                 b.fields["workers"].value.span,
             )
-        jitter, kind, sigma = self._dc_jitter(b)
-        self.draft.dcs[b.name] = M.DataCentre(
-            **self._common(b),
-            workers=n,
-            device=self._get(b, "device") or "",
-            link=self._get(b, "link") or "",
-            switch=self._get(b, "switch") or "",
-            pluggable=self._get(b, "pluggable"),
-            jitter=jitter,
-            jitter_kind=kind,
-            jitter_sigma=sigma,
-            **self._money(b),
-        )
+        self._centre(b, n)
 
     def _replica_dc(self, b: MergedBlock, replica: str) -> None:
         """A dc of `replicas` replicas: the count may be a param (nothing is unrolled)."""
@@ -78,10 +66,17 @@ class SiteBuilder:
                 n = int(round(E.evaluate(count, self.draft.defaults())))
             except E.EvalError:
                 n = 0
+        self._centre(
+            b, n, replica=replica, replicas=count,
+            fabric=Fabric(self._get(b, "fabric") or Fabric.RAIL), oversubscription=self._get(b, "oversubscription"),
+        )
+
+    def _centre(self, b: MergedBlock, workers: int, **replicas) -> None:
+        """The dc's entity: its hardware, jitter and prices, and (`replicas`) the fields of a dc of replicas."""
         jitter, kind, sigma = self._dc_jitter(b)
         self.draft.dcs[b.name] = M.DataCentre(
             **self._common(b),
-            workers=n,
+            workers=workers,
             device=self._get(b, "device") or "",
             link=self._get(b, "link") or "",
             switch=self._get(b, "switch") or "",
@@ -89,10 +84,7 @@ class SiteBuilder:
             jitter=jitter,
             jitter_kind=kind,
             jitter_sigma=sigma,
-            replica=replica,
-            replicas=count,
-            fabric=Fabric(self._get(b, "fabric") or Fabric.RAIL),
-            oversubscription=self._get(b, "oversubscription"),
+            **replicas,
             **self._money(b),
         )
 
