@@ -36,6 +36,7 @@ class SiteBuilder:
             recompute=Recompute(g("recompute") or Recompute.SELECTIVE),
             micro_batch=g("micro_batch"),
             sequence_parallel=g("sequence_parallel") if g("sequence_parallel") is not None else True,
+            virtual_stages=g("virtual_stages"),
         )
 
     def _dc(self, b: MergedBlock) -> None:

@@ -1,23 +1,20 @@
 """The checked model: typed definitions whose quantities are checked expressions.
 
-Everything here has passed name resolution, unit checking and range checks. Each
-quantity is an `Expr` in base units (B, s, FLOP, J, m); a field's name says what
-it holds in those units (`Link.energy_per_byte` is J/B, though a spec writes
-`energy_per_bit = 15 pJ/bit`). `spans` keeps where each field was written, by
-its name in the spec (`energy_per_bit`, `port.rate`), for later diagnostics (the
-linter's).
+Everything here has passed name resolution, unit checking and range checks. Each quantity is
+an `Expr` in base units (B, s, FLOP, J, m); a field's name says what it holds in those units
+(`Link.energy_per_byte` is J/B, though a spec writes `energy_per_bit = 15 pJ/bit`). `spans`
+keeps where each field was written, by its name in the spec (`energy_per_bit`, `port.rate`),
+for later diagnostics (the linter's).
 
-Every entity is frozen (`dataclasses.FrozenInstanceError` on assignment) and
-holds only tuples and read-only mappings, so a checked `Spec` cannot change
-after the checker returns it. The checker builds each entity once, with every
-field given and every default filled; a pass that needs a variant (the
-simulator's spec without background load) builds a new one with
-`dataclasses.replace`. The closed sets are the enums of `ctdsl.language.enums`.
+Every entity is frozen (`dataclasses.FrozenInstanceError` on assignment) and holds only
+tuples and read-only mappings, so a checked `Spec` cannot change after the checker returns
+it. The checker builds each entity once, with every field given and every default filled; a
+pass that needs a variant (the simulator's spec without background load) builds a new one
+with `dataclasses.replace`. The closed sets are the enums of `ctdsl.language.enums`.
 
-A field is `None` only where its absence means something: an optional quantity
-not given (no memory roofline without `mem_bw`), or a field a definition lacks
-that the checker requires only where the definition is used (a dc's device must
-have a `peak`; a device no dc uses may leave it out).
+A field is `None` only where its absence means something: an optional quantity not given
+(no memory roofline without `mem_bw`), or a field the checker requires only where the
+definition is used (a dc's device must have a `peak`; a device no dc uses may leave it out).
 """
 
 from __future__ import annotations
@@ -27,7 +24,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, Counted, Fabric, JitterKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
 from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Topology
@@ -240,6 +237,7 @@ class Replica(Definition):
     recompute: Recompute = Recompute.SELECTIVE
     micro_batch: Expr | None = None  # sequences; None: 1
     sequence_parallel: bool = True
+    virtual_stages: Expr | None = None  # model chunks per pipeline rank (interleaved 1F1B); None: 1
 
     def __post_init__(self) -> None:
         _freeze(self, spans=frozen_map, recompute=Recompute)
@@ -296,16 +294,22 @@ class Scheme(Definition):
     loopback: bool
     period: Expr  # H, steps between syncs
     steps: Expr | None  # steps to the target loss; None: no time to target
-    overlap: bool
+    overlap: bool  # the whole sync alongside the next H steps (`overlap = true`)
     cost: Expr  # FLOP/B of the transform
     overhead: Expr  # s, fixed time per sync
     model: str
     sites: str | None  # the variant of the sites it runs on; None: the sites as declared
     label: str | None  # display name; None: the name
     transform_charge: TransformCharge | None = None  # on the GPU; None: the device's
+    backward: bool = False  # the sync overlaps the backward pass bucket by bucket (`overlap = backward`)
+    bucket: Expr | None = None  # B of gradient per bucket (with backward); None: 25 MB
+    fragments: Expr | None = None  # Streaming DiLoCo's fragments; None: 1
+    delay: Expr | None = None  # inner steps a sync may take while training goes on; None: 0
+    inner: InnerSync = InnerSync.NONE  # who syncs every inner step when H > 1
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge)
+        _freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge, inner=InnerSync)
+
 
 
 @dataclass(frozen=True, slots=True)

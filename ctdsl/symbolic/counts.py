@@ -14,6 +14,7 @@ from ctdsl import units as U
 from ctdsl.model import payload as PL
 from ctdsl.model.graph import gpus_id, module_id
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic.convert import value
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.transform import per_dc_max
 
@@ -51,6 +52,13 @@ class Counts:
         layers = self.shape(model, "layers")
         middle = (layers - D.total(ends, U.ONE)) / (pp - len(ends))
         return D.emax(middle, *ends) / (layers * tp)
+
+    def zero_stage(self) -> int:
+        """The replicas' ZeRO stage (every dc shards alike, CT421), at the params' defaults: 1 by default."""
+        rep = self.spec.replicas[next(iter(self.spec.dcs.values())).replica]
+        if rep.zero is None:
+            return 1
+        return int(round(value(self.q(rep.zero, U.ONE).e, self.symbols.defaults())))
 
     def _compute(self, model, labels: dict) -> tuple[DimExpr, dict[str, DimExpr], DimExpr]:
         """(FLOPs per step per worker, compute time per dc, the step's compute time).
