@@ -287,3 +287,24 @@ def test_utilisation_target_is_exact_through_the_exposed_sync():
 
     want = brentq(cu, 0.1e9, 100e9, xtol=1e-6, rtol=1e-14)
     assert t.roots[0].value == pytest.approx(want, rel=1e-9)
+
+
+def test_fragment_syncs_that_outrun_the_link_set_the_step():
+    """With a delay longer than the H / F steps between fragment syncs (F delay > H), a slow WAN
+    queues them: F syncs of tau every H steps need F tau / H of every step, more than the inner
+    step plus the delayed exposure."""
+    H, F, delay, wan = 8, 4, 5, 0.001e9
+    r = solve({"wan_bw": "0.001 GB/s"}, payload="quantise; bits = 4 b", scheme=f"; period = {H}; inner = dc; fragments = {F}; delay = {delay}")
+    h = inner_parts()
+    n = cp * R
+    dense_shard = 2 * P / (tp * pp)
+    payload_shard = P * 0.5 / (tp * pp)
+    in_dc = lambda x: (n - 1) * (nic_lat + x / n / nic_bw)  # noqa: E731
+    across_step = 2 * nic_lat + wan_lat + G * R * payload_shard / F / (n * K) / wan
+    fragment = 2 * (K - 1) * across_step + in_dc(dense_shard / F)
+    inner = h["compute"] + h["m"] * h["t_tp"] + h["bubble"] + h["t_pp"] + h["opt"]
+    delayed = max(0.0, fragment - delay * inner) * F / H
+    bound = F * fragment / H - inner
+    assert bound > delayed  # the link binds
+    assert close(r.components["outer sync (exposed)"].value, bound)
+    assert close(r.step_time.value, inner + 2 * in_dc(dense_shard) + r.components["transform"].value + bound)

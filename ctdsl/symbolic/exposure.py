@@ -32,7 +32,10 @@ link, a deadline):
   1/F of the payload.
 
 So a sync of one fragment exposes max(0, max(B tau - w (B - 1)/B, tau) - tau_d T)
-(with B = 1 and w = 0 without backward overlap), and the step pays F / H of it. A
+(with B = 1 and w = 0 without backward overlap), and the step pays F / H of it. With a
+delay the syncs could also outrun the link: F syncs of B tau each every H steps need
+F B tau / H of every step, so the step pays at least F B tau / H - T (the steady state
+of a link that is always busy). A
 sync with none of these options is shown phase by phase, each phase / H, as before;
 with `overlap = true` the whole sync runs alongside the next H steps of compute,
 max(compute, sync / H) (costs.py).
@@ -157,6 +160,7 @@ class SyncPlan:
         F = cm.field(s, "fragments") if s.fragments is not None else D.one()
         delay = cm.field(s, "delay") if s.delay is not None else D.zero(U.ONE)
         slack = delay * inner_step
+        self.inner_step = inner_step
         if s.inner is InnerSync.DC:
             inner = self._sync("inner sync", self.inner_phases, D.one(), D.one(), window if s.backward else D.zero(U.TIME), D.zero(U.TIME))
             outer = self._sync("outer sync", self.outer_phases, period, F, D.zero(U.TIME), slack)
@@ -174,6 +178,10 @@ class SyncPlan:
             B = D.ceiling(self.dense * self.cm.shard(self.model) / (F * bucket))
         tau = _sum(phases_of(1 / (F * B)))
         exposed = exposed_time(tau, B, window, slack) * F / every
+        if slack != 0:
+            # the link must also keep up: F syncs of B tau each per `every` steps cannot be faster
+            # than the link carries them, so a step is at least F B tau / every (steady state)
+            exposed = D.emax(exposed, F * B * tau / every - self.inner_step)
         return Sync(name, phases, every, exposed, B, tau, F, slack, window)
 
 
