@@ -190,7 +190,7 @@ class CostModel(Counts, SyncBytes):
         inner_step = timeline.inner if timeline is not None else compute
         # the window a sync hides in with overlap = backward: the last micro-batch's backward pass
         # (without the timeline, the step is one micro-batch: its backward, 2/3 of its compute)
-        syncs = plan.syncs(timeline.window if timeline is not None else 2 * compute / 3, inner_step)
+        syncs = plan.syncs(timeline.window if timeline is not None else 2 * compute / 3, inner_step, labels)
         outer = syncs[-1]
         phases, every_step = outer.phases, (syncs[0].phases if len(syncs) > 1 else [])
         for ph in every_step + phases:

@@ -73,12 +73,19 @@ def _sum(phases: list[Phase]) -> DimExpr:
     return D.total([ph.time for ph in phases], U.TIME)
 
 
-def exposed_time(tau: DimExpr, buckets: DimExpr, window: DimExpr, slack: DimExpr) -> DimExpr:
-    """Exposed time of one sync of B buckets of tau each, released over a window w, with a slack."""
+def exposed_time(tau: DimExpr, buckets: DimExpr, window: DimExpr, slack: DimExpr, labels: dict | None = None) -> DimExpr:
+    """Exposed time of one sync of B buckets of tau each, released over a window w, with a slack;
+    `labels` gets what each argument of a max means (the break-even table's "what binds")."""
+    labels = {} if labels is None else labels
     if window == 0 or D.is_one(buckets):
-        return positive(tau - slack)
-    last = D.emax(buckets * tau - window * (buckets - 1) / buckets, tau)
-    return last if slack == 0 else positive(last - slack)
+        out = positive(tau - slack)
+        labels.setdefault((tau - slack).e, "the sync beyond its slack")
+        return out
+    busy, last = buckets * tau - window * (buckets - 1) / buckets, tau
+    labels.setdefault(busy.e, "the link, busy from the first bucket on,")
+    labels.setdefault(last.e, "the last bucket alone")
+    out = D.emax(busy, last)
+    return out if slack == 0 else positive(out - slack)
 
 
 class SyncPlan:
@@ -152,9 +159,11 @@ class SyncPlan:
 
     # ---- syncs ------------------------------------------------------------------------
 
-    def syncs(self, window: DimExpr, inner_step: DimExpr) -> list[Sync]:
+    def syncs(self, window: DimExpr, inner_step: DimExpr, labels: dict) -> list[Sync]:
         """The scheme's syncs; `window` the backward pass of the last micro-batch, `inner_step` the
-        step's compute and model-parallel traffic (what a delay is counted in)."""
+        step's compute and model-parallel traffic (what a delay is counted in); `labels` gets what
+        the arguments of each max mean."""
+        self.labels = labels
         cm, s = self.cm, self.scheme
         period = cm.field(s, "period")
         F = cm.field(s, "fragments") if s.fragments is not None else D.one()
@@ -177,11 +186,13 @@ class SyncPlan:
             bucket = self.cm.field(self.scheme, "bucket")
             B = D.ceiling(self.dense * self.cm.shard(self.model) / (F * bucket))
         tau = _sum(phases_of(1 / (F * B)))
-        exposed = exposed_time(tau, B, window, slack) * F / every
+        exposed = exposed_time(tau, B, window, slack, self.labels) * F / every
         if slack != 0:
             # the link must also keep up: F syncs of B tau each per `every` steps cannot be faster
             # than the link carries them, so a step is at least F B tau / every (steady state)
-            exposed = D.emax(exposed, F * B * tau / every - self.inner_step)
+            keep_up = F * B * tau / every - self.inner_step
+            self.labels.setdefault(keep_up.e, "the link carrying every sync (they queue)")
+            exposed = D.emax(exposed, keep_up)
         return Sync(name, phases, every, exposed, B, tau, F, slack, window)
 
 
