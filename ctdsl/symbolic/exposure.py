@@ -73,6 +73,15 @@ def _sum(phases: list[Phase]) -> DimExpr:
     return D.total([ph.time for ph in phases], U.TIME)
 
 
+def _may_queue(F: DimExpr, delay: DimExpr, every: DimExpr, cm) -> bool:
+    """Whether a sync may still run when the next one starts: F delay > every at the defaults (or
+    a param could make it so: any of them given by one)."""
+    x = F * delay - every
+    if x.free_symbols:
+        return True
+    return bool(x.e > 0)
+
+
 def exposed_time(tau: DimExpr, buckets: DimExpr, window: DimExpr, slack: DimExpr, labels: dict | None = None) -> DimExpr:
     """Exposed time of one sync of B buckets of tau each, released over a window w, with a slack;
     `labels` gets what each argument of a max means (the break-even table's "what binds")."""
@@ -169,7 +178,7 @@ class SyncPlan:
         F = cm.field(s, "fragments") if s.fragments is not None else D.one()
         delay = cm.field(s, "delay") if s.delay is not None else D.zero(U.ONE)
         slack = delay * inner_step
-        self.inner_step = inner_step
+        self.inner_step, self.delay = inner_step, delay
         if s.inner is InnerSync.DC:
             inner = self._sync("inner sync", self.inner_phases, D.one(), D.one(), window if s.backward else D.zero(U.TIME), D.zero(U.TIME))
             outer = self._sync("outer sync", self.outer_phases, period, F, D.zero(U.TIME), slack)
@@ -187,9 +196,10 @@ class SyncPlan:
             B = D.ceiling(self.dense * self.cm.shard(self.model) / (F * bucket))
         tau = _sum(phases_of(1 / (F * B)))
         exposed = exposed_time(tau, B, window, slack, self.labels) * F / every
-        if slack != 0:
+        if slack != 0 and _may_queue(F, self.delay, every, self.cm):
             # the link must also keep up: F syncs of B tau each per `every` steps cannot be faster
-            # than the link carries them, so a step is at least F B tau / every (steady state)
+            # than the link carries them, so a step is at least F B tau / every (steady state);
+            # only where a sync may still run when the next starts (F delay > every)
             keep_up = F * B * tau / every - self.inner_step
             self.labels.setdefault(keep_up.e, "the link carrying every sync (they queue)")
             exposed = D.emax(exposed, keep_up)
