@@ -308,3 +308,15 @@ def test_fragment_syncs_that_outrun_the_link_set_the_step():
     assert bound > delayed  # the link binds
     assert close(r.components["outer sync (exposed)"].value, bound)
     assert close(r.step_time.value, inner + 2 * in_dc(dense_shard) + r.components["transform"].value + bound)
+
+
+def test_a_measured_mfu_is_the_inner_step_in_one_block():
+    """A device with a measured MFU: the inner step is the model FLOPs / (GPUs x peak x mfu), with
+    the bubble and the model-parallel traffic inside it; the reported MFU is that mfu x CU."""
+    r = solve_spec(spec().replace("efficiency = 0.5;", "efficiency = 0.5; mfu = 0.3;")).schemes["x"]
+    inner = F_tok * tokens / (G * 100e12 * 0.3)
+    sync = hier_allreduce(2 * P / (tp * pp))
+    assert r.timeline is None and list(r.components)[0] == "compute" and "pipeline bubble" not in r.components
+    assert close(r.components["compute"].value, inner)
+    assert close(r.step_time.value, inner + sync)
+    assert close(r.mfu.value, 0.3 * inner / (inner + sync))

@@ -105,6 +105,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("peak", Q, "peak dense FLOP/s", dim=U.OPS_RATE, bound="positive", required=True, example="989 TFLOP/s"),
             F("peak_fp8", Q, "peak dense FP8 FLOP/s", dim=U.OPS_RATE, bound="positive", example="1979 TFLOP/s"),
             F("efficiency", Q, "achievable fraction of peak", dim=U.ONE, bound="fraction", required=True, example="0.4"),
+            F("mfu", Q, "a measured model FLOPs utilisation of a replica's inner step on it: the inner step is then its model FLOPs / (GPUs x peak x mfu), one block that holds the bubble and the model-parallel traffic (instead of the training step's timeline)", dim=U.ONE, bound="fraction", example="0.38"),
             F("mem_bw", Q, "memory bandwidth", dim=U.RATE, bound="positive", example="3.35 TB/s"),
             F("memory", Q, "memory capacity", dim=U.DATA, bound="positive", example="80 GB"),
             F("static_power", Q, "power drawn whether busy or not", dim=U.POWER, bound="nonneg", default=Fraction(0), example="100 W"),

@@ -20,34 +20,15 @@ definition is used (a dc's device must have a `peak`; a device no dc uses may le
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
 from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
 from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
+from ctdsl.model.freezing import freeze, frozen_map, operations
 from ctdsl.model.topology import Topology
 from ctdsl.units import Dim
-
-
-def frozen_map(m: Mapping | None) -> Mapping | None:
-    """A read-only view of a copy of `m` (`m` itself if it is already one)."""
-    if m is None or isinstance(m, MappingProxyType):
-        return m
-    return MappingProxyType(dict(m))
-
-
-def _freeze(obj: object, **converters) -> None:
-    """Convert fields in place after __init__ (frozen: through object.__setattr__)."""
-    for name, convert in converters.items():
-        value = getattr(obj, name)
-        if value is not None:
-            object.__setattr__(obj, name, convert(value))
-
-
-def _ops(values) -> tuple[Operation, ...]:
-    return tuple(Operation(v) for v in values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +48,7 @@ class Param:
     dist: Distribution | None = None  # `~ ...`: drawn from this by `ctdsl uncertainty`; None: certain
 
     def __post_init__(self) -> None:
-        _freeze(self, spacing=Spacing)
+        freeze(self, spacing=Spacing)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,7 +60,7 @@ class Definition:
     from_std: bool
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map)
+        freeze(self, spans=frozen_map)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -99,7 +80,7 @@ class Model(Definition):
     causal: bool = True
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, shape=frozen_map)
+        freeze(self, spans=frozen_map, shape=frozen_map)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,6 +88,7 @@ class Device(Definition):
     peak: Expr | None  # FLOP/s
     peak_fp8: Expr | None = None  # FLOP/s, dense FP8; None: not given
     efficiency: Expr | None  # fraction of peak
+    mfu: Expr | None = None  # a measured MFU of the inner step: it replaces the training step's timeline
     mem_bw: Expr | None  # B/s; None: no memory roofline for the transform
     memory: Expr | None  # B
     static_power: Expr  # W
@@ -120,7 +102,7 @@ class Device(Definition):
     embodied_carbon: Expr | None = None  # gCO2e, spread over depreciation
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, transform_charge=TransformCharge)
+        freeze(self, spans=frozen_map, transform_charge=TransformCharge)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -145,7 +127,7 @@ class PluggableStage:
     span: Span
 
     def __post_init__(self) -> None:
-        _freeze(self, performs=_ops)
+        freeze(self, performs=operations)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -158,7 +140,7 @@ class Pluggable(Definition):
     depreciation: Expr | None = None  # s; None: the device's
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, stages=frozen_map, ops=_ops)
+        freeze(self, spans=frozen_map, stages=frozen_map, ops=operations)
 
     @property
     def line_rate(self) -> Expr:
@@ -178,7 +160,7 @@ class Switch(Definition):
     price: Expr | None = None  # USD per switch, spread over depreciation; None: not priced
     depreciation: Expr | None = None  # s; None: its dc's device's
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, ops=_ops)
+        freeze(self, spans=frozen_map, ops=operations)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -207,7 +189,7 @@ class DataCentre(Definition):
     oversubscription: Expr | None = None  # a leaf_spine fabric's; None: 1
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, jitter_kind=JitterKind, fabric=Fabric)
+        freeze(self, spans=frozen_map, jitter_kind=JitterKind, fabric=Fabric)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +222,7 @@ class Replica(Definition):
     virtual_stages: Expr | None = None  # model chunks per pipeline rank (interleaved 1F1B); None: 1
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, recompute=Recompute)
+        freeze(self, spans=frozen_map, recompute=Recompute)
 
     @property
     def gpus(self) -> Expr:
@@ -264,7 +246,7 @@ class Sites:
     span: Span | None  # the variant's name; None for the declared sites
 
     def __post_init__(self) -> None:
-        _freeze(self, dcs=frozen_map, wans=tuple)
+        freeze(self, dcs=frozen_map, wans=tuple)
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +257,7 @@ class Placement:
     name: str | None  # the pluggable or switch definition; None on the GPU
 
     def __post_init__(self) -> None:
-        _freeze(self, kind=PlacementKind)
+        freeze(self, kind=PlacementKind)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -308,13 +290,13 @@ class Scheme(Definition):
     inner: InnerSync = InnerSync.NONE  # who syncs every inner step when H > 1
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge, inner=InnerSync)
+        freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge, inner=InnerSync)
 
 
 
 @dataclass(frozen=True, slots=True)
 class Breakeven:
-    x: str
+    x: str  # the schemes compared: x vs y, over a param
     y: str
     over: str
     span: Span
@@ -363,7 +345,7 @@ class Spec:
 
     def __post_init__(self) -> None:
         maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants", "replicas")
-        _freeze(self, files=tuple, wans=tuple, breakevens=tuple, searches=tuple, targets=tuple, **{k: frozen_map for k in maps})
+        freeze(self, files=tuple, wans=tuple, breakevens=tuple, searches=tuple, targets=tuple, **{k: frozen_map for k in maps})
 
     @property
     def sites(self) -> Sites:

@@ -183,7 +183,7 @@ class CostModel(Counts, SyncBytes):
         plan = SyncPlan(self, scheme, model, payload, up, dense)
         flops, per_dc, compute = self._compute(model, labels)
         timeline = None
-        if TL.applies(self.spec, model):
+        if TL.applies(self.spec, model) and not self.measured():
             gather = plan.gather_time()
             timeline = TL.build(self, model, per_dc, lambda dc: gather, labels)
             per_dc = timeline.per_dc

@@ -67,20 +67,26 @@ class Counts:
         their compute, so every dc computes for the same time: the batch's FLOPs over the sum
         of every device's peak x efficiency; a worker's FLOPs are then its dc's share.
         """
+        rate = {dc: self.rate(dev) for dc, dev in self.devices().items()}
         if model.batch_tokens is None:
             flops = PL.compute_flops(model, self.formulas)
-            per_dc = {
-                dc: flops / (self.member_gpus(dc) * self.field(dev, "peak") * self.field(dev, "efficiency"))
-                for dc, dev in self.devices().items()
-            }
+            per_dc = {dc: flops / (self.member_gpus(dc) * rate[dc]) for dc in rate}
             return flops, per_dc, per_dc_max(per_dc, "compute in dc {}", labels)
         batch = self.field(model, "batch_tokens") * self.formulas.get(model, "flops_per_token")
-        rate = {dc: self.field(dev, "peak") * self.field(dev, "efficiency") for dc, dev in self.devices().items()}
         total = D.total([self.device_count(dc) * r for dc, r in rate.items()], U.OPS_RATE)
         compute = batch / total
         labels[compute.e] = "compute (the batch split by compute)"
         self._split[model.name] = {dc: compute * r * self.member_gpus(dc) for dc, r in rate.items()}
         return compute * next(iter(rate.values())) * self.member_gpus(next(iter(rate))), {dc: compute for dc in rate}, compute
+
+    def rate(self, dev) -> DimExpr:
+        """A device's FLOP/s for the step's compute: peak x efficiency, or with a measured `mfu`
+        peak x mfu (the whole inner step at that utilisation)."""
+        return self.field(dev, "peak") * self.field(dev, "mfu" if dev.mfu is not None else "efficiency")
+
+    def measured(self) -> bool:
+        """Whether a dc's device gives a measured MFU: then the inner step is one block at it."""
+        return any(dev.mfu is not None for dev in self.devices().values())
 
     def worker_flops(self, model, dc: str, flops: DimExpr) -> DimExpr:
         """FLOPs per step of one worker (replica) of `dc`: `flops`, or its share of a split batch."""
