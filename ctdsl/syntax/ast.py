@@ -126,7 +126,7 @@ class Param:
     range: Range | None
     display: str | None
     span: Span
-    dist: Call | None = None  # `~ name(args)`: the distribution the param is drawn from
+    dist: Call | None = None  # `~ name(args)`: the distribution the param is drawn from (an argument may be a ListValue: `samples([...])`)
 
 
 @dataclass(frozen=True)
