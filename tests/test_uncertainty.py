@@ -456,3 +456,12 @@ def test_a_break_even_never_in_range_somewhere_has_no_indices_and_says_why(tmp_p
     notes = next(t for t in uncertainty_tables(u) if t.title == "Break-evens").notes
     assert any("b vs a over bw: no Sobol indices (never in range" in n for n in notes)
     assert uncertainty_json(u)["sobol"]["breakevens"][0]["indices"] is None
+
+
+def test_sobol_output_is_the_same_bytes_for_the_same_seed_zero_included(tmp_path):
+    # seed 0 is the default: SALib's bootstrap must be seeded for it too (it treats a false seed as none)
+    pytest.importorskip("SALib")
+    (tmp_path / "spec.ct").write_text(HEAD + "param s1 = 500 ~ uniform(0, 1000)\nparam r = 1.1 ~ samples([1.02, 1.3, 1.5])\n" + WAN + "scheme a { payload = dense; collective = hier_allreduce; steps = s1 * r }\n", encoding="utf-8")
+    runs = [CliRunner().invoke(app, ["uncertainty", str(tmp_path / "spec.ct"), "-n", "2000", "-f", "json", "--seed", "0"]) for _ in range(2)]
+    assert [r.exit_code for r in runs] == [0, 0] and runs[0].stdout == runs[1].stdout
+    assert json.loads(runs[0].stdout)["sobol"]["time_to_target"]["a"]["r"]["S1_conf"] > 0

@@ -89,7 +89,8 @@ def indices(problem: dict, f, samples: int, seed: int) -> tuple[dict, int]:
         y = np.asarray(y, dtype=float)
         if not np.isfinite(y).all() or np.ptp(y) == 0:
             continue
-        r = analyze.analyze(problem, y, calc_second_order=False, seed=seed, print_to_console=False)
+        # SALib seeds its bootstrap only for a seed that is true: 0 would leave it to numpy's global state
+        r = analyze.analyze(problem, y, calc_second_order=False, seed=seed + 1, print_to_console=False)
         out[name] = tuple(
             SobolIndex(n, float(r["S1"][i]), float(r["S1_conf"][i]), float(r["ST"][i]), float(r["ST_conf"][i]))
             for i, n in enumerate(problem["names"])
