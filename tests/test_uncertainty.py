@@ -397,34 +397,30 @@ def test_the_probability_of_being_cheapest_is_the_share_of_the_table_below_the_c
 def test_sobol_indices_of_a_break_even_against_its_closed_form(tmp_path, monkeypatch):
     # docs/sensitivity.md's two sites: T_dense = 100 (c + D / b), T_q2 = n2 (c + D / (8 b)), c = 0.06 s / eff,
     # D = 2e9 B; they tie at b* = (D / 0.06 s) x eff x h(n2), h(n) = (100 - n / 8) / (n - 100). With
-    # eff ~ U(0.3, 0.5) and n2 from the table [300, 400, 500], b* = A x B, A and B independent, so
+    # eff ~ U(0.3, 0.5) and n2 from the table [300, 400, 450], b* = A x B, A and B independent, so
     # Var(b*) ~ E[A^2] E[B^2] - E[A]^2 E[B]^2, S1_A = Var(A) E[B]^2 / Var(b*), S1_B = Var(B) E[A]^2 / Var(b*),
-    # ST_A = 1 - S1_B and ST_B = 1 - S1_A. The roots lie in 0.94 .. 5.2 GB/s, where the WAN binds (the 10 GB/s
-    # link would take half its time at 5 GB/s). The design goes through the break-even's grid and bisection.
+    # ST_A = 1 - S1_B and ST_B = 1 - S1_A. The roots lie in 1.25 .. 5.2 GB/s, inside b's range and where the
+    # WAN binds (the 10 GB/s link would take half its time at 5 GB/s). The design goes through the break-even's
+    # grid and bisection.
     pytest.importorskip("SALib")
     import ctdsl.numeric.uncertainty as NU
 
-    spec = """param b = 5 GB/s in 0.5 GB/s .. 50 GB/s log 20
-param eff = 0.4 ~ uniform(0.3, 0.5)
-param n2 = 400 ~ samples([300, 400, 500])
-model m { params = 1e9; bytes_per_value = 2 B; tokens = 1000 }
-device d { peak = 100 TFLOP/s; efficiency = eff; static_power = 100 W }
-link fast { bandwidth = 10 GB/s; latency = 0 s }
-link wan { bandwidth = b; latency = 0 s }
-switch s { sum = false }
-dc a { workers = 1; device = d; link = fast; switch = s }
-dc c { workers = 1; device = d; link = fast; switch = s }
-wan a <-> c = wan
-scheme dense { payload = dense; collective = hier_allreduce; steps = 100 }
-scheme q2 { payload = quantise; bits = 2 b; collective = hier_allreduce; steps = n2 }
-breakeven q2 vs dense over b
-"""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "sensitivity.md").read_text(encoding="utf-8")
+    spec = doc.split("```ct\n# One worker in each of two data centres")[1].split("\n", 1)[1].split("```")[0]
+    for old, new in (
+        ("param eff = 0.5 in 0.25 .. 1", "param eff = 0.4 ~ uniform(0.3, 0.5)\nparam n2 = 400 ~ samples([300, 400, 450])"),
+        ("steps = 400", "steps = n2"),
+    ):
+        assert old in spec
+        spec = spec.replace(old, new)
     path = tmp_path / "two_sites.ct"
     path.write_text(spec, encoding="utf-8")
     sol = ctdsl.load(str(path)).solve()
     [root] = sol.breakevens[0].roots
     assert root.value == pytest.approx(2e9 / 0.06 * 0.4 * (50 / 300), rel=1e-9)  # the closed form at the defaults
-    h = [(100 - n / 8) / (n - 100) for n in (300, 400, 500)]
+    h = [(100 - n / 8) / (n - 100) for n in (300, 400, 450)]
     ea, va = 0.4, 0.2**2 / 12
     eb, eb2 = sum(h) / 3, sum(x * x for x in h) / 3
     vy = (va + ea**2) * eb2 - ea**2 * eb**2

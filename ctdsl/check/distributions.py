@@ -21,6 +21,7 @@ evaluated.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import islice
 
 from ctdsl import limits
 from ctdsl import units as U
@@ -184,17 +185,7 @@ def _table(sink: DiagnosticSink, const, node: ast.Param, default: Typed, rng) ->
 
 def _nodes(expr: ast.Expr, stop: int) -> int:
     """Expression nodes of `expr`, counted up to `stop`."""
-    count, todo = 0, [expr]
-    while todo and count < stop:
-        e = todo.pop()
-        count += 1
-        if isinstance(e, ast.BinOp):
-            todo += [e.left, e.right]
-        elif isinstance(e, ast.Neg):
-            todo.append(e.operand)
-        elif isinstance(e, ast.Call):
-            todo += list(e.args)
-    return count
+    return sum(1 for _ in islice(ast.nodes(expr), stop))
 
 
 def _bounds(sink, node: ast.Param, kind: str, names, values: list[float], dim, rng) -> bool:

@@ -190,6 +190,22 @@ class SpecFile:
     statements: tuple[Statement, ...]
 
 
+def nodes(value: "Value"):
+    """Every node of a value, itself first: the operands of expressions and the items of lists, depth-first."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        yield v
+        if isinstance(v, BinOp):
+            stack += [v.left, v.right]
+        elif isinstance(v, Neg):
+            stack.append(v.operand)
+        elif isinstance(v, Call):
+            stack += list(v.args)
+        elif isinstance(v, ListValue):
+            stack += list(v.items)
+
+
 def to_json(node) -> object:
     """A plain-data view of any syntax node, for golden files and `--format json`."""
     if isinstance(node, Span):
