@@ -36,7 +36,7 @@ GB = 1e9
 GFLOPS = 1e9
 MONTH = 730 * HOUR  # the language's month: a twelfth of a 365-day year
 PRICE = 1.0 / MONTH / (1e9 / 8)  # 1 USD per Gbit/s and month, in USD per B/s per s
-DEADLINE = 36 * HOUR
+DEADLINE = 48 * HOUR  # the searches' `deadline = 2 day`
 SOBOL_TOL = 0.05
 
 
@@ -177,14 +177,17 @@ def test_band_optics_step_by_hand(sol):
     assert c["transform"] == pytest.approx(shard / 14e9, rel=1e-3)  # 0.630 s, plus the module's 1 us latency
     # 1.411 s, plus the latencies on the way: 400ZR's 405 us over its 80 km and the NICs' (under 0.5 ms in all)
     assert 0 < c["exchange across dcs"] - 16 * 4 * shard / 16 / 25e9 < 5e-4
-    assert float(r.step_time.value) == pytest.approx(9.302 + 0.630 + 0.132 + 1.411, abs=2e-3)  # 11.48 s
+    # the replica's model-parallel work: recomputation, tensor parallel, the bubble, pipeline, optimiser (2.45 s)
+    mp = sum(c[k] for k in ("recompute", "tensor parallel", "pipeline bubble", "pipeline parallel", "optimiser"))
+    assert mp == pytest.approx(2.45, abs=5e-3)
+    assert float(r.step_time.value) == pytest.approx(9.302 + 2.45 + 0.630 + 0.132 + 1.411, abs=6e-3)  # 13.93 s
     assert float(r.time_to_target.value) / HOUR == pytest.approx(11000 * float(r.step_time.value) / HOUR, rel=1e-12)
-    # 128 modules at 8 kUSD over 3 yr (26,280 h), for the time to target
+    # 128 modules at 6 kUSD over 3 yr (26,280 h), for the time to target
     t = float(r.time_to_target.value)
-    assert float(r.cost_parts["modules"].value) == pytest.approx(128 * 8000 * t / (3 * 8760 * HOUR), rel=1e-12)
+    assert float(r.cost_parts["modules"].value) == pytest.approx(128 * 6000 * t / (3 * 8760 * HOUR), rel=1e-12)
     assert c["compute"] == pytest.approx(58.88e15 / (16 * 989e12 * 0.4), rel=1e-3)  # 58.88 PFLOP a replica's step
     adamw = sol.schemes["adamw"]
-    assert (float(adamw.time_to_target.value) - t) / HOUR == pytest.approx(7.19, abs=0.01)  # "7.2 h more"
+    assert (float(adamw.time_to_target.value) - t) / HOUR == pytest.approx(6.51, abs=0.01)  # "6.5 h more"
     # the WAN's busiest link carries the dense update, 2 B x 70.55 G = 141.1 GB, against 35.28 GB: four times
     assert float(adamw.wan.value) == pytest.approx(70_552_387_584 * 2, rel=1e-12)
     assert float(adamw.wan.value) == pytest.approx(4 * float(r.wan.value), rel=1e-12)
@@ -201,8 +204,10 @@ def test_the_break_evens_by_brent_on_the_exact_forms(sol, forms):
     assert roots["budget"] == pytest.approx(brentq(g, 10 * GFLOPS, 99 * GFLOPS, xtol=1, rtol=1e-14), rel=1e-9)
     g = lambda p: forms("band_optics", "cost", optics_price=p) - forms("band_charged", "cost", optics_price=p)  # noqa: E731
     assert roots["optics_price"] == pytest.approx(brentq(g, 1e3, 5e4, xtol=1e-9, rtol=1e-14), rel=1e-9)
-    # the optics' DCT is worth 14.26 - 6 = 8.26 kUSD a module over a 50 GFLOP/s charged module (1 kUSD + 50 x 100 USD)
-    assert roots["optics_price"] - (1000 + 50 * 100) == pytest.approx(8260, abs=10)
+    # against a 50 GFLOP/s charged module of 1 kUSD + 50 x 60 USD = 4 kUSD (its modules' cost, by hand)
+    charged = float(sol.schemes["band_charged"].cost_parts["modules"].value)
+    t = float(sol.schemes["band_charged"].time_to_target.value)
+    assert charged == pytest.approx(128 * 4000 * t / (3 * 8760 * HOUR), rel=1e-12)
 
 
 def _best_1d(forms, scheme: str, price: float, n: int = 20001) -> tuple[float, float]:
@@ -233,19 +238,21 @@ def test_the_searches_against_brute_force(forms, searched):
         assert got.objective <= cost * (1 + 1e-9) and cost <= got.objective * (1 + 1e-6)
         assert dict(got.params)["wan_bw"] == pytest.approx(w, rel=2e-3)
     assert res.optimum.choice == "band_optics"
-    # the charged module moves budget and wan_bw: brute force over 400 x 800 points; the coordinate search
-    # stops on the deadline within 0.1 % of it (docs: "10 USD cheaper")
+    # the charged module moves budget and wan_bw: brute force over 400 x 800 points; its optimum is inside
+    # both ranges, where neither the deadline nor a range end binds
     B, W = np.meshgrid(np.linspace(10 * GFLOPS, 99 * GFLOPS, 400), np.geomspace(1 * GB, 100 * GB, 800), indexing="ij")
     cost = forms("band_charged", "cost", budget=B.ravel(), wan_bw=W.ravel())
-    ok = forms("band_charged", "time", budget=B.ravel(), wan_bw=W.ravel()) <= DEADLINE * (1 + 1e-12)
+    time = forms("band_charged", "time", budget=B.ravel(), wan_bw=W.ravel())
+    ok = time <= DEADLINE * (1 + 1e-12)
     i = np.flatnonzero(ok)[np.argmin(cost[ok])]
-    got = best["band_charged"].objective
-    assert cost[i] <= got <= cost[i] * 1.001
-    assert got - cost[i] == pytest.approx(10, abs=5) and B.ravel()[i] / GFLOPS == pytest.approx(88, abs=2)
-    assert W.ravel()[i] / GB == pytest.approx(26.3, abs=0.2)
+    got = best["band_charged"]
+    assert got.objective <= cost[i] * (1 + 1e-9) and cost[i] <= got.objective * (1 + 1e-5)
+    assert dict(got.params)["budget"] / GFLOPS == pytest.approx(B.ravel()[i] / GFLOPS, abs=0.5)
+    assert time[i] < DEADLINE * 0.99 and 10 * GFLOPS < B.ravel()[i] < 99 * GFLOPS
     assert min(cost[ok]) > best["band_optics"].objective  # dearer than the optics module at any budget
-    # its best budget charges 10 FLOP a byte: "9.4 GB/s against 14"
-    assert round(dict(best["band_charged"].params)["budget"] / 10 / 1e8) == 94
+    assert got.objective > best["adamw"].objective  # and than AdamW
+    # its best budget charges 10 FLOP a byte: "9.1 GB/s against 14"
+    assert round(dict(got.params)["budget"] / 10 / 1e8) == 91
     overall = searched["overall"]
     cost, _ = _best_1d(forms, "band_gpu", price)
     assert overall.optimum.choice == "band_gpu" and overall.optimum.objective == pytest.approx(cost, rel=1e-6)
@@ -257,10 +264,10 @@ def test_the_wan_price_at_which_the_optimum_changes(forms):
     def gap(p: float) -> float:
         return _best_1d(forms, "band_optics", p * PRICE, 4001)[0] - _best_1d(forms, "adamw", p * PRICE, 4001)[0]
 
-    assert gap(170) > 0 > gap(175)  # AdamW cheaper at 170, the optics module at 175
-    switch = brentq(gap, 170, 175, xtol=1e-3)
-    assert 171 < switch < 172.5
-    for p in (170, 175):
+    assert gap(150) > 0 > gap(160)  # AdamW cheaper at 150, the optics module at 160
+    switch = brentq(gap, 150, 160, xtol=1e-3)
+    assert 154 < switch < 156
+    for p in (150, 160, 200):
         assert _best_1d(forms, "band_charged", p * PRICE, 4001)[0] > _best_1d(forms, "band_optics", p * PRICE, 4001)[0]
 
 
@@ -271,17 +278,19 @@ def drawn(sol):
     return draws(sol.spec, 10_000, 0)
 
 
-def test_the_gpus_band_selection_is_first_and_cheapest_in_every_draw(forms, drawn):
+def test_the_gpus_band_selection_beats_the_modules_in_every_draw_and_adamw_but_in_the_worst_pilot_run(forms, drawn):
     vals = {k: drawn[k] for k in ("eff", "adamw_steps", "steps_ratio")}
     for q in ("time", "cost"):
         gpu = forms("band_gpu", q, **vals)
-        for other in ("adamw", "band_optics", "band_charged"):
+        for other in ("band_optics", "band_charged"):
             assert np.all(gpu < forms(other, q, **vals)), (q, other)
+        adamw_wins = forms("adamw", q, **vals) < gpu
+        assert adamw_wins.any() and np.all(vals["steps_ratio"][adamw_wins] == 1.3), q
 
 
 def test_which_pilot_runs_move_the_break_evens(forms):
     # at the defaults' 25 GB/s, the optics module is dearer than AdamW (the break-even over wan_bw lies below
-    # 25 GB/s) only for the two worst pilot runs, 1.19 and 1.3, and for 1.3 at every efficiency drawn
+    # 25 GB/s) only for the two worst pilot runs, 1.19 and 1.3, and for 1.3 at every efficiency
     eff = np.linspace(0.3, 0.55, 26)
     for r in (1.02, 1.08, 1.11, 1.19, 1.3):
         gap = forms("band_optics", "cost", eff=eff, steps_ratio=np.full_like(eff, r)) - forms("adamw", "cost", eff=eff)
