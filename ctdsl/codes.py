@@ -78,8 +78,8 @@ _TABLE = [
     Code("CT310", "unsafe-display-name", "a param's display name with characters or commands LaTeX output cannot use safely"),
     Code("CT311", "set-outside-range", "a --set value outside the param's declared range (a warning: the value is used)"),
     Code("CT312", "stream-above-total", "a switch whose stream_rate (each stream's) is above its total_rate (all streams', shared)"),
-    Code("CT313", "unknown-distribution", "a param's `~` naming no known distribution, or with the wrong number of arguments"),
-    Code("CT314", "bad-distribution", "a distribution outside its bounds: lo >= hi, a mode outside lo..hi, sd, median or sigma not positive, or outside the param's range"),
+    Code("CT313", "unknown-distribution", "a param's `~` naming no known distribution, or with the wrong number or shape of arguments (a table of samples where a value is asked for, or the reverse)"),
+    Code("CT314", "bad-distribution", "a distribution outside its bounds: lo >= hi, a mode outside lo..hi, sd, median or sigma not positive, or outside the param's range; a table of samples with fewer than two, or a sample that is not a number or lies outside the param's range"),
     # topology and placement
     Code("CT401", "unsupported-operation", "a transform placed where its operations do not exist, e.g. top-k on a pluggable"),
     Code("CT402", "sum-not-at-switch", "an in-network sum placed on something that is not a switch, or without innet_sum"),
@@ -127,6 +127,7 @@ _TABLE = [
     Code("CT622", "references-too-deep", "a field reached through a longer chain of field references than the limit"),
     Code("CT623", "too-many-variants", "more variants of the sites than the limit: each is checked and gets a graph of its own"),
     Code("CT628", "too-many-targets", "target statements asking for more targets (values x schemes) than the limit"),
+    Code("CT629", "sample-table-too-large", "a table of samples (`~ samples([...])`) with more samples than the limit, or a sample written with more expression nodes than the limit"),
     # solving
     Code("CT701", "too-many-regimes", "a break-even whose times split into more max/min regimes than the solver enumerates"),
     Code("CT702", "breakeven-not-evaluable", "a break-even whose times cannot be computed at an end of the param's range"),
