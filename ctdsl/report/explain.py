@@ -37,17 +37,7 @@ def explain(sol, name: str) -> str:
         out.append(f"  runs at {r.transform_at}: {_fmt(r.transform)} per sync")
         out.append(f"    = {sp.sstr(r.transform.expr)} s")
         out.extend(_roofline_lines(r))
-        if r.module is not None:
-            m = r.module
-            out.append(f"  the dense stream ({_fmt(m.stream)}) passes the stages of {m.pluggable}:")
-            for st in m.stages:
-                flag = "  <- binds" if st.name == m.binding else ""
-                out.append(f"    {st.name:8s} {_fmt(st.rate):>12s}  {_fmt(st.time):>10s}{flag}")
-            out.append(f"    + latency {_fmt(m.latency)}; charged {m.charged_cost:g} FLOP/B against the compute budget")
-            if m.budget_per_byte is not None:
-                out.append(f"    the budget affords {m.budget_per_byte.value:.2f} FLOP per byte at line rate (budget / line rate)")
-            for b in m.breaks:
-                out.append(f"    {m.binding} stops binding at {b} ({b.param} = {sp.sstr(b.expr)}); then {b.then} binds")
+        out.extend(_module_lines(r))
     elif r.transform_at.startswith("switch"):
         out.append(f"  runs at {r.transform_at} on the streams it sums; the switch gives no total_rate or stream_rate, so it costs no time")
     else:
@@ -97,6 +87,23 @@ def explain(sol, name: str) -> str:
             out.append(f"  {line}")
     del H
     return term_text("\n".join(out) + "\n")  # for the terminal: control characters in names and labels shown
+
+
+def _module_lines(r) -> list[str]:
+    """The dense stream through a pluggable's stages: each stage's rate and time, and its break points."""
+    m = r.module
+    if m is None:
+        return []
+    out = [f"  the dense stream ({_fmt(m.stream)}) passes the stages of {m.pluggable}:"]
+    for st in m.stages:
+        flag = "  <- binds" if st.name == m.binding else ""
+        out.append(f"    {st.name:8s} {_fmt(st.rate):>12s}  {_fmt(st.time):>10s}{flag}")
+    out.append(f"    + latency {_fmt(m.latency)}; charged {m.charged_cost:g} FLOP/B against the compute budget")
+    if m.budget_per_byte is not None:
+        out.append(f"    the budget affords {m.budget_per_byte.value:.2f} FLOP per byte at line rate (budget / line rate)")
+    for b in m.breaks:
+        out.append(f"    {m.binding} stops binding at {b} ({b.param} = {sp.sstr(b.expr)}); then {b.then} binds")
+    return out
 
 
 def _overhead_lines(r) -> list[str]:
