@@ -223,24 +223,31 @@ def test_diloco_whose_workers_are_the_dcs():
     assert close(r.wan.value, 2 * (K - 1) * G * R * shard / (n * K))
 
 
-def test_streaming_diloco_fragments_with_a_delay():
-    """F fragments of FP4 outer gradients, each every H steps, overlapped over tau_d inner steps:
-    a fragment sync exposes max(0, its time - tau_d x the inner step), F of them per H steps."""
-    H, F, delay, wan = 100, 4, 1, 0.02e9
-    r = solve({"wan_bw": "0.02 GB/s"}, payload="quantise; bits = 4 b", scheme=f"; period = {H}; inner = dc; fragments = {F}; delay = {delay}")
+def streaming(wan: float, F: int) -> tuple[float, float, float]:
+    """By hand, Streaming DiLoCo with inner = dc over a WAN of `wan` B/s: (one fragment's outer
+    sync of FP4 values, the inner sync every step, the inner step)."""
     h = inner_parts()
     n = cp * R
     dense_shard = 2 * P / (tp * pp)
     payload_shard = P * 0.5 / (tp * pp)
     in_dc = lambda x: (n - 1) * (nic_lat + x / n / nic_bw)  # noqa: E731
-    across_step = lambda x: 2 * nic_lat + wan_lat + G * R * x / (n * K) / wan  # noqa: E731
-    fragment = 2 * (K - 1) * across_step(payload_shard / F) + in_dc(dense_shard / F)
+    across_step = 2 * nic_lat + wan_lat + G * R * payload_shard / F / (n * K) / wan
+    fragment = 2 * (K - 1) * across_step + in_dc(dense_shard / F)
     inner = h["compute"] + h["m"] * h["t_tp"] + h["bubble"] + h["t_pp"] + h["opt"]
+    return fragment, 2 * in_dc(dense_shard), inner
+
+
+def test_streaming_diloco_fragments_with_a_delay():
+    """F fragments of FP4 outer gradients, each every H steps, overlapped over tau_d inner steps:
+    a fragment sync exposes max(0, its time - tau_d x the inner step), F of them per H steps."""
+    H, F, delay = 100, 4, 1
+    r = solve({"wan_bw": "0.02 GB/s"}, payload="quantise; bits = 4 b", scheme=f"; period = {H}; inner = dc; fragments = {F}; delay = {delay}")
+    fragment, inner_sync, inner = streaming(0.02e9, F)
     exposed = max(0.0, fragment - delay * inner) * F / H
     assert close(r.components["outer sync (exposed)"].value, exposed)
     assert exposed > 0  # at 20 MB/s one fragment outlasts one inner step
     transform = r.components["transform"].value
-    assert close(r.step_time.value, inner + 2 * in_dc(dense_shard) + transform + exposed)
+    assert close(r.step_time.value, inner + inner_sync + transform + exposed)
 
 
 def test_a_moe_replica_sends_its_tokens_to_the_experts():
@@ -293,21 +300,14 @@ def test_fragment_syncs_that_outrun_the_link_set_the_step():
     """With a delay longer than the H / F steps between fragment syncs (F delay > H), a slow WAN
     queues them: F syncs of tau every H steps need F tau / H of every step, more than the inner
     step plus the delayed exposure."""
-    H, F, delay, wan = 8, 4, 5, 0.001e9
+    H, F, delay = 8, 4, 5
     r = solve({"wan_bw": "0.001 GB/s"}, payload="quantise; bits = 4 b", scheme=f"; period = {H}; inner = dc; fragments = {F}; delay = {delay}")
-    h = inner_parts()
-    n = cp * R
-    dense_shard = 2 * P / (tp * pp)
-    payload_shard = P * 0.5 / (tp * pp)
-    in_dc = lambda x: (n - 1) * (nic_lat + x / n / nic_bw)  # noqa: E731
-    across_step = 2 * nic_lat + wan_lat + G * R * payload_shard / F / (n * K) / wan
-    fragment = 2 * (K - 1) * across_step + in_dc(dense_shard / F)
-    inner = h["compute"] + h["m"] * h["t_tp"] + h["bubble"] + h["t_pp"] + h["opt"]
+    fragment, inner_sync, inner = streaming(0.001e9, F)
     delayed = max(0.0, fragment - delay * inner) * F / H
     bound = F * fragment / H - inner
     assert bound > delayed  # the link binds
     assert close(r.components["outer sync (exposed)"].value, bound)
-    assert close(r.step_time.value, inner + 2 * in_dc(dense_shard) + r.components["transform"].value + bound)
+    assert close(r.step_time.value, inner + inner_sync + r.components["transform"].value + bound)
 
 
 def test_a_measured_mfu_is_the_inner_step_in_one_block():

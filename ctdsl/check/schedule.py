@@ -21,13 +21,7 @@ from ctdsl.model import expr as E
 HIERARCHICAL = ("hier_allreduce", "hier_allgather")
 
 
-def _value(expr, env) -> float | None:
-    if expr is None:
-        return None
-    try:
-        return E.evaluate(expr, env)
-    except E.EvalError:
-        return None
+_value = E.value_or_none
 
 
 def check_schedules(draft: Draft, sink: DiagnosticSink) -> None:
