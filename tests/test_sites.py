@@ -354,3 +354,71 @@ def test_uneven_stages_put_the_exact_sum_on_the_wan(tmp_path):
     assert close(r.wan.value, 2 * (K - 1) / K * Dm)
     assert close(r.wire.value, 2 * 3 * s_max / n + 2 * s_max / (n * K))  # the busiest GPU sends s_max's
     assert close(r.energy_parts["links"].value, K * r.wan.value * 8 * 10e-12)  # both WANs, exact bytes
+
+
+def test_explorer_slider_for_k_against_the_hand_formula(tmp_path):
+    """The explorer's K (typed into its box, as its slider sets it) gives the hand-derived step
+    times: the page computes with JavaScript printed from the exact forms in K. Skips without a browser."""
+    from explorekit import launch, open_page, why_no_browser
+
+    why = why_no_browser()
+    if why is not None:
+        pytest.skip(why)
+    path = tmp_path / "be.ct"
+    path.write_text(BREAKEVEN, encoding="utf-8")
+    page_file = tmp_path / "e.html"
+    ctdsl.load(path).explore(page_file)
+    pw, browser = launch()
+    try:
+        o = open_page(browser, page_file)
+        read = "(s) => Number(document.querySelector(`#solve-body tr[data-scheme=${s}] td[data-key=step]`).dataset.value)"
+        for K in (2, 13, 64):
+            o.page.fill("#num-0", str(K))
+            assert close(o.page.evaluate(read, "adamw"), _step(K, 1), 1e-9)
+            assert close(o.page.evaluate(read, "diloco"), _step(K, 20), 1e-9)
+        assert o.problems == [] and len(o.requests) == 1
+    finally:
+        browser.close()
+        pw.stop()
+
+
+def _tutorial_block() -> str:
+    import re
+
+    text = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    step = text[text.index("## 10."):text.index("## 11.")]
+    return next(b for b in re.findall(r"^```ct\n(.*?)^```", step, flags=re.M | re.S) if "sites = n_sites" in b)
+
+
+def test_the_tutorials_worked_example(tmp_path):
+    """The figures step 10 works out by hand at K = 4: a GPU's slice D / (32 x 4) x 1,024 GPUs = D / 4
+    on each WAN a step, over 16 x 50 GB/s after NIC, WAN (2 ms) and NIC latencies; 6 steps. And its
+    break-even, "about 17 sites", between the whole numbers of sites where the winner changes."""
+    text = _tutorial_block()
+    sol = solve_text(tmp_path, text)
+    Dm = sol.schemes["adamw"].dense.value
+    across = 6 * (2e-3 + 2 * 10e-6 + Dm / 4 / (16 * 50e9))
+    assert close(phases(sol.schemes["adamw"])["all-reduce of each slice across dcs"], across)
+    assert close(sol.schemes["adamw"].wan.value, 6 * Dm / 4)
+    doc = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    assert "6 x 46.1 ms = 276.7 ms" in doc and f"{across * 1e3:.1f}" == "276.7"
+    assert f"{6 * Dm / 4 / 1e9:.1f}" == "211.7" and "211.7\nGB on each WAN" in doc
+    (root,) = sol.breakevens[0].roots
+    assert round(root.value) == 17 and "from about 17 sites on" in doc
+    times = {K: solve_text(tmp_path, text, overrides={"n_sites": str(K)}).schemes for K in (16, 17)}
+    assert times[16]["adamw"].time_to_target.value < times[16]["diloco"].time_to_target.value
+    assert times[17]["diloco"].time_to_target.value < times[17]["adamw"].time_to_target.value
+
+
+def test_the_example_with_a_hub(tmp_path):
+    """examples/20_sites.ct, as docs/language.md quotes it: the WAN carries 2 K' / (K' + 1) of D with
+    K' regions and the hub, and DiLoCo first from about 14 regions on."""
+    sol = ctdsl.load(ROOT / "examples" / "20_sites.ct").solve()
+    a = sol.schemes["adamw"]
+    assert close(a.wan.value, 2 * 4 / 5 * a.dense.value)
+    (root,) = sol.breakevens[0].roots
+    assert round(root.value) == 14
+    assert "DiLoCo\nreaches the target first from about 14 regions on" in (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    times = {K: ctdsl.load(ROOT / "examples" / "20_sites.ct", {"n_sites": str(K)}).solve().schemes for K in (13, 14)}
+    assert times[13]["adamw"].time_to_target.value < times[13]["diloco"].time_to_target.value
+    assert times[14]["diloco"].time_to_target.value < times[14]["adamw"].time_to_target.value
