@@ -422,3 +422,23 @@ def test_the_example_with_a_hub(tmp_path):
     times = {K: ctdsl.load(ROOT / "examples" / "20_sites.ct", {"n_sites": str(K)}).solve().schemes for K in (13, 14)}
     assert times[13]["adamw"].time_to_target.value < times[13]["diloco"].time_to_target.value
     assert times[14]["diloco"].time_to_target.value < times[14]["adamw"].time_to_target.value
+
+
+def test_a_variant_replaces_the_link_between_the_sites(tmp_path):
+    """`wan a <-> a = LINK` in a variant replaces the ring's link (one connection, each site to the
+    next): the all-reduce across K = 3 sites on 400 and 800 GB/s WANs, by hand."""
+    text = HEAD + """
+param K = 3 in 2 .. 64 log 6
+link wan400 { bandwidth = 400 GB/s; latency = 1 ms }
+link wan800 { bandwidth = 800 GB/s; latency = 1 ms }
+dc a { replica = r; replicas = 16; sites = K; device = d; link = nic; switch = s }
+wan a <-> a = wan400
+variant fast { wan a <-> a = wan800 }
+scheme x { payload = dense; collective = hier_allreduce; steps = 10 }
+scheme y { payload = dense; collective = hier_allreduce; steps = 10; sites = fast }
+"""
+    sol = solve_text(tmp_path, text)
+    slice_ = S / (16 * 3)
+    for name, bw in (("x", 400e9), ("y", 800e9)):
+        got = phases(sol.schemes[name])["all-reduce of each slice across dcs"]
+        assert close(got, 4 * (LAT_ACROSS + max(slice_ / 50e9, 128 * slice_ / bw))), name

@@ -146,7 +146,7 @@ def _draw_wans(ax, spec, graph, pos, order: list[str], rate) -> None:
         )
         d = edges[0][2]
         link = spec.links.get(d.link)
-        label = f"WAN {d.link}" + (" " if a == b else "\n") + f"{rate(link.bandwidth) if link else '?'}"
+        label = f"WAN {d.link}" + (" " if a == b else "\n") + rate(d.bandwidth)  # the edge's: N links in parallel (`= dci * 16`)
         if link is not None and isinstance(link.bandwidth, E.Sym):
             label += f"\n({link.bandwidth.name})"
         label += "\neach direction" if both else ""
