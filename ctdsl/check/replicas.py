@@ -27,7 +27,7 @@ from ctdsl.check.names import Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
-from ctdsl.model.graph import replica_counts, several_sites
+from ctdsl.model.graph import count_text, replica_counts, several_sites
 
 DEGREES = ("tp", "pp", "cp", "ep")
 # model shape field -> the degree that must divide it, and what it splits
@@ -47,15 +47,6 @@ def _same_count(a: E.Expr, b: E.Expr) -> bool:
     """Whether two counts are equal whatever the params: the same constant, or the same expression."""
     x, y = E.exact(a), E.exact(b)
     return x == y if x is not None and y is not None else E.render(a) == E.render(b)
-
-
-def _shown(count: E.Expr, env: dict[str, float]) -> str:
-    """A count for a message: its value, with its expression where a param sets it."""
-    try:
-        value = f"{E.evaluate(count, env):,.0f}"
-    except E.EvalError:
-        return E.render(count)
-    return value + (f" = {E.render(count)}" if E.symbols(count) else "")
 
 
 class ReplicaCheck:
@@ -264,7 +255,7 @@ class ReplicaCheck:
             mine, theirs = (replica_counts(self.spec, x.name, site=True)[0] for x in (d, before))
             if _same_count(mine, theirs):
                 continue
-            mine, theirs = _shown(mine, self.env), _shown(theirs, self.env)
+            mine, theirs = count_text(mine, self.env), count_text(theirs, self.env)
             self.sink.error(
                 "CT426",
                 f"scheme '{gather.name}' gathers (hier_allgather) from dc '{before.name}' ({theirs} GPUs a site) into the first "

@@ -204,7 +204,7 @@ def to_json(topology: Topology, defaults: dict[str, float]) -> dict:
     }
 
 
-def _count(expr: E.Expr, defaults: dict[str, float]) -> str:
+def count_text(expr: E.Expr, defaults: dict[str, float]) -> str:
     """A group's count at the defaults, with its expression where a param sets it: `2048 (R * 32)`."""
     try:
         shown = f"{E.evaluate(expr, defaults):,.0f}"
@@ -295,7 +295,7 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
             if n.count is None:
                 lines.append(f'    {q(n.id)} [shape={shapes.get(n.kind, "ellipse")}];')
             else:  # a group: how many nodes it stands for
-                lines.append(f'    {q(n.id)} [shape=box3d, label={q(f"{n.id} x {_count(n.count, defaults)}")}];')
+                lines.append(f'    {q(n.id)} [shape=box3d, label={q(f"{n.id} x {count_text(n.count, defaults)}")}];')
         lines.append("  }")
     done = set()
     for e in topology.edges():
@@ -305,7 +305,7 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
         except E.EvalError:
             bw = E.render(e.bandwidth)
         if e.count is not None:
-            bw += f" x {_count(e.count, defaults)}"
+            bw += f" x {count_text(e.count, defaults)}"
         back = topology.edge(b, a) if topology.has_edge(b, a) and a != b else None  # a loop: each site to the next
         if back is not None and back.link == e.link and E.render(back.bandwidth) == E.render(e.bandwidth):
             if (b, a) in done:
@@ -318,4 +318,4 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["build_graph", "to_json", "to_dot", "dot_quote", "worker_id", "gpus_id", "next_site", "several_sites", "replica_counts", "replicas_text", "ring_wans", "expand", "switch_id", "module_id", "Tables", "Topology", "Edge", "Node", "NodeKind"]
+__all__ = ["build_graph", "to_json", "to_dot", "dot_quote", "worker_id", "gpus_id", "next_site", "several_sites", "replica_counts", "replicas_text", "count_text", "ring_wans", "expand", "switch_id", "module_id", "Tables", "Topology", "Edge", "Node", "NodeKind"]
