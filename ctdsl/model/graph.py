@@ -10,6 +10,12 @@ one per direction, and carry their link's attributes as checked expressions:
 - WAN links: switch -> switch, one edge per direction declared, so that two
   directions may differ.
 
+A dc of replicas is a group instead (`east.gpu`, `count` its GPUs; its NICs one
+edge group), and a dc of several alike sites (`sites`) one more: its switch node
+counts the sites and the WAN from the dc to itself is one edge, from a site to
+the next, whose `count` is the ring's WANs between its sites (`ring_wans`).
+Nothing is unrolled; `expand` unrolls a small graph for drawing.
+
 A transfer between two nodes follows the fewest hops; ties go to the route that
 was declared first, so routing is deterministic.
 
