@@ -170,8 +170,6 @@ class DataCentre(Definition):
     With a `replica` the dc holds `replicas` groups of the replica's GPUs (a count that
     may be a param); `workers` is then the replica count at the params' defaults, kept
     for what only describes the spec, and nothing is unrolled per GPU or per replica.
-    A dc of replicas may stand for `sites` alike sites (a count that may be a param), each
-    with its own `replicas`, joined in a ring by the WAN from the dc to itself.
     """
 
     workers: int
@@ -191,11 +189,6 @@ class DataCentre(Definition):
     oversubscription: Expr | None = None  # a leaf_spine fabric's; None: 1
     sites: Expr | None = None  # alike sites the dc stands for, each with `replicas` (a param may set it); None: one
     n_sites: int = 1  # the sites at the params' defaults, as `workers` is the replicas per site
-
-    @property
-    def all_workers(self) -> int:
-        """Workers (replicas) in all the dc's sites at the params' defaults."""
-        return self.workers * self.n_sites
 
     def __post_init__(self) -> None:
         freeze(self, spans=frozen_map, jitter_kind=JitterKind, fabric=Fabric)

@@ -146,7 +146,7 @@ def _summary(sol) -> Section:
     s = Section("Summary")
     for p in _opening_comment(spec.root):
         s.blocks.append(Para(p))
-    workers = sum(dc.all_workers for dc in spec.dcs.values())
+    workers = sum(dc.workers * dc.n_sites for dc in spec.dcs.values())
     sites = sum(dc.n_sites for dc in spec.dcs.values())
     centres = count_of(len(spec.dcs), "data centre") + (f" ({sites:,} sites)" if sites != len(spec.dcs) else "")
     s.blocks.append(
