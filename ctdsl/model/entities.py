@@ -165,12 +165,9 @@ class Switch(Definition):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DataCentre(Definition):
-    """A data centre: `workers` devices each holding the model, or `replicas` model-parallel replicas.
-
-    With a `replica` the dc holds `replicas` groups of the replica's GPUs (a count that
-    may be a param); `workers` is then the replica count at the params' defaults, kept
-    for what only describes the spec, and nothing is unrolled per GPU or per replica.
-    """
+    """A data centre: `workers` devices each holding the model, or `replicas` groups of a replica's
+    GPUs (a count a param may set; `workers` is then that count at the params' defaults), in `sites`
+    alike sites (`n_sites` at the defaults). Nothing is unrolled per GPU, replica or site."""
 
     workers: int
     device: str

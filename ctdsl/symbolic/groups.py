@@ -90,7 +90,7 @@ def dense_shard(cm, payload: DimExpr, up: DimExpr, fraction: DimExpr, mean: DimE
     return Shard("", payload * fraction, up * fraction, members, groups, payload, mean / fraction)
 
 
-def shards(cm, model, payload: DimExpr, up: DimExpr) -> list[Shard]:
+def shards(cm, model, payload: DimExpr, up: DimExpr, fraction: DimExpr | None = None) -> list[Shard]:
     """The shards every GPU syncs: the dense layers, and a MoE model's experts apart.
 
     Experts (parallelism.md section 1.3, Megatron's parallel folding, expert tensor
@@ -100,7 +100,8 @@ def shards(cm, model, payload: DimExpr, up: DimExpr) -> list[Shard]:
     proportion to their parameters.
     """
     A = cm.formulas
-    fraction, mean = cm.shard(model), cm.mean_shard(model)
+    fraction = cm.shard(model) if fraction is None else fraction  # the most-loaded GPU's part
+    mean = cm.mean_shard(model)
     experts = PL.expert_layer_params(model, A) if PL.is_moe(model) else None
     if experts is None:
         return [dense_shard(cm, payload, up, fraction, mean)]
@@ -190,7 +191,7 @@ class GroupPlan:
             flows.append((src, node(nxt), nbytes, per_site, scale))
         return flows
 
-    def in_dc(self, name: str, members: dict[str, DimExpr], nbytes, scale: DimExpr) -> Phase | None:
+    def in_dc(self, name: str, members: dict[str, DimExpr], nbytes, scale: DimExpr = D.one()) -> Phase | None:
         """Rings inside each site, n_d - 1 steps: one phase where the dcs are alike, else side by side."""
         flows = {d: (gpus_id(d), gpus_id(d), nbytes(d), self.gpus(d), scale) for d in self.dcs}
         if len({members[d] for d in self.dcs}) == 1:
@@ -198,7 +199,7 @@ class GroupPlan:
         parts = [self.router.phase(f"{name}: {d}", members[d] - 1, [flows[d]]) for d in self.dcs]
         return concurrent(name, [p for p in parts if p is not None])
 
-    def across(self, name: str, steps, nbytes, scale: DimExpr) -> Phase | None:
+    def across(self, name: str, steps, nbytes, scale: DimExpr = D.one()) -> Phase | None:
         """GPU j of each site in a ring with GPU j of the others: every GPU of a site at once."""
         if not self.crossing:
             return None
