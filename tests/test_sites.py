@@ -387,3 +387,26 @@ scheme y { payload = dense; collective = hier_allreduce; steps = 10; sites = fas
     for name, bw in (("x", 400e9), ("y", 800e9)):
         got = phases(sol.schemes[name])["all-reduce of each slice across dcs"]
         assert close(got, 4 * (LAT_ACROSS + max(slice_ / 50e9, 128 * slice_ / bw))), name
+
+
+@pytest.mark.parametrize("K", [4, 7])
+def test_diloco_whose_workers_are_the_sites(tmp_path, K):
+    """inner = dc over K sites of one dc: every step each site's replicas reduce-scatter and
+    all-gather the dense gradient among themselves (15 steps of s / 16 each); every H = 10 steps
+    the slices cross the ring of sites, 2 (K - 1) steps of s / (16 K), as a hierarchical all-reduce's do."""
+    text = HEAD + """
+param K = 4 in 2 .. 64 log 6
+dc a { replica = r; replicas = 16; sites = K; device = d; link = nic; switch = s }
+wan a <-> a = wan * 4
+scheme x { payload = dense; collective = hier_allreduce; period = 10; inner = dc; steps = 10 }
+"""
+    r = solve_text(tmp_path, text, overrides={"K": str(K)}).schemes["x"]
+    ring = 15 * (S / 16 / 50e9 + LAT_IN)
+    slice_ = S / (16 * K)
+    across = 2 * (K - 1) * (LAT_ACROSS + max(slice_ / 50e9, 128 * slice_ / WAN))
+    got = r.components
+    assert close(got["reduce-scatter of the gradients in each dc"].value, ring)
+    assert close(got["all-gather of the parameters in each dc"].value, ring)
+    assert close(got["all-reduce of each slice across dcs"].value, across / 10)
+    assert close(got["all-gather of the updated parameters in each dc"].value, ring / 10)
+    assert close(r.wan.value, 2 * (K - 1) / K * D)
