@@ -322,6 +322,24 @@ def test_other_specs_match_solve(browser, tmp_path, rel):
     o.page.close()
 
 
+def test_a_count_of_sites_against_the_hand_formula(browser, tmp_path):
+    """The box (and slider) of K, the number of alike sites of a dc, gives the step times derived
+    by hand in tests/siteskit.py at whole numbers of sites across the range."""
+    from siteskit import BREAKEVEN, step
+
+    path = tmp_path / "sites.ct"
+    path.write_text(BREAKEVEN, encoding="utf-8")
+    out = tmp_path / "e.html"
+    ctdsl.load(path).explore(out)
+    o = open_page(browser, out)
+    for K in (2, 13, 64):
+        o.page.fill("#num-0", str(K))
+        rows = shown(o.page)["rows"]
+        assert close(rows["adamw"]["step"], step(K, 1)) and close(rows["diloco"]["step"], step(K, 20)), K
+    assert o.problems == [] and len(o.requests) == 1
+    o.page.close()
+
+
 def test_hostile_label_is_shown_not_run(browser, tmp_path):
     text = (ROOT / "examples" / "14_breakeven.ct").read_text(encoding="utf-8")
     label = "</script><script>alert(1)</script><img src=x onerror=alert(2)>"

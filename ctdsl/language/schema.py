@@ -163,6 +163,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("workers", Q, "workers in the data centre (or give replica and replicas)", dim=U.ONE, bound="count", required=True, example="4"),
             F("replica", "ref", "the model-parallel group that is one data-parallel worker", refs=("replica",), example="tp8pp16"),
             F("replicas", Q, "replicas in the data centre (a param may set it)", dim=U.ONE, bound="count", example="800"),
+            F("sites", Q, "alike sites the dc stands for, each with its own replicas, in a ring joined by wan NAME <-> NAME (a param may set it)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
             F("fabric", "enum", "the scale-out fabric of a dc of replicas: rail (GPU j of every node on rail j) or leaf_spine (oversubscribed above the leaves)", choices=FABRICS, default="rail", example="leaf_spine"),
             F("oversubscription", Q, "a leaf_spine fabric's oversubscription: NIC capacity over spine capacity", dim=U.ONE, bound="ge1", default=Fraction(1), example="2"),
             F("device", "ref", "each worker's device", refs=("device",), required=True, example="h100"),

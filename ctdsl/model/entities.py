@@ -165,12 +165,9 @@ class Switch(Definition):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DataCentre(Definition):
-    """A data centre: `workers` devices each holding the model, or `replicas` model-parallel replicas.
-
-    With a `replica` the dc holds `replicas` groups of the replica's GPUs (a count that
-    may be a param); `workers` is then the replica count at the params' defaults, kept
-    for what only describes the spec, and nothing is unrolled per GPU or per replica.
-    """
+    """A data centre: `workers` devices each holding the model, or `replicas` groups of a replica's
+    GPUs (a count a param may set; `workers` is then that count at the params' defaults), in `sites`
+    alike sites (`n_sites` at the defaults). Nothing is unrolled per GPU, replica or site."""
 
     workers: int
     device: str
@@ -187,6 +184,8 @@ class DataCentre(Definition):
     replicas: Expr | None = None  # how many (set exactly when replica is)
     fabric: Fabric = Fabric.RAIL
     oversubscription: Expr | None = None  # a leaf_spine fabric's; None: 1
+    sites: Expr | None = None  # alike sites the dc stands for, each with `replicas` (a param may set it); None: one
+    n_sites: int = 1  # the sites at the params' defaults, as `workers` is the replicas per site
 
     def __post_init__(self) -> None:
         freeze(self, spans=frozen_map, jitter_kind=JitterKind, fabric=Fabric)

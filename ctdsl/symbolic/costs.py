@@ -272,7 +272,7 @@ class CostModel(Counts, SyncBytes):
             keys[d.name] = (per_dc[d.name], jitter, d.jitter_kind if d.jitter is not None else None, sigma)
         if len(set(keys.values())) == 1:
             base, jitter, kind, sigma = next(iter(keys.values()))
-            n = sum(d.workers for d in dcs)
+            n = sum(d.workers * d.n_sites for d in dcs)  # replicas in every site
             sig = value(sigma, env) if sigma is not None else None
             if sigma is not None and sigma.free_symbols:
                 notes.append(f"jitter_sigma is taken at its default, {sig:g}")
@@ -284,7 +284,7 @@ class CostModel(Counts, SyncBytes):
                 base, jitter, kind, sigma = keys[d.name]
                 groups.append(
                     ST.Group(
-                        d.workers,
+                        d.workers * d.n_sites,
                         value(base, env),
                         value(jitter, env),
                         kind,

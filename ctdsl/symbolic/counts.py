@@ -39,6 +39,19 @@ class Counts:
             return self.q(self.topology.node(module_id(self.spec, dc, None)).count, U.ONE)
         return self.device_count(dc)
 
+    def site_count(self, dc: str) -> DimExpr:
+        """Alike sites `dc` stands for: its `sites` (a param may set it), or 1."""
+        d = self.spec.dcs[dc]
+        return self.q(d.sites, U.ONE) if d.replica and d.sites is not None else D.one()
+
+    def mean_shard(self, model) -> DimExpr:
+        """The part of the model a device holds on average (every device's part summed, over the
+        devices): 1, or with replicas 1 / (tp x pp), however uneven the pipeline stages."""
+        if not self.spec.has_replicas:
+            return D.one()
+        rep = self.spec.replicas[next(iter(self.spec.dcs.values())).replica]
+        return D.one() / (self.q(rep.tp, U.ONE) * self.q(rep.pp, U.ONE))
+
     def shard(self, model) -> DimExpr:
         """The part of the model the most-loaded device holds: 1, or with replicas (the dcs pair
         their shards) 1 / (tp x pp), or with uneven stages the largest stage's layers / (L x tp)."""

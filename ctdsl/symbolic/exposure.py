@@ -130,9 +130,9 @@ class SyncPlan:
         for sh in shards(self.cm, self.model, self.dense * scale, self.dense * scale, self.cm.shard(self.model)):
             tag = f" ({sh.name})" if sh.name else ""
             n, s = sh.members, sh.payload
-            out.append(plan.in_dc("reduce-scatter of the gradients in each dc" + tag, n, lambda d, s=s, n=n: s / n[d]))
+            out.append(plan.in_dc("reduce-scatter of the gradients in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale))
             if not self.zero3:
-                out.append(plan.in_dc("all-gather of the parameters in each dc" + tag, n, lambda d, s=s, n=n: s / n[d]))
+                out.append(plan.in_dc("all-gather of the parameters in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale))
         return [p for p in out if p is not None]
 
     def outer_phases(self, scale=1) -> list[Phase]:
@@ -140,7 +140,7 @@ class SyncPlan:
         updated parameter slices all-gathered in each dc."""
         cm, s = self.cm, self.scheme
         plan = GroupPlan(cm)
-        K = len(cm.spec.dcs)
+        K = plan.K  # the sites of the ring (groups.py)
         fraction = cm.shard(self.model)
         out = []
         pays = shards(cm, self.model, self.payload * scale, self.up * scale, fraction)
@@ -149,10 +149,10 @@ class SyncPlan:
             tag = f" ({sh.name})" if sh.name else ""
             n, x, p = sh.members, sh.payload, par.payload
             if s.collective == "hier_allreduce":
-                out.append(plan.across("all-reduce of each slice across dcs" + tag, 2 * (K - 1), lambda d, x=x, n=n: x / (n[d] * K)))
+                out.append(plan.across("all-reduce of each slice across dcs" + tag, 2 * (K - 1), lambda d, x=x, n=n: x / (n[d] * K), sh.scale))
             else:
-                out.append(plan.across("exchange of each slice across dcs" + tag, K - 1, lambda d, x=x, n=n: x / n[d]))
-            out.append(plan.in_dc("all-gather of the updated parameters in each dc" + tag, n, lambda d, p=p, n=n: p / n[d]))
+                out.append(plan.across("exchange of each slice across dcs" + tag, K - 1, lambda d, x=x, n=n: x / n[d], sh.scale))
+            out.append(plan.in_dc("all-gather of the updated parameters in each dc" + tag, n, lambda d, p=p, n=n: p / n[d], par.scale))
         return [p for p in out if p is not None]
 
     def gather_time(self) -> DimExpr | None:
@@ -163,7 +163,7 @@ class SyncPlan:
         phases = []
         for sh in shards(self.cm, self.model, self.dense, self.dense, self.cm.shard(self.model)):
             n, s = sh.members, sh.payload
-            phases.append(plan.in_dc("parameter all-gather" + (f" ({sh.name})" if sh.name else ""), n, lambda d, s=s, n=n: s / n[d]))
+            phases.append(plan.in_dc("parameter all-gather" + (f" ({sh.name})" if sh.name else ""), n, lambda d, s=s, n=n: s / n[d], sh.scale))
         return _sum([p for p in phases if p is not None])
 
     # ---- syncs ------------------------------------------------------------------------
