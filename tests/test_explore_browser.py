@@ -155,8 +155,8 @@ def test_offline_no_request_no_console_error_and_every_view(browser, flagship_pa
     assert o.requests == [flagship_page.resolve().as_uri()]
     assert o.problems == []
     got = shown(page)
-    assert len(got["rows"]) == 8 and len(got["be"]) == 3
-    assert page.locator("#bars .bar-row").count() == 8
+    assert len(got["rows"]) == 9 and len(got["be"]) == 3
+    assert page.locator("#bars .bar-row").count() == 9
     assert page.locator("#stages .module").count() == 1
     assert page.locator("#params input[type=range]").count() == 4
     assert page.locator("#equations math").count() == 16  # step time and time to target of 8 schemes
