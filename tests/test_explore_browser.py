@@ -159,7 +159,7 @@ def test_offline_no_request_no_console_error_and_every_view(browser, flagship_pa
     assert page.locator("#bars .bar-row").count() == 9
     assert page.locator("#stages .module").count() == 1
     assert page.locator("#params input[type=range]").count() == 4
-    assert page.locator("#equations math").count() == 16  # step time and time to target of 8 schemes
+    assert page.locator("#equations math").count() == 18  # step time and time to target of 9 schemes
     assert page.locator("#map-legend li").count() >= 1
     # the curve and the map were drawn: not a blank canvas
     for cid in ("curve", "winner"):
