@@ -72,6 +72,8 @@ class RunResult:
     links: list[LinkStats] = field(default_factory=list)
     events: int = 0  # SimPy events processed
     background: int = 0  # background transfers put on the wire
+    exposed: dict[str, float] | None = None  # step by step (steps.py): each sync's wait per step
+    flags: tuple[str, ...] = ()  # step by step: what the run met that the closed form leaves out
 
 
 class LinkQueue:
@@ -212,6 +214,35 @@ def background_warmup(queues: list[QueuePlan]) -> float:
     return t
 
 
+def run_phase(env, lqs: list, ph: PhasePlan):
+    """One phase from now: its steps, each as long as its slowest transfer; `lqs` the LinkQueue (or
+    None: not queued) of each of its loaded edges."""
+    if not any(lqs):
+        yield env.timeout(ph.time)
+        return
+    for _ in range(ph.steps):
+        t0 = env.now
+        jobs = [env.process(lq.sync_job(s)) for lq, s in zip(lqs, ph.service) if lq is not None]
+        idx = [i for i, lq in enumerate(lqs) if lq is not None]
+        if len(jobs) == 1:
+            waits = {idx[0]: (yield jobs[0])}
+        else:
+            done = yield env.all_of(jobs)
+            waits = {i: done[j] for i, j in zip(idx, jobs)}
+        if any(waits.values()):
+            d = ph.free_step
+            for tp in ph.transfers:
+                hop = tp.unloaded
+                for i, s in tp.loaded:
+                    hop = max(hop, waits.get(i, 0.0) + s)
+                d = max(d, tp.latency + hop)
+        else:
+            d = ph.free_step
+        rest = t0 + d - env.now
+        if rest > 0:
+            yield env.timeout(rest)
+
+
 class _SchemeRun:
     """One scheme, one seed: the SimPy processes of its training, and what they measure.
 
@@ -264,32 +295,7 @@ class _SchemeRun:
 
     def phase(self, ph: PhasePlan):
         """One phase of the collective: its steps, each as long as its slowest transfer."""
-        env = self.env
-        lqs = [self.links.get(e) for e in ph.loaded]
-        if not any(lqs):
-            yield env.timeout(ph.time)
-            return
-        for _ in range(ph.steps):
-            t0 = env.now
-            jobs = [env.process(lq.sync_job(s)) for lq, s in zip(lqs, ph.service) if lq is not None]
-            idx = [i for i, lq in enumerate(lqs) if lq is not None]
-            if len(jobs) == 1:
-                waits = {idx[0]: (yield jobs[0])}
-            else:
-                done = yield env.all_of(jobs)
-                waits = {i: done[j] for i, j in zip(idx, jobs)}
-            if any(waits.values()):
-                d = ph.free_step
-                for tp in ph.transfers:
-                    hop = tp.unloaded
-                    for i, s in tp.loaded:
-                        hop = max(hop, waits.get(i, 0.0) + s)
-                    d = max(d, tp.latency + hop)
-            else:
-                d = ph.free_step
-            rest = t0 + d - env.now
-            if rest > 0:
-                yield env.timeout(rest)
+        yield from run_phase(self.env, [self.links.get(e) for e in ph.loaded], ph)
 
     def sync(self):
         if self.plan.transform + self.plan.overhead:
@@ -397,4 +403,4 @@ def md1_run(queue: QueuePlan, seed: int, run_index: int, arrivals: int, warmup: 
     return lq.bg_wait / lq.bg_count, events
 
 
-__all__ = ["run", "md1_run", "RunResult", "LinkStats", "LinkQueue", "round_lengths", "background_warmup"]
+__all__ = ["run", "md1_run", "run_phase", "RunResult", "LinkStats", "LinkQueue", "round_lengths", "background_warmup"]

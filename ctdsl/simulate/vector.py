@@ -42,6 +42,8 @@ def _finite(x: float) -> bool:
 def supports(plan: SchemePlan, hold: bool) -> str | None:
     """None when this engine runs the SimPy model of the plan exactly (in distribution, and draw for
     draw); else why not, in one line. `hold` is accepted for the call's symmetry: both latency models are."""
+    if plan.step_plan is not None:
+        return "its syncs overlap the backward pass, run on into the next steps, come in fragments or every step: simulated step by step"
     for d in plan.dcs:
         if not (_finite(d.base) and _finite(d.jitter)):
             return f"dc '{d.name}': its compute or jitter time is not a finite, non-negative number"
