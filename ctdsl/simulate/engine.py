@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ctdsl.language.tolerances import REL
+from ctdsl.simulate.phases import run_phase
 from ctdsl.simulate.plan import Edge, PhasePlan, QueuePlan, SchemePlan
 
 _BATCH = 4096  # random draws taken from numpy at a time
@@ -214,35 +215,6 @@ def background_warmup(queues: list[QueuePlan]) -> float:
     return t
 
 
-def run_phase(env, lqs: list, ph: PhasePlan):
-    """One phase from now: its steps, each as long as its slowest transfer; `lqs` the LinkQueue (or
-    None: not queued) of each of its loaded edges."""
-    if not any(lqs):
-        yield env.timeout(ph.time)
-        return
-    for _ in range(ph.steps):
-        t0 = env.now
-        jobs = [env.process(lq.sync_job(s)) for lq, s in zip(lqs, ph.service) if lq is not None]
-        idx = [i for i, lq in enumerate(lqs) if lq is not None]
-        if len(jobs) == 1:
-            waits = {idx[0]: (yield jobs[0])}
-        else:
-            done = yield env.all_of(jobs)
-            waits = {i: done[j] for i, j in zip(idx, jobs)}
-        if any(waits.values()):
-            d = ph.free_step
-            for tp in ph.transfers:
-                hop = tp.unloaded
-                for i, s in tp.loaded:
-                    hop = max(hop, waits.get(i, 0.0) + s)
-                d = max(d, tp.latency + hop)
-        else:
-            d = ph.free_step
-        rest = t0 + d - env.now
-        if rest > 0:
-            yield env.timeout(rest)
-
-
 class _SchemeRun:
     """One scheme, one seed: the SimPy processes of its training, and what they measure.
 
@@ -403,4 +375,4 @@ def md1_run(queue: QueuePlan, seed: int, run_index: int, arrivals: int, warmup: 
     return lq.bg_wait / lq.bg_count, events
 
 
-__all__ = ["run", "md1_run", "run_phase", "RunResult", "LinkStats", "LinkQueue", "round_lengths", "background_warmup"]
+__all__ = ["run", "md1_run", "RunResult", "LinkStats", "LinkQueue", "round_lengths", "background_warmup"]

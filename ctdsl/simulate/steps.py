@@ -16,7 +16,7 @@ step by step in SimPy (docs/simulation.md, "The training step").
 - **Its link.** Every instance of a sync (each fragment sync, each step's inner sync) queues
   first in, first out behind the earlier ones on one link: a bucket starts at the later of its
   release and the previous bucket's end, and runs the phases of one bucket of one fragment
-  (engine.run_phase: a loaded link queues them behind its background).
+  (phases.run_phase: a loaded link queues them behind its background).
 - **Its deadline.** A sync triggered at step t must be done at step t + N (N its delay, 0
   without); the transform and the overhead run there too, at the end of that step, in series
   as in the closed form.
@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ctdsl.language.tolerances import REL
-from ctdsl.simulate.engine import DRAW_ROWS, LinkQueue, LinkStats, RunResult, background_warmup, round_lengths, run_phase
+from ctdsl.simulate.engine import DRAW_ROWS, LinkQueue, LinkStats, RunResult, background_warmup, round_lengths
+from ctdsl.simulate.phases import run_phase
 from ctdsl.simulate.plan import SchemePlan
 from ctdsl.simulate.stepplan import SyncSim
 
