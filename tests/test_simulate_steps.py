@@ -15,6 +15,7 @@ issue 11's timeline (symbolic/timeline.py, exposure.py) and against formulas der
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 import sympy as sp
@@ -32,35 +33,14 @@ from ctdsl.symbolic.convert import Symbols, value
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.exposure import exposed_time
 
-SPEC = """\
-import std.devices
-import std.links
-import std.models
-
-model m8 : llama3_8b {{ seq = 4096; tokens = 4 * 4096 }}
-device acc : h100 {{ efficiency = 0.4 }}
-switch tor {{}}
-link wan : eth100g {{ bandwidth = {wan} }}
-replica r {{ tp = 2; pp = 2; gpus_per_node = 4; scaleup_link = nvlink4; zero = 1 }}
-dc east {{ replica = r; replicas = 2; device = acc; link = ib_ndr; switch = tor; jitter = 20 ms }}
-dc west : east {{}}
-wan east <-> west = wan
-
-scheme overlap {{ payload = dense; collective = hier_allreduce; overlap = backward; bucket = 1 GB; steps = 100 }}
-scheme stream {{ payload = dense; collective = hier_allreduce; period = 8; fragments = 4; delay = 1; steps = 100 }}
-scheme stream_bw {{ payload = dense; collective = hier_allreduce; period = 8; fragments = 2; delay = 1; overlap = backward; bucket = 1 GB; steps = 100 }}
-scheme pileup {{ payload = dense; collective = hier_allreduce; period = 2; fragments = 2; delay = 2; steps = 100 }}
-scheme innerdc {{ payload = dense; collective = hier_allreduce; period = 4; inner = dc; overlap = backward; bucket = 1 GB; steps = 100 }}
-scheme innerdc_delay {{ payload = dense; collective = hier_allreduce; period = 4; inner = dc; overlap = backward; bucket = 1 GB; delay = 1; steps = 100 }}
-"""
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "tests" / "data" / "tpxpp_step.ct"  # TP 2 x PP 2, m = 4, the WAN at wan_bw (12.5 GB/s) and wan_load (0)
 SEED = 20251202
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
-    path = tmp_path_factory.mktemp("steps") / "tpxpp.ct"
-    path.write_text(SPEC.format(wan="12.5 GB/s"), encoding="utf-8")
-    return ctdsl.load(path)
+def study():
+    return ctdsl.load(SPEC)
 
 
 @pytest.fixture(scope="module")
@@ -185,11 +165,9 @@ def test_piled_up_fragment_syncs_run_at_the_links_pace():
     assert steps.PILED in r.flags
 
 
-def test_piled_up_fragments_in_the_spec(tmp_path):
+def test_piled_up_fragments_in_the_spec():
     # the same on the spec at a 6 GB/s WAN: a fragment sync takes 1.38 s against an inner step of 0.68 s
-    path = tmp_path / "slow.ct"
-    path.write_text(SPEC.format(wan="6 GB/s"), encoding="utf-8")
-    p = build_plans(free_spec(ctdsl.load(path).spec), ["pileup"])["pileup"]
+    p = build_plans(free_spec(ctdsl.load(SPEC, {"wan_bw": "6 GB/s"}).spec), ["pileup"])["pileup"]
     sy = p.step_plan.syncs[0]
     inner = p.chains[0].step
     assert sy.tau > sy.period * inner  # tau_F > H/F steps
@@ -265,10 +243,8 @@ def test_validate_checks_the_timeline(study, monkeypatch):
     assert any("step by step" in n for n in v.notes)
 
 
-def test_a_loaded_wan_queues_the_buckets(tmp_path):
-    path = tmp_path / "loaded.ct"
-    path.write_text(SPEC.format(wan="12.5 GB/s; load = 0.5; transfer = 500 MB"), encoding="utf-8")
-    spec = ctdsl.load(path).spec
+def test_a_loaded_wan_queues_the_buckets():
+    spec = ctdsl.load(SPEC, {"wan_load": "0.5"}).spec
     res = simulate(spec, Settings(steps=6, seeds=3, warmup=1, seed=SEED), names=["overlap"], jitter=False)
     s = res.schemes["overlap"]
     assert s.engine == "simpy" and s.links and all(l.sync_wait is not None and l.sync_wait.mean > 0 for l in s.links)
@@ -293,7 +269,7 @@ def test_too_many_buckets_is_ct608(study):
 
 def test_a_pipeline_that_cannot_be_scheduled_takes_the_closed_forms_makespan(tmp_path):
     # 6 micro-batches over pp = 4 with v = 2: interleaving needs a multiple of pp
-    text = SPEC.format(wan="12.5 GB/s").replace("tokens = 4 * 4096", "tokens = 6 * 4096").replace("tp = 2; pp = 2;", "tp = 1; pp = 4; virtual_stages = 2;")
+    text = SPEC.read_text(encoding="utf-8").replace("tokens = 4 * 4096", "tokens = 6 * 4096").replace("tp = 2; pp = 2;", "tp = 1; pp = 4; virtual_stages = 2;")
     path = tmp_path / "odd.ct"
     path.write_text(text, encoding="utf-8")
     p = build_plans(free_spec(ctdsl.load(path).spec), ["overlap"])["overlap"]
