@@ -215,6 +215,12 @@ def tables(res) -> list[Table]:
             why.setdefault(s.engine_note, []).append(n)
     for note, names in why.items():
         out[-1].notes.append(f"SimPy, not the numpy engine, for {', '.join(names)}: {note}")
+    met: dict[str, list[str]] = {}
+    for n, s in res.schemes.items():
+        for flag in dict.fromkeys(f for r in s.runs for f in getattr(r, "flags", ())):
+            met.setdefault(flag, []).append(n)
+    for flag, names in met.items():
+        out[0].notes.append(f"{', '.join(names)}: {flag}; the closed form does not model it")
     piped = [n for n, s in res.schemes.items() if any(ch.pp > 1 or ch.micro > 1 for ch in getattr(s.plan, "chains", ()))]
     if piped:
         out[0].notes.append(
