@@ -176,14 +176,22 @@ class _StepRun:
             inst.piled = True
         only = f"{self.plan.dcs[inst.members[0]].name}." if sy.per_dc else None
         free = math.fsum(ph.time for ph in sy.bucket)
-        for r in release:
-            if r > env.now:
-                yield env.timeout(r - env.now)
-            t0 = env.now
-            for ph in sy.bucket:
-                lqs = [self.links.get(e) if only is None or (e[0].startswith(only) and e[1].startswith(only)) else None for e in ph.loaded]
-                yield from run_phase(env, lqs, ph)
-            inst.queueing += (env.now - t0) - free
+        queues = [[self.links.get(e) if only is None or (e[0].startswith(only) and e[1].startswith(only)) else None for e in ph.loaded] for ph in sy.bucket]
+        if not any(lq for lqs in queues for lq in lqs):
+            # no bucket meets a queue: each starts at the later of its release and the previous one's
+            # end and takes its phases' time, computed bucket by bucket without an event each
+            t = env.now
+            for r in release.tolist():
+                t = (r if r > t else t) + free
+            yield env.timeout(t - env.now)
+        else:
+            for r in release.tolist():
+                if r > env.now:
+                    yield env.timeout(r - env.now)
+                t0 = env.now
+                for ph, lqs in zip(sy.bucket, queues):
+                    yield from run_phase(env, lqs, ph)
+                inst.queueing += (env.now - t0) - free
         inst.end = env.now
         inst.done.succeed()
 

@@ -57,7 +57,10 @@ def approximations(plan: SchemePlan, run: RunResult | None = None) -> list[str]:
         why.extend(plan.step_plan.notes)
     if run is not None:
         if PILED in run.flags:
-            why.append("fragment syncs queued behind each other on the link: the closed form takes each on an idle link")
+            why.append(
+                "syncs queued behind each other on their link: the closed form's long-run pace of the link (F B tau / H) "
+                "holds once the backlog has settled, which a run may not reach"
+            )
         if CROWDED in run.flags:
             why.append("a delay's steps waited for other syncs: the closed form counts the delay in inner steps only")
     return why
