@@ -135,7 +135,7 @@ def validate(spec: Spec, cfg: Settings, progress: Progress | None = None) -> Val
         checks.append(_exact("exact", f"{name}: step, no load, no jitter", plan.free_step, r.step, why))
         for sync, closed, sim, exposed in VS.exposed_rows(plan, r):
             what = f"{name}: {sync} {'exposed' if exposed else 'in series'} per step, no load, no jitter"
-            checks.append(_exact("exposed", what, closed, sim, why))
+            checks.append(_exact("exposed", what, closed, sim, why, scale=plan.free_step))
         tick(name)
     for label, ch in VS.chain_rows(plans):
         checks.extend(_chain_checks(label, ch))
@@ -193,10 +193,11 @@ def _rel(a: float, b: float) -> float:
     return abs(a - b) / abs(b) if b else abs(a)
 
 
-def _exact(kind: str, what: str, closed: float, sim: float, why: list[str]) -> Check:
-    """A deterministic check: it passes when equal to 1e-9; where they differ and the closed form is known
-    to approximate here (`why`), it is shown with the reason and does not fail; otherwise it fails."""
-    rel = _rel(sim, closed)
+def _exact(kind: str, what: str, closed: float, sim: float, why: list[str], scale: float | None = None) -> Check:
+    """A deterministic check: it passes when equal to 1e-9 (of `scale` where given: a part of the step is
+    a difference of clock readings, as exact as the step); where they differ and the closed form is
+    known to approximate here (`why`), it is shown with the reason and does not fail; otherwise it fails."""
+    rel = abs(sim - closed) / scale if scale else _rel(sim, closed)
     if rel > EXACT_TOLERANCE and why:
         return Check(kind, what, closed, ST.APPROXIMATION, sim, passed=None, rel=rel, note="; ".join(why))
     return Check(kind, what, closed, "exact", sim, passed=rel <= EXACT_TOLERANCE, rel=rel)
