@@ -174,6 +174,7 @@ class _StepRun:
             yield prev.done
         if env.now > release[0] * (1 + REL) + REL:
             inst.piled = True
+        first = max(env.now, float(release[0]))
         only = f"{self.plan.dcs[inst.members[0]].name}." if sy.per_dc else None
         free = math.fsum(ph.time for ph in sy.bucket)
         queues = [[self.links.get(e) if only is None or (e[0].startswith(only) and e[1].startswith(only)) else None for e in ph.loaded] for ph in sy.bucket]
@@ -193,6 +194,7 @@ class _StepRun:
                     yield from run_phase(env, lqs, ph)
                 inst.queueing += (env.now - t0) - free
         inst.end = env.now
+        self.span(sy.name, first, env.now)
         inst.done.succeed()
 
     def wait(self, inst: _Instance, end: np.ndarray, i: int, s: int):
@@ -254,16 +256,23 @@ class _StepRun:
 
     # ---- the run -----------------------------------------------------------------------------------
 
-    def execute(self) -> RunResult:
+    def launch(self):
+        """Start the dcs' processes; the event that fires when every one has run its steps."""
         env = self.env
         procs = [env.process(self.workers(i)) for i in self.active]
         env.process(self._start_measuring())
-        main = env.all_of(procs)
+        return env.all_of(procs)
+
+    def execute(self) -> RunResult:
+        main = self.launch()
         events = 0
         while not main.triggered:
-            env.step()
+            self.env.step()
             events += 1
         return self.result(events)
+
+    def span(self, name: str, start: float, end: float) -> None:
+        """A sync's instance ran on its link from `start` to `end` (a recorder's hook: trace.py)."""
 
     def _start_measuring(self):
         if self.start_at > 0:
