@@ -26,22 +26,28 @@ def run(*args):
     return runner.invoke(app, list(args))
 
 
+# the flagship's schemes are simulated step by step (their syncs overlap the backward pass or come every
+# step): at 90% WAN load a step is minutes of simulated time, so these runs pick a few schemes
+SOME = ["--scheme", "adamw", "--scheme", "band_switch", "--scheme", "diloco"]
+TWO = ["--scheme", "adamw", "--scheme", "diloco"]
+
+
 def test_flagship_at_90_percent_wan_load_shows_each_scheme_growing():
-    r = run("simulate", FLAGSHIP, "--set", "wan_load=0.9", *SMALL)
+    r = run("simulate", FLAGSHIP, "--set", "wan_load=0.9", *SOME, *SMALL)
     assert r.exit_code == 0, r.stderr
     out = r.stdout
     for title in ("Step time: closed forms and simulation", "Where the closed forms break", "Time to target", "Loaded links"):
         assert title in out
-    for name in ("adamw", "topk", "band_switch", "diloco"):
+    for name in ("adamw", "band_switch", "diloco"):
         assert name in out
-    assert "growth" in out and "over-subscribed" in out
+    assert "growth" in out and "simulated step by step" in out
     assert "wan_load = 0.9" in out.splitlines()[0]  # the header: one line, however long the spec's path
     assert r.stderr == ""
 
 
 def test_json_is_deterministic_and_shows_growth():
-    a = run("simulate", FLAGSHIP, "--set", "wan_load=0.9", "--format", "json", *SMALL)
-    b = run("simulate", FLAGSHIP, "--set", "wan_load=0.9", "--format", "json", *SMALL)
+    a = run("simulate", FLAGSHIP, "--set", "wan_load=0.9", "--format", "json", *TWO, *SMALL)
+    b = run("simulate", FLAGSHIP, "--set", "wan_load=0.9", "--format", "json", *TWO, *SMALL)
     assert a.exit_code == 0 and a.stdout == b.stdout
     data = json.loads(a.stdout)
     assert data["schema"] == "ctdsl.simulate/1"
@@ -52,7 +58,7 @@ def test_json_is_deterministic_and_shows_growth():
     assert adamw["simulated"]["growth"] > 2 > 1.05 > diloco["simulated"]["growth"]
     assert len(adamw["simulated"]["per_seed"]) == 3
     assert adamw["links"][0]["load"] == 0.9 and adamw["links"][0]["md1_wait"] == pytest.approx(0.9 * 0.32 / 0.2)
-    c = run("simulate", FLAGSHIP, "--set", "wan_load=0.9", "--format", "json", "--seed", "1", *SMALL)
+    c = run("simulate", FLAGSHIP, "--set", "wan_load=0.9", "--format", "json", "--seed", "1", *TWO, *SMALL)
     assert c.stdout != a.stdout
 
 
@@ -130,7 +136,7 @@ def test_solve_table_shows_queueing_and_stragglers_for_the_example():
 def test_without_load_the_flagship_simulates_to_its_closed_form():
     r = run("simulate", FLAGSHIP, *SMALL)  # wan_load = 0 at its default
     assert r.exit_code == 0
-    assert r.stdout.count("yes (deterministic)") == 8 and "1.00x" in r.stdout
+    assert r.stdout.count("yes (deterministic)") == 9 and "1.00x" in r.stdout
     assert "Loaded links" not in r.stdout
 
 

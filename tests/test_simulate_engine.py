@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 from ctdsl.api import load
-from ctdsl.simulate import engine
+from ctdsl.simulate import engine, tasks
 from ctdsl.simulate.plan import QueuePlan, build_plans, free_spec
 from ctdsl.simulate.runner import Settings, settings, simulate
 from ctdsl.simulate.stats import Estimate, agrees, estimate, t_quantile
@@ -68,9 +68,11 @@ def test_without_load_and_jitter_the_simulated_step_is_the_symbolic_one(rel):
 
     sol = solve(free_spec(spec))  # the solver's own step times, through its own path
     for name, plan in plans.items():
-        r = engine.run(plan, SEED, 0, steps=3 * int(math.ceil(plan.period)), warmup=int(math.ceil(plan.period)), load=False, jitter=False)
+        h = int(math.ceil(plan.period))
+        r = tasks.simpy_run(plan)(plan, SEED, 0, steps=3 * h, warmup=h, load=False, jitter=False)  # step by step where it must be
         expected = sol.schemes[name].step_time.value
-        assert r.step == pytest.approx(expected, rel=1e-12, abs=0), name
+        # step by step the clock adds up every bucket of every step: rounding to 1e-9 (validate's tolerance)
+        assert r.step == pytest.approx(expected, rel=1e-9 if plan.step_plan is not None else 1e-12, abs=0), name
         assert r.stragglers == 0 and (r.queueing is None or abs(r.queueing) <= 1e-12 * expected)
 
 
@@ -159,15 +161,15 @@ def test_utilisation_is_background_plus_sync_share():
         assert ok, (link.edge, t, crit)
 
 
-def test_oversubscribed_link_obeys_the_long_run_bound():
+def test_a_loaded_link_bounds_the_step_from_below():
+    # AdamW's buckets put 141.1 GB a step on the WAN at 12.5 GB/s, 11.29 s, of which only the 10% the
+    # background leaves is free: in the long run a step takes at least 11.29 s / (1 - 0.9)
     spec = _spec("specs/llama70b_wan.ct", {"wan_load": "0.9"})
-    res = simulate(spec, Settings(steps=30, seeds=6, warmup=5, seed=SEED), names=["adamw"])
+    res = simulate(spec, Settings(steps=4, seeds=3, warmup=1, seed=SEED), names=["adamw"], jitter=False)
     s = res.schemes["adamw"]
-    assert s.plan.bound == pytest.approx(141104775168.0 / 12.5e9 / 0.1, rel=1e-9)  # busy 11.29 s / (1 - 0.9)
+    bound = 141104775168.0 / 12.5e9 / 0.1
     # the simulated step cannot beat the throughput bound (one-sided, at the interval's top)
-    assert s.step.interval[1] >= s.plan.bound
-    # and the closed form's M/D/1 step is far below both: the backlog the sync leaves is not in it
-    assert s.step.interval[0] > s.plan.step
+    assert s.step.interval[1] >= bound and s.step.mean > 2 * s.plan.free_step
 
 
 def test_no_load_at_the_defaults_means_no_queues():

@@ -44,8 +44,11 @@ def _spec(rel: str, overrides=None):
 
 
 def _plans(case, names=None):
+    """The round model of each scheme: the flagship's syncs overlap the backward pass or come every
+    step, which only SimPy runs step by step (steps.py, tests/test_simulate_steps.py); both engines
+    run the same plan in rounds, its sync in series, and must agree on it."""
     spec = _spec(*case)
-    return build_plans(spec, names), spawn_keys(spec)
+    return {n: dataclasses.replace(p, step_plan=None) for n, p in build_plans(spec, names).items()}, spawn_keys(spec)
 
 
 def _same(a: float, b: float, rel: float = 1e-9) -> bool:
@@ -111,6 +114,9 @@ def test_without_load_and_jitter_the_step_is_the_symbolic_one():
         free = free_spec(_spec(rel))
         sol = solve(free)
         for name, plan in build_plans(free).items():
+            if plan.step_plan is not None:  # simulated step by step, by SimPy only (test_simulate_steps.py)
+                assert "step by step" in vector.supports(plan, False)
+                continue
             h = int(math.ceil(plan.period))
             r = vector.run(plan, SEED, 0, steps=3 * h, warmup=h, load=False, jitter=False)
             assert r.step == pytest.approx(sol.schemes[name].step_time.value, rel=1e-12, abs=0), (rel, name)
@@ -222,6 +228,8 @@ def test_utilisation_is_background_plus_sync_share():
 
 
 def test_supports_names_what_it_cannot_run():
+    stepwise = build_plans(_spec(*FLAGSHIP), ["demo"])["demo"]
+    assert stepwise.step_plan is not None and "simulated step by step" in vector.supports(stepwise, False)
     plans, _ = _plans(FLAGSHIP, ["demo"])
     plan = plans["demo"]
     assert vector.supports(plan, False) is None and vector.supports(plan, True) is None

@@ -237,6 +237,8 @@ BACK_END_LIMITS = [
     ("ctdsl/report/paper_cases.py", "MAX_SPLIT_OPS", "none: the max / min is printed without its regime split"),
     ("ctdsl/report/paper_cases.py", "MAX_SPLIT_DEGREE", "none: the crossing comes from the numeric scan, or the split is left out"),
     ("ctdsl/results/reprs.py", "NAME_CHARS", "none: a longer name is cut in a repr"),
+    ("ctdsl/simulate/stepplan.py", "MAX_SCHEDULE_OPS", "none: a larger pipeline's makespan is the closed form's, and `--validate` says so"),
+    ("ctdsl/simulate/validate.py", "MAX_SETTLE", "none: `--validate` measures after that warm-up, and a check that still differs is shown as an approximation"),
     ("ctdsl/simulate/trace.py", "MAX_STEPS", "none: `explore --simulate` records at most this many steps"),
     ("ctdsl/simulate/trace.py", "MAX_WARMUP", "none: and at most this many warm-up steps"),
     ("ctdsl/simulate/trace.py", "MAX_POINTS", "none: later queue changes are not kept; the page says so"),

@@ -57,6 +57,7 @@ def _scheme_json(name: str, s) -> dict:
         "name": name,
         "label": p.label,
         "engine": getattr(s, "engine", "simpy"),  # numpy: its events count simulated transfers
+        "engine_note": getattr(s, "engine_note", None),  # why SimPy ran it where the numpy engine was asked for
         "period": _num(p.period),
         "overlap": p.overlap,
         "closed_form": {
@@ -66,6 +67,8 @@ def _scheme_json(name: str, s) -> dict:
             "stragglers": _num(p.stragglers),
             "oversubscribed_bound": _num(p.bound),
             "terms": [{"component": cf.component, "status": cf.status, "formula": cf.formula} for cf in p.closed_forms],
+            "syncs": {sy.name: _num(sy.per_step) for sy in p.step_plan.syncs} if getattr(p, "step_plan", None) else None,
+            "pipeline": [_chain_json(ch) for ch in getattr(p, "chains", ())],
         },
         "simulated": {
             "step": _est(s.step),
@@ -73,6 +76,7 @@ def _scheme_json(name: str, s) -> dict:
             "queueing": _est(s.queueing),
             "stragglers": _est(s.stragglers),
             "growth": _num(s.growth),
+            "syncs": {k: _est(e) for k, e in s.syncs.items()} if getattr(s, "syncs", None) else None,
         },
         "steps_to_target": _num(p.steps_to_target),
         "time_to_target": _est(s.time_to_target),
@@ -91,6 +95,21 @@ def _scheme_json(name: str, s) -> dict:
             for l in s.links
         ],
         "events": s.events,
+    }
+
+
+def _chain_json(ch) -> dict:
+    """A dc's replica chain: the closed form's pipeline and the simulated schedule's makespans."""
+    return {
+        "dc": ch.dc,
+        "pp": ch.pp,
+        "virtual_stages": ch.v,
+        "micro_batches": _num(ch.micro),
+        "p2p": _num(ch.p2p),
+        "closed_form": _num(ch.closed),
+        "simulated": _num(ch.makespan),
+        "blocking_sends_only": _num(ch.sent),
+        "not_simulated": ch.not_simulated,
     }
 
 
@@ -145,10 +164,12 @@ def validation_json(v) -> dict:
                 "closed_form": _num(c.closed),
                 "status": c.status,
                 "probe": c.probe,
-                "simulated": _est(c.sim) if c.kind != "exact" else {"value": _num(c.sim)},
+                "simulated": _est(c.sim) if c.statistical else {"value": _num(c.sim)},
                 "t": _num(c.t),
                 "critical": _num(c.critical),
                 "relative_difference": _num(c.rel),
+                "derived": _num(c.derived),
+                "note": c.note,
                 "passed": c.passed,
             }
             for c in v.checks
@@ -159,14 +180,14 @@ def validation_json(v) -> dict:
 def validation_csv(v) -> str:
     buf = StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["kind", "check", "closed_form", "status", "sim_mean", "sim_ci95_lo", "sim_ci95_hi", "t", "critical", "passed"])
+    w.writerow(["kind", "check", "closed_form", "status", "sim_mean", "sim_ci95_lo", "sim_ci95_hi", "t", "critical", "passed", "note"])
     for c in v.checks:
-        if c.kind == "exact":
+        if not c.statistical:
             mean, lo, hi = c.sim, None, None
         else:
             mean = c.sim.mean
             lo, hi = c.sim.interval if c.sim.n >= 2 else (None, None)
-        cells = [c.kind, c.what, c.closed, c.status, mean, lo, hi, c.t, c.critical, "" if c.passed is None else str(c.passed).lower()]
+        cells = [c.kind, c.what, c.closed, c.status, mean, lo, hi, c.t, c.critical, "" if c.passed is None else str(c.passed).lower(), c.note]
         w.writerow(["" if x is None else (repr(float(x)) if isinstance(x, float) else csv_cell(x)) for x in cells])
     return buf.getvalue()
 

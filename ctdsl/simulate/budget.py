@@ -61,9 +61,42 @@ def check_rounds(spec, plans: dict[str, SchemePlan]) -> None:
         raise Failure(diags)
 
 
+def sync_jobs(plan: SchemePlan, steps: int, warmup: int) -> float:
+    """Buckets a run step by step sends (steps.py): each sync's buckets, F every H steps (each dc's with inner = dc)."""
+    sp = plan.step_plan
+    if sp is None:
+        return 0.0
+    dcs = sum(1 for d in plan.dcs if d.workers > 0)
+    per_step = sum(sy.buckets * sy.fragments / sy.every * (dcs if sy.per_dc else 1) for sy in sp.syncs)
+    longest = max((sy.steps_delay for sy in sp.syncs), default=0)
+    return per_step * (steps + warmup + longest + 2 * sp.cycle)
+
+
+def check_jobs(spec, plans: dict[str, SchemePlan], steps: int, warmup: int) -> None:
+    """Raise Failure (CT608) at each scheme whose buckets in one run step by step would pass MAX_SIM_EVENTS."""
+    diags = []
+    for name, plan in plans.items():
+        n = sync_jobs(plan, steps, warmup)
+        if not n <= limits.MAX_SIM_EVENTS:
+            entity = spec.schemes[name]
+            diags.append(
+                Diagnostic(
+                    "CT608",
+                    f"scheme '{name}': one simulated run would send about {n:.3g} buckets; at most {limits.MAX_SIM_EVENTS:,} are simulated",
+                    entity.spans.get("bucket", entity.span),
+                    label="gradient bytes per bucket",
+                    help="simulate fewer --steps, or give larger buckets (the closed form does not depend on their count)",
+                )
+            )
+    if diags:
+        raise Failure(diags)
+
+
 def check_budget(spec, plans: dict[str, SchemePlan], steps: int, warmup: int) -> None:
-    """Raise Failure (CT608) at each link whose background would pass MAX_SIM_EVENTS in one run."""
+    """Raise Failure (CT608) at each link whose background would pass MAX_SIM_EVENTS in one run, and at
+    each scheme whose buckets would (check_jobs)."""
     check_rounds(spec, plans)
+    check_jobs(spec, plans, steps, warmup)
     worst: dict[str, tuple[float, str]] = {}
     for name, plan in plans.items():
         for link, n in arrivals(plan, steps, warmup).items():
@@ -91,4 +124,4 @@ def check_budget(spec, plans: dict[str, SchemePlan], steps: int, warmup: int) ->
         raise Failure(diags)
 
 
-__all__ = ["arrivals", "check_budget", "check_rounds"]
+__all__ = ["arrivals", "check_budget", "check_jobs", "check_rounds", "sync_jobs"]

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ctdsl.language.tolerances import REL
+from ctdsl.simulate.phases import run_phase
 from ctdsl.simulate.plan import Edge, PhasePlan, QueuePlan, SchemePlan
 
 _BATCH = 4096  # random draws taken from numpy at a time
@@ -72,6 +73,8 @@ class RunResult:
     links: list[LinkStats] = field(default_factory=list)
     events: int = 0  # SimPy events processed
     background: int = 0  # background transfers put on the wire
+    exposed: dict[str, float] | None = None  # step by step (steps.py): each sync's wait per step
+    flags: tuple[str, ...] = ()  # step by step: what the run met that the closed form leaves out
 
 
 class LinkQueue:
@@ -264,32 +267,7 @@ class _SchemeRun:
 
     def phase(self, ph: PhasePlan):
         """One phase of the collective: its steps, each as long as its slowest transfer."""
-        env = self.env
-        lqs = [self.links.get(e) for e in ph.loaded]
-        if not any(lqs):
-            yield env.timeout(ph.time)
-            return
-        for _ in range(ph.steps):
-            t0 = env.now
-            jobs = [env.process(lq.sync_job(s)) for lq, s in zip(lqs, ph.service) if lq is not None]
-            idx = [i for i, lq in enumerate(lqs) if lq is not None]
-            if len(jobs) == 1:
-                waits = {idx[0]: (yield jobs[0])}
-            else:
-                done = yield env.all_of(jobs)
-                waits = {i: done[j] for i, j in zip(idx, jobs)}
-            if any(waits.values()):
-                d = ph.free_step
-                for tp in ph.transfers:
-                    hop = tp.unloaded
-                    for i, s in tp.loaded:
-                        hop = max(hop, waits.get(i, 0.0) + s)
-                    d = max(d, tp.latency + hop)
-            else:
-                d = ph.free_step
-            rest = t0 + d - env.now
-            if rest > 0:
-                yield env.timeout(rest)
+        yield from run_phase(self.env, [self.links.get(e) for e in ph.loaded], ph)
 
     def sync(self):
         if self.plan.transform + self.plan.overhead:

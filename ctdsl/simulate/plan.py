@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from ctdsl.language.enums import LinkKind
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Spec
+from ctdsl.simulate import stepplan as SP
 from ctdsl.symbolic.convert import Symbols, value
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 
@@ -91,6 +92,8 @@ class SchemePlan:
     bound: float | None = None  # long-run lower bound on the step from over-subscribed links
     costs: SchemeCosts | None = field(default=None, repr=False)
     overhead: float = 0.0  # the scheme's fixed time per sync, s
+    chains: tuple[SP.ChainPlan, ...] = ()  # each dc's replica chain (a timeline, or a sync simulated step by step)
+    step_plan: SP.StepPlan | None = None  # set: the step is simulated step by step (steps.py), not in rounds
 
     @property
     def compute(self) -> float:
@@ -159,30 +162,15 @@ def _plan(cm: CostModel, c: SchemeCosts, free: SchemeCosts, env) -> SchemePlan:
     for e, le in c.queues.items():
         q = le.queue
         queues[e] = QueuePlan(e, q.link, value(q.rho, env), value(q.service, env), value(q.wait, env), value(cm.edge(e).latency, env))
-    phases = []
-    for ph in c.phases:
-        loaded = tuple(e for e in ph.waits if queues[e].rho > 0)
-        index = {e: i for i, e in enumerate(loaded)}
-        service = tuple(value(ph.loads[e] / cm.edge(e).bandwidth, env) for e in loaded)
-        transfers: dict[TransferPlan, None] = {}
-        if loaded:
-            for t, lat in zip(ph.transfers, ph.route_latency):
-                crossed = tuple((index[e], service[index[e]]) for e in t.edges if e in index)
-                if not crossed:
-                    continue
-                rest = [value(ph.loads[e] / cm.edge(e).bandwidth, env) for e in t.edges if e not in index]
-                transfers[TransferPlan(value(lat, env), max(rest, default=0.0), crossed)] = None
-        phases.append(
-            PhasePlan(
-                ph.name,
-                ph.steps if isinstance(ph.steps, int) else int(round(value(ph.steps, env))),  # a count of replicas
-                value(ph.free_step_time, env),
-                value(ph.steps * ph.free_step_time, env),
-                loaded,
-                service,
-                tuple(transfers),
-            )
-        )
+    phase_plan = lambda ph: _phase_plan(cm, ph, queues, env)  # noqa: E731
+    phases = [phase_plan(ph) for ph in c.phases]
+    chains: tuple[SP.ChainPlan, ...] = ()
+    steps = None
+    if c.timeline is not None or SP.needs_steps(c):
+        chains = SP.chains(cm, c, env)
+        dcs = [dataclasses.replace(d, base=ch.step) for d, ch in zip(dcs, chains)]  # the simulated schedule, then the optimiser
+        if SP.needs_steps(c):
+            steps = SP.step_plan(cm, c, env, phase_plan)
     comps = {k: value(v, env) for k, v in c.components.items()}
     queueing = sum(v for k, v in comps.items() if k.startswith("queueing on "))
     step = value(c.step_time, env)
@@ -209,6 +197,32 @@ def _plan(cm: CostModel, c: SchemeCosts, free: SchemeCosts, env) -> SchemePlan:
         bound=bound,
         costs=c,
         overhead=value(c.overhead, env),
+        chains=chains,
+        step_plan=steps,
+    )
+
+
+def _phase_plan(cm: CostModel, ph, queues: dict, env) -> PhasePlan:
+    """A symbolic phase as numbers: its free step, and its transfers over the loaded edges in `queues`."""
+    loaded = tuple(e for e in ph.waits if e in queues and queues[e].rho > 0)
+    index = {e: i for i, e in enumerate(loaded)}
+    service = tuple(value(ph.loads[e] / cm.edge(e).bandwidth, env) for e in loaded)
+    transfers: dict[TransferPlan, None] = {}
+    if loaded:
+        for t, lat in zip(ph.transfers, ph.route_latency):
+            crossed = tuple((index[e], service[index[e]]) for e in t.edges if e in index)
+            if not crossed:
+                continue
+            rest = [value(ph.loads[e] / cm.edge(e).bandwidth, env) for e in t.edges if e not in index]
+            transfers[TransferPlan(value(lat, env), max(rest, default=0.0), crossed)] = None
+    return PhasePlan(
+        ph.name,
+        ph.steps if isinstance(ph.steps, int) else int(round(value(ph.steps, env))),  # a count of replicas
+        value(ph.free_step_time, env),
+        value(ph.steps * ph.free_step_time, env),
+        loaded,
+        service,
+        tuple(transfers),
     )
 
 

@@ -21,7 +21,7 @@ from ctdsl.model.entities import Spec
 from ctdsl.results import display as results_display
 from ctdsl.simulate import display, engine, pool
 from ctdsl.simulate import tasks as T
-from ctdsl.simulate.budget import check_budget, check_rounds
+from ctdsl.simulate.budget import check_budget, check_jobs, check_rounds
 from ctdsl.simulate.plan import Edge, SchemePlan, build_plans, loaded_edges
 from ctdsl.simulate.stats import Estimate, estimate
 
@@ -80,6 +80,8 @@ class SchemeSim:
     links: list[LinkSummary] = field(default_factory=list)
     seeds: list[int] | None = None  # the run index of each of `runs`; None: 0, 1, ... in order
     engine: str = "simpy"  # the engine that ran it: simpy, or numpy (its events count transfers)
+    engine_note: str | None = None  # why SimPy ran it where the numpy engine was asked for
+    syncs: dict[str, Estimate] | None = None  # step by step: each sync's wait per step
 
     @property
     def seed_list(self) -> list[int]:
@@ -173,6 +175,7 @@ def simulate(
         check_budget(spec, plans, cfg.steps, cfg.warmup)
     else:
         check_rounds(spec, plans)
+        check_jobs(spec, plans, cfg.steps, cfg.warmup)
     work = T.make_tasks(plans, cfg.seed, cfg.seeds, cfg.steps, cfg.warmup, load, jitter, spawn_keys(spec), cfg.latency is SimLatency.HOLD, engine=cfg.engine)
     runs = Collector(spec, cfg, plans)
 
@@ -246,7 +249,9 @@ class Collector:
             if name not in self.summaries:
                 seeds = sorted(by_seed)
                 summary = summarise(self.plans[name], [by_seed[k] for k in seeds], seeds)
-                summary.engine = T.engine_of(self.plans[name], self.cfg.engine, self.cfg.latency is SimLatency.HOLD)
+                hold = self.cfg.latency is SimLatency.HOLD
+                summary.engine = T.engine_of(self.plans[name], self.cfg.engine, hold)
+                summary.engine_note = T.engine_note(self.plans[name], self.cfg.engine, hold)
                 self.summaries[name] = summary
             out[name] = self.summaries[name]
         return SimResult(self.spec, self.cfg, out)
@@ -282,7 +287,10 @@ def summarise(plan: SchemePlan, runs: list[engine.RunResult], seeds: list[int] |
                 estimate(sync) if sync else None,
             )
         )
-    return SchemeSim(plan, runs, step, estimate([r.stragglers for r in runs]), queueing, ttt, links, seeds)
+    out = SchemeSim(plan, runs, step, estimate([r.stragglers for r in runs]), queueing, ttt, links, seeds)
+    if runs and all(r.exposed is not None for r in runs):
+        out.syncs = {k: estimate([r.exposed[k] for r in runs]) for k in runs[0].exposed}
+    return out
 
 
 __all__ = ["Settings", "settings", "simulate", "SimResult", "SchemeSim", "LinkSummary", "spawn_keys", "Collector", "seed_ranges", "run_tasks"]

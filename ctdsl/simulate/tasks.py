@@ -10,8 +10,9 @@ at run time, and the run it makes is the one the calling process would make:
 1 + i (engine.py), whichever process runs it, in whatever order: results are
 bit-identical for any number of processes.
 
-`execute` is the one place a run is started: on the SimPy engine (`engine.run`)
-or the numpy one (`vector.run`), as `engine_of` picks.
+`execute` is the one place a run is started: on the SimPy engine (`engine.run`, or
+`steps.run` for a scheme simulated step by step) or the numpy one (`vector.run`), as
+`engine_of` picks.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ctdsl.simulate import engine, vector
+from ctdsl.simulate import engine, steps, vector
 from ctdsl.simulate.errors import TaskError
 from ctdsl.simulate.plan import Edge, SchemePlan
 
@@ -83,11 +84,23 @@ def engine_of(plan: SchemePlan, choice: str, hold: bool) -> str:
     return "numpy" if vector.supports(plan, hold) is None else "simpy"
 
 
+def engine_note(plan: SchemePlan, choice: str, hold: bool) -> str | None:
+    """Why SimPy runs a plan the numpy engine was asked for (`auto` or `numpy`); None otherwise."""
+    if choice == "simpy":
+        return None
+    return vector.supports(plan, hold)
+
+
+def simpy_run(plan: SchemePlan):
+    """The SimPy engine's run for a plan: step by step (steps.py) where its syncs need it, else in rounds."""
+    return steps.run if plan.step_plan is not None else engine.run
+
+
 def execute(task: Task) -> engine.RunResult:
     """Run one task: the one place a run starts, on the engine `engine_of` picks."""
     keys = list(task.spawn_keys) if task.spawn_keys is not None else None
-    run = vector.run if engine_of(task.plan, task.engine, task.hold) == "numpy" else engine.run
+    run = vector.run if engine_of(task.plan, task.engine, task.hold) == "numpy" else simpy_run(task.plan)
     return run(task.plan, task.seed, task.run, task.steps, task.warmup, load=task.load, jitter=task.jitter, spawn_keys=keys, hold=task.hold)
 
 
-__all__ = ["Task", "TaskError", "lean", "make_tasks", "execute", "engine_of"]
+__all__ = ["Task", "TaskError", "lean", "make_tasks", "execute", "engine_of", "engine_note", "simpy_run"]

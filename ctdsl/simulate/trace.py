@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ctdsl.language.enums import SimLatency
 from ctdsl.model.entities import Spec
-from ctdsl.simulate import engine
+from ctdsl.simulate import engine, steps
 from ctdsl.simulate.budget import check_budget
 from ctdsl.simulate.plan import build_plans
 from ctdsl.simulate.runner import settings, spawn_keys
@@ -40,11 +40,11 @@ def _r(x: float) -> float:
     return float(f"{x:.{DIGITS}g}")
 
 
-class TracedRun(engine._SchemeRun):
-    """The engine's run of one scheme and seed, recording as it goes (see the module's docstring)."""
+class _Recorder:
+    """What a recorded run keeps, whichever engine runs it: rounds, the loaded links' jobs and queue
+    lengths, the phases' spans (each list capped; `clipped` says when one was)."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def _record(self) -> None:
         self.rounds: list[list[float]] = []  # [start, steps]
         self.jobs: list[list[float]] = []  # [direction index, arrived, start, end]
         self.phase_spans: list[list] = []  # [phase name, start, end]
@@ -63,13 +63,21 @@ class TracedRun(engine._SchemeRun):
     def _wrap(self, i: int, job):
         env = self.env
 
-        def traced(service):
+        def recorded(service):
             arrived = env.now
             wait = yield from job(service)
             self._keep(self.jobs, [i, arrived, arrived + wait, env.now], MAX_JOBS)
             return wait
 
-        return traced
+        return recorded
+
+
+class TracedRun(_Recorder, engine._SchemeRun):
+    """The engine's run of one scheme and seed, recording as it goes (see the module's docstring)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._record()
 
     def barrier(self, m: int) -> float:
         self.rounds.append([self.env.now, m])
@@ -81,21 +89,52 @@ class TracedRun(engine._SchemeRun):
         self._keep(self.phase_spans, [ph.name, t, self.env.now], MAX_JOBS)
 
     def execute(self) -> int:
-        main = self.env.process(self.training())
-        env, events = self.env, 0
-        last = [None] * len(self.edges)
-        queues = list(self.links.values())
-        while not main.triggered:
-            env.step()
-            events += 1
-            if env.now < self.start_at:
-                continue
-            for i, lq in enumerate(queues):
-                q = len(lq.res.queue) + len(lq.res.users)
-                if q != last[i]:
-                    last[i] = q
-                    self._keep(self.points, [i, env.now, q], MAX_POINTS)
+        return _watch(self, self.env.process(self.training()))
+
+
+class TracedStepRun(_Recorder, steps._StepRun):
+    """The step engine's run of one scheme and seed (steps.py), recorded as TracedRun records the round
+    engine's: each step a round of one step (from the slowest worker's end of the step before to its
+    end of this one), each sync instance a phase span, the jobs and queues of the loaded links."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._record()
+        self.t1 = self.start_at
+
+    def span(self, name: str, start: float, end: float) -> None:
+        self._keep(self.phase_spans, [name, start, end], MAX_JOBS)
+
+    def execute(self) -> int:
+        main = self.launch()
+        events = _watch(self, main)
+        ends = [max(self.ends[i][k] for i in self.active) for k in range(self.total)]
+        self.rounds = [[start, 1] for start in [self.start_at, *ends[:-1]]]
+        self.t1 = ends[-1] if ends else self.start_at
         return events
+
+
+def _watch(tr, main) -> int:
+    """Step the run's events to its end, keeping each loaded direction's queue length as it changes."""
+    env, events = tr.env, 0
+    last = [None] * len(tr.edges)
+    queues = list(tr.links.values())
+    while not main.triggered:
+        env.step()
+        events += 1
+        if env.now < tr.start_at:
+            continue
+        for i, lq in enumerate(queues):
+            q = len(lq.res.queue) + len(lq.res.users)
+            if q != last[i]:
+                last[i] = q
+                tr._keep(tr.points, [i, env.now, q], MAX_POINTS)
+    return events
+
+
+def traced(plan, *args):
+    """The recorder of a plan's run: step by step where `ctdsl simulate` runs it so, else in rounds."""
+    return (TracedStepRun if plan.step_plan is not None else TracedRun)(plan, *args)
 
 
 def _bins(tr: TracedRun, t0: float) -> list[list[int]]:
@@ -150,10 +189,10 @@ def record(spec: Spec) -> dict:
     hold = base.latency is SimLatency.HOLD
     out = []
     for plan in plans.values():
-        tr = TracedRun(plan, base.seed, 0, steps, warmup, True, True, keys, hold)
+        tr = traced(plan, base.seed, 0, steps, warmup, True, True, keys, hold)
         res = tr.result(tr.execute())
         out.append(_scheme(plan, tr, res))
     return {"seed": base.seed, "run": 0, "steps": steps, "warmup": warmup, "latency": base.latency.value, "schemes": out}
 
 
-__all__ = ["record", "TracedRun", "MAX_STEPS", "MAX_WARMUP", "MAX_POINTS", "MAX_JOBS", "BINS"]
+__all__ = ["record", "traced", "TracedRun", "TracedStepRun", "MAX_STEPS", "MAX_WARMUP", "MAX_POINTS", "MAX_JOBS", "BINS"]

@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from ctdsl.simulate.engine import RunResult, LinkStats, background_warmup, round_lengths
+from ctdsl.simulate.phases import waited_step
 from ctdsl.simulate.plan import Edge, PhasePlan, QueuePlan, SchemePlan
 from ctdsl.simulate.vector_draws import barriers
 from ctdsl.simulate.vector_link import VectorLink
@@ -42,6 +43,8 @@ def _finite(x: float) -> bool:
 def supports(plan: SchemePlan, hold: bool) -> str | None:
     """None when this engine runs the SimPy model of the plan exactly (in distribution, and draw for
     draw); else why not, in one line. `hold` is accepted for the call's symmetry: both latency models are."""
+    if plan.step_plan is not None:
+        return "its syncs overlap the backward pass, run on into the next steps, come in fragments or every step: simulated step by step"
     for d in plan.dcs:
         if not (_finite(d.base) and _finite(d.jitter)):
             return f"dc '{d.name}': its compute or jitter time is not a finite, non-negative number"
@@ -95,17 +98,8 @@ class _VectorRun:
                 w = lk.job(t0, s)
                 waits[i] = w
                 end = max(end, t0 + w + (s + lk.held))  # the job's end: its start, then its time on the link
-            if any(waits.values()):
-                d = ph.free_step
-                for tp in ph.transfers:
-                    hop = tp.unloaded
-                    for i, s in tp.loaded:
-                        hop = max(hop, waits.get(i, 0.0) + s)
-                    d = max(d, tp.latency + hop)
-            else:
-                d = ph.free_step
             now = end
-            rest = t0 + d - now
+            rest = t0 + waited_step(ph, waits) - now
             if rest > 0:
                 now += rest
         return now
