@@ -197,8 +197,10 @@ def test_zero3_gathers_the_parameters_and_drops_the_last_all_gather():
     T_ag = (n - 1) * (nic_lat + shard / n / nic_bw)
     t_f, t_b = h["t_c"] / 3, 2 * h["t_c"] / 3
     one_layer = T_ag / (L / pp)
-    gathers = h["m"] * (max(one_layer, T_ag - t_f) + max(one_layer, T_ag - t_b))
-    assert close(r.components["parameter gathers"].value, gathers)
+    per_micro = max(one_layer, T_ag - t_f) + max(one_layer, T_ag - t_b)
+    assert close(r.components["parameter gathers"].value, h["m"] * per_micro)
+    # the bubble's micro-batches gather their parameters too
+    assert close(r.components["pipeline bubble"].value, (pp - 1) * (h["t_c"] + h["t_tp"] + h["t_cp"] + per_micro))
     assert [p.name for p in r.phases] == ["reduce-scatter in each dc", "all-reduce of each slice across dcs"]
     opt = (P_layers / pp + V * d) / tp / n * 32 / mem_bw  # the same: ZeRO 1 to 3 all shard the optimiser
     assert close(r.components["optimiser"].value, opt)
@@ -243,7 +245,8 @@ def test_streaming_diloco_fragments_with_a_delay():
     H, F, delay = 100, 4, 1
     r = solve({"wan_bw": "0.02 GB/s"}, payload="quantise; bits = 4 b", scheme=f"; period = {H}; inner = dc; fragments = {F}; delay = {delay}")
     fragment, inner_sync, inner = streaming(0.02e9, F)
-    exposed = max(0.0, fragment - delay * inner) * F / H
+    # the delay's inner steps each wait for the inner sync too
+    exposed = max(0.0, fragment - delay * (inner + inner_sync)) * F / H
     assert close(r.components["outer sync (exposed)"].value, exposed)
     assert exposed > 0  # at 20 MB/s one fragment outlasts one inner step
     transform = r.components["transform"].value
@@ -303,8 +306,8 @@ def test_fragment_syncs_that_outrun_the_link_set_the_step():
     H, F, delay = 8, 4, 5
     r = solve({"wan_bw": "0.001 GB/s"}, payload="quantise; bits = 4 b", scheme=f"; period = {H}; inner = dc; fragments = {F}; delay = {delay}")
     fragment, inner_sync, inner = streaming(0.001e9, F)
-    delayed = max(0.0, fragment - delay * inner) * F / H
-    bound = F * fragment / H - inner
+    delayed = max(0.0, fragment - delay * (inner + inner_sync)) * F / H
+    bound = F * fragment / H - (inner + inner_sync)
     assert bound > delayed  # the link binds
     assert close(r.components["outer sync (exposed)"].value, bound)
     assert close(r.step_time.value, inner + inner_sync + r.components["transform"].value + bound)

@@ -31,7 +31,7 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Counted, LinkKind, PlacementKind
+from ctdsl.language.enums import Counted, InnerSync, LinkKind, PlacementKind
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Scheme, Spec
 from ctdsl.model.topology import NodeKind, Topology
@@ -205,7 +205,7 @@ class CostModel(Counts, SyncBytes):
             components["overhead"] = overhead * outer.fragments / period
         closed = [ClosedForm(k, Q.FORMULA, Q.STATUS, Q.LIMITS) for k in components if k.startswith("queueing on ")]
         queues = self._loaded_edges(syncs, period)
-        strag = self._stragglers(per_dc, period, scheme.overlap)
+        strag = self._stragglers(per_dc, scheme)
         worked = inner_step
         if strag is not None:
             components["stragglers"] = strag.extra
@@ -251,20 +251,29 @@ class CostModel(Counts, SyncBytes):
 
     # ---- contention and stragglers ----------------------------------------------------------
 
-    def _stragglers(self, per_dc: dict[str, DimExpr], period: DimExpr, overlap: bool) -> ST.Straggler | None:
-        """The expected wait for the slowest worker, when a dc sets jitter (stragglers.py)."""
+    def _stragglers(self, per_dc: dict[str, DimExpr], scheme: Scheme) -> ST.Straggler | None:
+        """The expected wait for the slowest worker, when a dc sets jitter (stragglers.py).
+
+        The workers wait for each other at every barrier: every H steps (the sync period), every
+        H / F steps with fragments, and with `inner = dc` every step, a dc's replicas among
+        themselves (`_inner_stragglers`)."""
         spec = self.spec
         dcs = [d for d in spec.dcs.values() if d.workers > 0]
         if not any(d.jitter is not None for d in dcs):
             return None
         env = self.symbols.defaults()
         notes = []
+        if scheme.inner is InnerSync.DC:
+            return self._inner_stragglers(dcs, per_dc, env)
+        period = self.field(scheme, "period") / (self.field(scheme, "fragments") if scheme.fragments is not None else 1)
         try:
-            H = value(period, env)
+            H = value(period.e, env)
         except (NumericError, ZeroDivisionError):  # pragma: no cover - bounds are checked
             return None
         if period.free_symbols:
             notes.append(f"H is taken at its default, {H:g}")
+        if scheme.delay is not None and value(self.q(scheme.delay, U.ONE).e, env) > 0:
+            notes.append("with a delay the workers need not meet at every sync: an upper bound")
         keys = {}
         for d in dcs:
             jitter = self.field(d, "jitter") if d.jitter is not None else D.zero(U.TIME)
@@ -295,10 +304,25 @@ class CostModel(Counts, SyncBytes):
             extra = DimExpr(sp.Float(x, 15), U.TIME)
             formula = "E[max over workers of their compute over H steps] / H - the slowest dc's compute, for unlike dcs"
             notes.append("integrated at the params' defaults: a number that does not follow a swept param")
-        if overlap:
+        if scheme.overlap:
             status = ST.APPROXIMATION
             notes.append("with overlap, max(compute + stragglers, sync) stands for E[max(slowest compute, sync)], which is at least as large")
         return ST.Straggler(extra, status, formula, "; ".join(notes))
+
+    def _inner_stragglers(self, dcs, per_dc: dict[str, DimExpr], env) -> ST.Straggler:
+        """inner = dc: a dc's replicas wait for each other every step (its inner sync); the slowest
+        dc's expected wait per step. The dcs' wait for each other every H steps is left out."""
+        extras = {}
+        formula = ""
+        for d in dcs:
+            if d.jitter is None:
+                continue
+            sigma = value(self.field(d, "jitter_sigma").e, env) if d.jitter_sigma is not None else None
+            c, _status, formula = ST.unit_factor(d.jitter_kind, d.workers, 1, sigma)
+            extras[d.name] = self.field(d, "jitter") * c
+        extra = D.emax(*extras.values()) if len(set(extras.values())) > 1 else next(iter(extras.values()))
+        note = "inner = dc: each dc's replicas meet every step; the wait of the dcs for each other every H steps is left out"
+        return ST.Straggler(extra, ST.APPROXIMATION, "per step, the slowest dc's " + formula, note)
 
 
 def _side(syncs: list[Sync], tr: DimExpr, overhead: DimExpr, period: DimExpr) -> DimExpr:

@@ -26,7 +26,8 @@ link, a deadline):
   the link busy from the first release on, and the last bucket alone).
 - `delay = tau_d` inner steps (Streaming DiLoCo's overlap; 1 is a one-step delayed
   update): the sync may run on while training goes on, so the step waits only for
-  what outlasts tau_d x the inner step (compute and model-parallel traffic).
+  what outlasts tau_d x the step it runs beside (the inner step: compute and
+  model-parallel traffic, and with `inner = dc` the inner sync's part of it too).
 - `fragments = F` (Streaming DiLoCo): the model is synced in F fragments, each every
   H steps on its own schedule, one fragment sync every H / F steps; each fragment is
   1/F of the payload.
@@ -177,15 +178,18 @@ class SyncPlan:
         period = cm.field(s, "period")
         F = cm.field(s, "fragments") if s.fragments is not None else D.one()
         delay = cm.field(s, "delay") if s.delay is not None else D.zero(U.ONE)
-        slack = delay * inner_step
-        self.inner_step, self.delay = inner_step, delay
+        self.delay = delay
         if s.inner is InnerSync.DC:
-            inner = self._sync("inner sync", self.inner_phases, D.one(), D.one(), window if s.backward else D.zero(U.TIME), D.zero(U.TIME))
-            outer = self._sync("outer sync", self.outer_phases, period, F, D.zero(U.TIME), slack)
+            inner = self._sync("inner sync", self.inner_phases, D.one(), D.one(), window if s.backward else D.zero(U.TIME), inner_step)
+            # the outer sync's steps are inner steps that wait for the inner sync too: what a delay is counted in
+            step = inner_step + (inner.exposed if inner.exposed is not None else _sum(inner.phases))
+            outer = self._sync("outer sync", self.outer_phases, period, F, D.zero(U.TIME), step, delay)
             return [inner, outer]
-        return [self._sync("sync", self.collective, period, F, window if s.backward else D.zero(U.TIME), slack)]
+        return [self._sync("sync", self.collective, period, F, window if s.backward else D.zero(U.TIME), inner_step, delay)]
 
-    def _sync(self, name: str, phases_of, every: DimExpr, F: DimExpr, window: DimExpr, slack: DimExpr) -> Sync:
+    def _sync(self, name: str, phases_of, every: DimExpr, F: DimExpr, window: DimExpr, step: DimExpr, delay=None) -> Sync:
+        """One sync every `every` steps of length `step` (without this sync), run on through `delay` of them."""
+        slack = delay * step if delay is not None else D.zero(U.TIME)
         phases = phases_of()
         plain = window == 0 and slack == 0 and D.is_one(F)
         if plain:
@@ -200,7 +204,7 @@ class SyncPlan:
             # the link must also keep up: F syncs of B tau each per `every` steps cannot be faster
             # than the link carries them, so a step is at least F B tau / every (steady state);
             # only where a sync may still run when the next starts (F delay > every)
-            keep_up = F * B * tau / every - self.inner_step
+            keep_up = F * B * tau / every - step
             self.labels.setdefault(keep_up.e, "the link carrying every sync (they queue)")
             exposed = D.emax(exposed, keep_up)
         return Sync(name, phases, every, exposed, B, tau, F, slack, window)

@@ -21,7 +21,7 @@ v; Calculon's `_compute_batch_stats` for what is exposed):
     compute            m t_c
     recompute          m t_r
     tensor parallel    m t_tp      (and context, expert parallel alike)
-    pipeline bubble    (pp - 1) / v x (t_c + t_r + t_tp + t_cp + t_ep)
+    pipeline bubble    (pp - 1) / v x (t_c + t_r + t_tp + t_cp + t_ep + t_g)
     pipeline parallel  (2 v m + 2 (pp - 1)) (alpha + b (s/cp) d beta / tp / W)
     optimiser          the model states of the parameters a GPU updates, read and
                        written once: (2 w + g + 2 o) bytes per parameter (w, g, o = 2, 4,
@@ -29,9 +29,9 @@ v; Calculon's `_compute_batch_stats` for what is exposed):
                        1 to 3, / the device's mem_bw
     parameter gathers  ZeRO-3 only: the dense shard all-gathered among the dc's cp R
                        ranks before each micro-batch's forward and backward, prefetched
-                       layer by layer: max(T_ag / L_st, T_ag - t_f) + max(T_ag / L_st,
-                       T_ag - t_b) per micro-batch (derived: the gather of layer i + 1
-                       hides behind the compute of layer i)
+                       layer by layer: t_g = max(T_ag / L_st, T_ag - t_f) + max(T_ag / L_st,
+                       T_ag - t_b) per micro-batch, the bubble's micro-batches too (derived:
+                       the gather of layer i + 1 hides behind the compute of layer i)
 
 Their sum is the inner step; the data-parallel sync comes on top (`exposure.py`).
 The backward pass of the last micro-batch, t_b + t_r, is the window a sync that
@@ -134,6 +134,10 @@ def _dc_step(cm, model, dc: str, compute: DimExpr, gather: DimExpr | None, notes
     traffic = [t for t in (tr.tensor(), tr.context(), tr.expert()) if t is not None]
     for t in traffic:
         per_micro[t.kind] = t.time
+    if gather is not None:  # ZeRO-3: every micro-batch, the bubble's ones too, gathers before its forward and backward
+        t_f, t_b = t_c / 3, 2 * t_c / 3 + t_r
+        one_layer = gather / stage_layers
+        per_micro[GATHERS] = D.emax(one_layer, gather - t_f) + D.emax(one_layer, gather - t_b)
     comps = {k: micro * x for k, x in per_micro.items()}
     traffic = [replace(t, sent=micro * t.sent, busy=micro * t.busy) for t in traffic]  # per step
     slot = D.total(list(per_micro.values()), U.TIME)
@@ -148,10 +152,6 @@ def _dc_step(cm, model, dc: str, compute: DimExpr, gather: DimExpr | None, notes
     if opt is not None:
         comps[OPTIMISER] = opt
     window = 2 * t_c / 3 + t_r
-    if gather is not None:
-        t_f, t_b = t_c / 3, 2 * t_c / 3 + t_r
-        one_layer = gather / stage_layers
-        comps[GATHERS] = micro * (D.emax(one_layer, gather - t_f) + D.emax(one_layer, gather - t_b))
     return DcStep(micro, per_micro, comps, window, traffic, tr.pp, tr.v)
 
 
