@@ -175,18 +175,20 @@ def validate(spec: Spec, cfg: Settings, progress: Progress | None = None) -> Val
             events += r.events
             tick(f"step with jitter {plan.name}")
         checks.append(Check("jitter", label, plan.step, status, estimate(values), probe=probe, note="; ".join(why)))
-    notes = VS.how(plans)
-    # ---- the verdicts --------------------------------------------------------------------------
+    _judge(checks)
+    return Validation(spec, cfg, checks, FAMILY_ALPHA, events, VS.how(plans))
+
+
+def _judge(checks: list[Check]) -> None:
+    """Each statistical check's verdict, at the family's alpha shared among the exact ones (Bonferroni)."""
     stat = [c for c in checks if c.statistical and c.status != ST.APPROXIMATION]
-    m = max(1, len(stat))
-    alpha = FAMILY_ALPHA / m
+    alpha = FAMILY_ALPHA / max(1, len(stat))
     for c in checks:
         if not c.statistical:
             continue
         ok, t, crit = agrees(c.sim, c.closed, alpha)
         c.t, c.critical = t, crit
         c.passed = ok if c.status != ST.APPROXIMATION else None
-    return Validation(spec, cfg, checks, FAMILY_ALPHA, events, notes)
 
 
 def _rel(a: float, b: float) -> float:
