@@ -123,7 +123,7 @@ class Paper:
             self.quantity(r"V_{\mathrm{WAN}}", r.wan, key, "wan"),
             self.quantity(r"t_{\mathrm{compute}}", r.components["compute"], key, "compute"),
         ]
-        terms = step_terms(r)
+        terms = step_terms(r, overhead_first=True)
         for sym, part in terms.compute:
             if part != "compute":  # the inner step (the training step's timeline) or the stragglers' wait
                 rows.append(self.quantity(sym, r.inner if part == "inner" else r.components[part], key, part))

@@ -26,14 +26,17 @@ class StepTerms:
     overhead_factor: float = 1.0  # fragments: F overheads per H steps
 
 
-def step_terms(r) -> StepTerms:
-    """Which symbol stands for what in the step equation of scheme result `r`."""
+def step_terms(r, overhead_first: bool = False) -> StepTerms:
+    """Which symbol stands for what in the step equation of scheme result `r`; the overhead's
+    symbol comes after the phases', or with `overhead_first` before them (the paper's order)."""
     t = StepTerms()
     t.compute.append((r"t_{\mathrm{inner}}", "inner") if r.timeline is not None else (r"t_{\mathrm{compute}}", "compute"))
     if "stragglers" in r.components:
         t.compute.append((r"t_{\mathrm{stragglers}}", "stragglers"))
     if r.transform is not None:
         t.per_sync.append(r"t_{\mathrm{transform}}")
+    if r.overhead is not None and overhead_first:
+        t.per_sync.append(r"t_{\mathrm{overhead}}")
     for i, ph in enumerate(r.phases, 1):
         sym = f"t_{{{i}}}"
         plain = ph.name in r.components
@@ -43,7 +46,8 @@ def step_terms(r) -> StepTerms:
     for j, name in enumerate([k for k in r.components if is_exposed_sync(k)], 1):
         t.exposed.append((rf"t_{{\mathrm{{x}}{j}}}" if j > 1 else r"t_{\mathrm{x}}", name))
     if r.overhead is not None:
-        t.per_sync.append(r"t_{\mathrm{overhead}}")
+        if not overhead_first:
+            t.per_sync.append(r"t_{\mathrm{overhead}}")
         t.overhead_factor = r.syncs[-1].fragments if r.syncs else 1.0
     return t
 
