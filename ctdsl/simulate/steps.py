@@ -40,7 +40,7 @@ from ctdsl.simulate.plan import SchemePlan
 from ctdsl.simulate.stepplan import SyncSim
 
 PILED = "a fragment or bucket sync waited behind the previous one on its link"
-CROWDED = "a sync's delay lasted longer than delay x the inner step (its steps waited for other syncs or ran a transform)"
+CROWDED = "a sync's delay lasted longer than delay x the closed form's step (its steps waited for other syncs or ran a transform)"
 
 
 def whole_cycles(n: int, cycle: int) -> int:
@@ -202,8 +202,10 @@ class _StepRun:
             yield inst.done
         before = float(end.max())
         sy = self.sp.syncs[inst.k]
-        if sy.steps_delay > 0 and (sy.exposed or 0.0) > 0:  # did its delay last longer than delay x inner step?
-            slack = sy.steps_delay * self.plan.chains[i].step
+        if sy.steps_delay > 0 and (sy.exposed or 0.0) > 0:  # did its delay last longer than its steps?
+            # the closed form's steps: the inner step and what every-step syncs expose in it (inner = dc)
+            beside = sum(o.per_step or 0.0 for o in self.sp.syncs if o is not sy and o.every == 1)
+            slack = sy.steps_delay * (self.plan.chains[i].step + beside)
             self.crowded = self.crowded or before - inst.ref > slack * (1 + 1e-9) + 1e-12
         out = np.maximum(end, inst.end)
         key = (inst.k, s)

@@ -320,10 +320,12 @@ def _straggler_cases(spec: Spec, free_plans):
     jittered, probe = _jittered(spec, free_plans)
     if jittered is None:
         return []
-    # one scheme per sync period, without overlap; H = 1 always, by a copy of a scheme if none has it
+    # one scheme per sync period, a plain sync every H steps (not one simulated step by step, whose syncs
+    # overlap, run into a delay, come in fragments or every step: the step simulation's jitter check takes
+    # those); H = 1 always, by a copy of a scheme if none has it
     chosen: dict[float, str] = {}
     for name, s in spec.schemes.items():
-        if s.overlap:
+        if s.overlap or free_plans[name].step_plan is not None:
             continue
         H = free_plans[name].period
         chosen.setdefault(H, name)

@@ -62,7 +62,7 @@ def approximations(plan: SchemePlan, run: RunResult | None = None) -> list[str]:
                 "holds once the backlog has settled, which a run may not reach"
             )
         if CROWDED in run.flags:
-            why.append("a delay's steps waited for other syncs: the closed form counts the delay in inner steps only")
+            why.append("a delay's steps waited for other syncs or a transform: the closed form counts the delay in its own steps")
     return why
 
 

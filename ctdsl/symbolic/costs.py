@@ -272,7 +272,8 @@ class CostModel(Counts, SyncBytes):
             return None
         if period.free_symbols:
             notes.append(f"H is taken at its default, {H:g}")
-        if scheme.delay is not None and value(self.q(scheme.delay, U.ONE).e, env) > 0:
+        bound = scheme.delay is not None and value(self.q(scheme.delay, U.ONE).e, env) > 0
+        if bound:
             notes.append("with a delay the workers need not meet at every sync: an upper bound")
         keys = {}
         for d in dcs:
@@ -307,6 +308,8 @@ class CostModel(Counts, SyncBytes):
         if scheme.overlap:
             status = ST.APPROXIMATION
             notes.append("with overlap, max(compute + stragglers, sync) stands for E[max(slowest compute, sync)], which is at least as large")
+        if bound:
+            status = ST.APPROXIMATION
         return ST.Straggler(extra, status, formula, "; ".join(notes))
 
     def _inner_stragglers(self, dcs, per_dc: dict[str, DimExpr], env) -> ST.Straggler:
