@@ -3,6 +3,7 @@
     python bench/fuzz.py --n 100000 --seed 1 --jobs 2
     python bench/fuzz.py --n 2000 --seed 7 --minutes 10 --no-write
     python bench/fuzz.py --seed 1 --start 40000 --minutes 30    # inputs 40000 on, of the same campaign
+    python bench/fuzz.py --seed 18 --jobs 1 --log run.jsonl      # a line per input: what ran, what to replay
 
 Input i of seed S is always the same text (tests/fuzz/generators.py): one in five
 is a sentence of the grammar (hypothesis.extra.lark), the others are mutated specs
@@ -98,6 +99,15 @@ class Campaign:
         self.current: dict[int, tuple] = {}  # job -> the input it is running, and since when
         self.procs: dict = {}  # job -> its worker process
         self.slowest: list[tuple] = []  # (CPU s, wall s, command, input, source) of the slowest inputs
+        self.log = opts["log"].open("a", encoding="utf-8") if opts.get("log") else None  # a line per input
+
+    def _log(self, i: int, source: str, kind: str, cpu: float, wall: float, command: str, problems: list[dict]) -> None:
+        if self.log is not None:
+            sigs = sorted({p["signature"] for p in problems if p["kind"] in ("crash", "hang")})
+            self.log.write(json.dumps({"seed": self.opts["seed"], "i": i, "source": source, "kind": kind,
+                                       "cpu": round(cpu, 3), "wall": round(wall, 3), "command": command,
+                                       "signatures": sigs}) + "\n")
+            self.log.flush()
 
     def record(self, source: str, origin: str, text: str, sets, problems: list[dict]) -> None:
         for p in problems:
@@ -144,6 +154,7 @@ class Campaign:
                                    "message": f"worker exited with {code}", "where": "?", "seconds": now - since,
                                    "trace": ""}
                         self._count(source, "crash", False)
+                        self._log(i, source, "crash", 0.0, now - since, "?", [problem])
                         self.record(source, origin, text, sets, [problem])
                         procs[job] = ctx.Process(target=worker, args=(job, i + jobs, self.opts, q), daemon=True)
                         procs[job].start()
@@ -156,6 +167,7 @@ class Campaign:
                                "command": "?", "message": f"worker killed after {now - since:.0f} s",
                                "where": "?", "seconds": now - since, "trace": ""}
                     self._count(source, "hang", False)
+                    self._log(i, source, "hang", 0.0, now - since, "?", [problem])
                     self.record(source, origin, text, sets, [problem])
                     del self.current[job]
                     procs[job] = ctx.Process(target=worker, args=(job, i + jobs, self.opts, q), daemon=True)
@@ -172,6 +184,7 @@ class Campaign:
             _, job, i, source, kind, clean, problems, (cpu, wall, command) = msg
             _, _, origin, text, sets, _ = self.current.pop(job)
             self._count(source, kind, clean)
+            self._log(i, source, kind, cpu, wall, command, problems)
             self.slowest = sorted(self.slowest + [(cpu, wall, command, i, source)], reverse=True)[:SLOWEST]
             if problems:
                 self.record(source, origin, text, sets, problems)
@@ -283,10 +296,13 @@ def main() -> int:
     ap.add_argument("--no-write", action="store_true", help="report only: write no reproducer")
     ap.add_argument("--shrink-budget", type=float, default=60.0, help="seconds of shrinking per crash")
     ap.add_argument("--json", type=Path, default=None, help="also write every class, with examples, to this file")
+    ap.add_argument("--log", type=Path, default=None,
+                    help="append a JSON line per input finished to this file (its number, class, slowest command and "
+                         "CPU seconds): which inputs a long or interrupted run covered, and which to replay")
     args = ap.parse_args()
     deadline = time.time() + args.minutes * 60 if args.minutes else float("inf")
     opts = {"n": args.n, "seed": args.seed, "jobs": args.jobs, "slow": args.slow, "limit": args.limit,
-            "deadline": deadline, "clock": args.clock, "start": args.start}
+            "deadline": deadline, "clock": args.clock, "start": args.start, "log": args.log}
     start = time.time()
     campaign = Campaign(opts)
     try:
