@@ -84,23 +84,57 @@ def test_an_exception_out_of_a_command_is_a_crash(monkeypatch):
     assert by["graph-json"].signature == "RuntimeError @ ctdsl/cli/spec_cmds.py:graph"
 
 
-def test_a_command_past_the_limit_is_stopped_as_a_hang(monkeypatch):
+@pytest.mark.parametrize("clock", ["wall", "cpu"])
+def test_a_command_past_the_limit_is_stopped_as_a_hang(monkeypatch, clock):
+    """Past the limit of its clock: a command that waits (wall-clock) or computes (CPU seconds) without end."""
     import time
 
     import ctdsl.model.graph
 
     def forever(*args, **kwargs):
         while True:
-            time.sleep(0.01)
+            if clock == "wall":
+                time.sleep(0.01)
 
     monkeypatch.setattr(ctdsl.model.graph, "to_json", forever)
-    h = Harness(limit=0.5)
+    h = Harness(limit=0.5, clock=clock)
     try:
         res = h.run(FLAGSHIP, only={"graph-json"})
     finally:
         h.close()
     (o,) = res.outcomes
     assert o.kind == "hang" and o.signature.startswith("Timeout @ ")
+    if clock == "cpu":
+        assert o.cpu >= 0.5
+
+
+def test_the_cpu_clock_stops_a_command_that_only_waits_at_its_wall_clock_backstop(monkeypatch):
+    """CPU seconds, not a starved process's wall-clock, make a hang; a command that waits for ever meets the backstop."""
+    import time
+
+    import ctdsl.model.graph
+    from fuzz.harness import WALL_BACKSTOP
+
+    def waits(seconds):
+        def to_json(*args, **kwargs):
+            end = time.perf_counter() + seconds
+            while time.perf_counter() < end:
+                time.sleep(0.01)
+            return "{}"
+
+        return to_json
+
+    limit = 0.3  # CPU seconds: loading the flagship and building its graph take less
+    h = Harness(limit=limit, clock="cpu")
+    try:
+        monkeypatch.setattr(ctdsl.model.graph, "to_json", waits(4 * limit))
+        (short,) = h.run(FLAGSHIP, only={"graph-json"}).outcomes
+        monkeypatch.setattr(ctdsl.model.graph, "to_json", waits(float("inf")))
+        (endless,) = h.run(FLAGSHIP, only={"graph-json"}).outcomes
+    finally:
+        h.close()
+    assert short.kind == "ok" and short.seconds >= 4 * limit  # past the limit in wall-clock, not in CPU seconds
+    assert endless.kind == "hang" and limit * WALL_BACKSTOP <= endless.seconds < limit * WALL_BACKSTOP + 2
 
 
 def test_an_internal_error_exit_is_a_crash_named_from_its_traceback():
