@@ -58,12 +58,13 @@ def math_png(latex: str, fontsize: float = 13, dpi: int = 170) -> bytes | None:
 
     with matplotlib.rc_context({**RC, "mathtext.fontset": "dejavusans"}):
         try:
-            ink = _rasteriser().parse(f"${latex}$", dpi, FontProperties(size=fontsize)).image
+            raster = _rasteriser().parse(f"${latex}$", dpi, FontProperties(size=fontsize))
         except Exception:  # noqa: BLE001 - mathtext cannot typeset it, as `typesets` would have said
             return None
+    ink = np.asarray(raster.image, np.uint8)  # an array (matplotlib 3.11), or an FT2Image that reads as one (3.8-3.10)
     pad = round(PAD * dpi)
     grey = np.full((ink.shape[0] + 2 * pad, ink.shape[1] + 2 * pad), 255, np.uint8)
-    grey[pad : pad + ink.shape[0], pad : pad + ink.shape[1]] -= np.asarray(ink, np.uint8)
+    grey[pad : pad + ink.shape[0], pad : pad + ink.shape[1]] -= ink
     buf = io.BytesIO()
     imsave(buf, np.repeat(grey[:, :, None], 3, axis=2), format="png", metadata={"Software": None})
     return buf.getvalue()
