@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 from functools import lru_cache
 
-from ctdsl.report.plots.canvas import mpl
+from ctdsl.report.plots.canvas import PNG_LEVEL, mpl
 from ctdsl.report.plots.style import RC
 
 
@@ -66,5 +66,6 @@ def math_png(latex: str, fontsize: float = 13, dpi: int = 170) -> bytes | None:
     grey = np.full((ink.shape[0] + 2 * pad, ink.shape[1] + 2 * pad), 255, np.uint8)
     grey[pad : pad + ink.shape[0], pad : pad + ink.shape[1]] -= ink
     buf = io.BytesIO()
-    imsave(buf, np.repeat(grey[:, :, None], 3, axis=2), format="png", metadata={"Software": None})
+    imsave(buf, np.repeat(grey[:, :, None], 3, axis=2), format="png", metadata={"Software": None},
+           pil_kwargs={"compress_level": PNG_LEVEL})
     return buf.getvalue()
