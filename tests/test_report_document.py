@@ -87,6 +87,33 @@ def test_html_break_evens_are_mathml_text(reports):
     assert "GB/s" in "".join(ET.fromstring(maths[0]).itertext())
 
 
+@pytest.mark.parametrize("ext", ["html", "md"])
+def test_the_figures_notes_are_text_under_it(reports, ext):
+    """What the sweep figure notes under its curves, the report gives as text after the picture, in words."""
+    text = reports[ext]
+    plots = text[text.index("Plots") : text.index("<h2>Break-even</h2>" if ext == "html" else "\n## Break-even")]
+    # the regime change docs/sweeps.md quotes, and the two break-evens the tables give (89.36, 3.461 GB/s)
+    assert "adamw: all-reduce of each shard across dcs binds below 8.049 GB/s, compute above" in plots
+    assert "band_switch and adamw tie at 89.36 GB/s" in plots and "band_module and adamw tie at 3.461 GB/s" in plots
+    if ext == "md":  # a numbered line is text in a bullet, not an ordered list in it
+        assert "- 1\\. adamw: all-reduce" in plots
+
+
+def test_the_reports_figure_is_the_sweep_figure_without_its_notes(reports):
+    """The figure `ctdsl sweep --plot` draws over one param, shorter by the notes the report gives as text."""
+    import ctdsl
+    from ctdsl.numeric import CompiledForms
+    from ctdsl.numeric.crossings import sweep_curves
+    from ctdsl.report.plots import sweep_figure
+
+    sol = ctdsl.load(FLAGSHIP).solve()
+    w_plot, h_plot = sweep_figure(sol, sweep_curves(sol, CompiledForms(sol))).get_size_inches()
+    png = _images(reports["md"])[1]
+    w_report, h_report = int.from_bytes(png[16:20], "big") / 110, int.from_bytes(png[20:24], "big") / 110  # at 110 dpi
+    assert w_report == pytest.approx(w_plot, abs=0.01)  # 11 inches wide, both
+    assert h_plot - h_report > 2.0  # the notes are 14 lines under the curves
+
+
 def test_markdown_tables(reports):
     md = reports["md"]
     assert "| scheme | steps | step | time to target | energy to target | time vs adamw |" in md

@@ -6,7 +6,9 @@ Sections, in order:
    centres, schemes), and the first scheme to the target at the defaults;
 2. the topology, drawn from the graph (`plots.topology_figure`);
 3. the solve tables (`tables.all_tables`, as `ctdsl solve` prints them);
-4. the sweep figure (`plots.sweep_figure`, as `ctdsl sweep --plot` draws it);
+4. the sweep figure (`plots.sweep_figure`, as `ctdsl sweep --plot` draws it),
+   its notes (which scheme leads where, the break-evens and the regime changes
+   in words) given as text under it rather than drawn;
 5. each break-even: what it says, and its exact form in LaTeX.
 
 The document only reads what it is given: the solution, the topology graph and
@@ -35,14 +37,14 @@ from ctdsl import __version__, limits
 from ctdsl import units as U
 from ctdsl.model import expr as E
 from ctdsl.report.encode import html_text as escape
-from ctdsl.report.encode import md_cell, md_text
+from ctdsl.report.encode import md_cell, md_item, md_text
 from ctdsl.report.explore.mathml import mathml_equation
 from ctdsl.report.html import table_html
 from ctdsl.report.paper_forms import Printer
 from ctdsl.report.latex import _qtex, _unit_tex, symbol_tex
 from ctdsl.report.words import count_of
 from ctdsl.results.quantity import Quantity
-from ctdsl.report.plots import math_png, png_bytes, sweep_figure, topology_figure
+from ctdsl.report.plots import math_png, png_bytes, sweep_figure, sweep_notes, topology_figure
 from ctdsl.report.tables import all_tables, params_line
 
 
@@ -219,7 +221,11 @@ def _plots(sol, curves) -> Section:
     )
     if not sol.schemes:
         pl.blocks.append(Para("No schemes to plot: the spec declares no scheme."))
-    pl.blocks.append(Image(png_bytes(sweep_figure(sol, curves), dpi=110), "time to target against bandwidth; step components; module stages"))
+    pl.blocks.append(Image(png_bytes(sweep_figure(sol, curves, notes=False), dpi=110), "time to target against bandwidth; step components; module stages"))
+    # the figure's notes as text: selectable, read where data: images are not (GitHub's viewer), and a third
+    # less to draw (the flagship's figure has 2,200 characters of text, half of them in its notes)
+    for head, lines in sweep_notes(sol, curves):
+        pl.blocks.append(Section(head, [Bullets(lines)], level=3) if head else Bullets(lines))
     return pl
 
 
@@ -323,7 +329,7 @@ def _md_block(b) -> str:
     if isinstance(b, Para):
         return md_text(b.text)
     if isinstance(b, Bullets):
-        return "\n".join(f"- {md_text(i)}" for i in b.items)
+        return "\n".join(f"- {md_item(i)}" for i in b.items)
     if isinstance(b, Code):
         return f"```{b.lang}\n{b.text}\n```"
     if isinstance(b, Image):
