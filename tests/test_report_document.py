@@ -159,3 +159,28 @@ def test_report_for_small_examples(tmp_path, name):
     r = run("report", str(ROOT / "examples" / name), "-o", str(p))
     assert r.exit_code == 0, r.stderr
     assert "## Topology" in p.read_text()
+
+
+def test_typesetting_is_bounded_per_form_and_per_report():
+    """A form over MAX_TYPESET_CHARS, and every form past MAX_TYPESET_TOTAL characters typeset, is source only."""
+    from ctdsl.report.document import MAX_TYPESET_CHARS, MAX_TYPESET_TOTAL, Math, Para, Section, _typeset_plan
+
+    assert (MAX_TYPESET_CHARS, MAX_TYPESET_TOTAL) == (600, 3000)
+    forms = [Math("x" * n, "") for n in (600, 601, 500, 500, 500, 500, 400, 1, 1)]
+    sections = [Section("a", [Para("p"), forms[0], Section("b", forms[1:5], level=3)]), Section("c", forms[5:])]
+    plan = _typeset_plan(sections)
+    # 600 (typeset), 601 (too long), then 500 x 4 = 2,600 in all, 400 more would be 3,000: typeset; 3,001: not
+    assert [id(m) in plan for m in forms] == [False, True, False, False, False, False, False, True, True]
+    assert "601 characters" in plan[id(forms[1])] and "3,000" in plan[id(forms[7])]
+
+
+def test_a_form_too_long_to_read_as_a_picture_is_source_only(tmp_path):
+    """examples/18_uncertainty.ct: break-evens of 242, 838 and 1,624 characters; the first is typeset, the others not."""
+    out = tmp_path / "u.md"
+    assert run("report", str(ROOT / "examples" / "18_uncertainty.ct"), "-o", str(out)).exit_code == 0
+    md = out.read_text(encoding="utf-8")
+    sources = re.findall(r"```latex\n(.*?)\n```", md, flags=re.S)
+    assert sorted(len(s) for s in sources) == [242, 838, 1624]
+    assert md.count("![the exact form, typeset]") == 1
+    for n in ("838", "1,624"):
+        assert f"({n} characters of LaTeX, too wide to typeset legibly (over 600); its LaTeX source:)" in md

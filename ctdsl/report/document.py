@@ -19,7 +19,9 @@ Everything is inside the one file: images are PNG, embedded as base64 data
 URIs. Equations: MathJax cannot be embedded offline here, so each break-even's
 LaTeX is rendered to an image by matplotlib's mathtext (a subset of LaTeX that
 covers these forms) and its source is given underneath in a code block, so it
-can be copied. Where mathtext cannot typeset a form, only the source is shown.
+can be copied. Where mathtext cannot typeset a form, only the source is shown,
+and so it is for a form over MAX_TYPESET_CHARS characters of LaTeX, or past
+MAX_TYPESET_TOTAL characters typeset in one report (`_typeset_plan`).
 
 The same spec gives the same bytes: no dates, no absolute paths (the spec is
 named as it was given), images rendered deterministically.
@@ -46,6 +48,9 @@ from ctdsl.report.words import count_of
 from ctdsl.results.quantity import Quantity
 from ctdsl.report.plots import math_png, png_bytes, sweep_figure, sweep_notes, topology_figure
 from ctdsl.report.tables import all_tables, params_line
+
+MAX_TYPESET_CHARS = 600  # characters of one form's LaTeX typeset as a picture (wider is not legible at a page's width)
+MAX_TYPESET_TOTAL = 3_000  # characters of LaTeX one Markdown report typesets in all (mathtext: 0.3 ms or so each)
 
 
 @dataclass
@@ -325,7 +330,41 @@ def _md_cell(c: str) -> str:
     return md_cell(c)
 
 
-def _md_block(b) -> str:
+def _typeset_plan(sections: list[Section]) -> dict[int, str]:
+    """Which forms Markdown shows as source only, and why: id of the Math block -> the reason.
+
+    Typesetting costs a third of a millisecond or so per character of LaTeX
+    (mathtext's parser: half a second for the 1,624 characters of a break-even of
+    examples/18_uncertainty.ct, a picture 6,400 px wide), and a picture of a long
+    form is wider than a page can show legibly:
+    a form over MAX_TYPESET_CHARS is not typeset, and no form is once the report
+    has typeset MAX_TYPESET_TOTAL characters. Both bound what a spec can make the
+    report do, whatever its number of break-evens.
+    """
+    plan, total = {}, 0
+    for b in _blocks(sections):
+        if not isinstance(b, Math):
+            continue
+        n = len(b.latex)
+        if n > MAX_TYPESET_CHARS:
+            plan[id(b)] = f"{n:,} characters of LaTeX, too wide to typeset legibly (over {MAX_TYPESET_CHARS:,})"
+        elif total + n > MAX_TYPESET_TOTAL:
+            plan[id(b)] = f"the report has typeset the {MAX_TYPESET_TOTAL:,} characters of forms it typesets at most"
+        else:
+            total += n
+    return plan
+
+
+def _blocks(items):
+    """Every block, sections opened, in document order."""
+    for b in items:
+        if isinstance(b, Section):
+            yield from _blocks(b.blocks)
+        else:
+            yield b
+
+
+def _md_block(b, plan: dict[int, str]) -> str:
     if isinstance(b, Para):
         return md_text(b.text)
     if isinstance(b, Bullets):
@@ -335,8 +374,12 @@ def _md_block(b) -> str:
     if isinstance(b, Image):
         return f"![{md_text(b.alt)}]({_data_uri(b.png)})"
     if isinstance(b, Math):  # Markdown cannot carry MathML: the form typeset as a picture, then its source
-        png = math_png(b.latex)
-        out = f"![the exact form, typeset]({_data_uri(png)})\n\n" if png is not None else "(matplotlib cannot typeset this form; its LaTeX source:)\n\n"
+        why = plan.get(id(b))
+        png = math_png(b.latex) if why is None else None
+        if png is not None:
+            out = f"![the exact form, typeset]({_data_uri(png)})\n\n"
+        else:
+            out = f"({why or 'matplotlib cannot typeset this form'}; its LaTeX source:)\n\n"
         return out + f"```latex\n{b.latex}\n```"
     if isinstance(b, Grid):
         lines = [f"**{md_text(b.title)}**", ""] if b.title else []
@@ -349,16 +392,17 @@ def _md_block(b) -> str:
             lines += ["", f"_{md_text(n)}_"]
         return "\n".join(lines)
     if isinstance(b, Section):
-        return _md_section(b)
+        return _md_section(b, plan)
     raise TypeError(b)  # pragma: no cover
 
 
-def _md_section(s: Section) -> str:
-    return "#" * s.level + " " + md_text(s.title) + "\n\n" + "\n\n".join(_md_block(b) for b in s.blocks)
+def _md_section(s: Section, plan: dict[int, str]) -> str:
+    return "#" * s.level + " " + md_text(s.title) + "\n\n" + "\n\n".join(_md_block(b, plan) for b in s.blocks)
 
 
 def to_markdown(title: str, sections: list[Section]) -> str:
-    body = "\n\n".join(_md_section(s) for s in sections)
+    plan = _typeset_plan(sections)
+    body = "\n\n".join(_md_section(s, plan) for s in sections)
     return (
         f"# {md_text(title)}\n\n{body}\n\n---\n\n"
         f"_Made by ctdsl {__version__}: ctdsl report. Images are embedded as data URIs; equations rendered by matplotlib mathtext, LaTeX source under each._\n"
