@@ -16,7 +16,9 @@ seconds (with --clock wall, of wall-clock seconds; tests/fuzz/harness.py).
 
 It prints the count of inputs per class (ok, crash, hang, slow), the slowest
 inputs, then each distinct crash (exception type and innermost ctdsl frame) and
-each slow command. Slow is over --slow CPU seconds by default, and a command is
+each slow command, and a gauge of the machine's speed before and after the run (the
+CPU seconds of a fixed loop: on a shared machine they vary with the load, and
+every command's CPU seconds with them). Slow is over --slow CPU seconds by default, and a command is
 stopped (a hang) after --limit CPU seconds, or 6 times as many wall-clock seconds
 when it waits without computing (--clock wall for wall-clock throughout): on a
 shared machine, CPU time is what a command takes on a core of its own. Each new
@@ -292,6 +294,15 @@ def _inputs(spec: str | None, seed: int) -> list[int] | None:
     return sorted({r["i"] for r in lines if r["kind"] != "ok" and r["seed"] == seed})
 
 
+def gauge() -> float:
+    """CPU seconds of a fixed pure-Python loop (10^7 additions): how fast a core is now, for reading the
+    CPU seconds of a run on a shared machine (a busy sibling thread or host makes every one longer)."""
+    start, total = time.process_time(), 0
+    for k in range(10_000_000):
+        total += k
+    return time.process_time() - start
+
+
 def _stop(signum, frame) -> None:
     raise KeyboardInterrupt
 
@@ -327,6 +338,7 @@ def main() -> int:
     opts = {"n": args.n, "seed": args.seed, "jobs": args.jobs, "slow": args.slow, "limit": args.limit,
             "deadline": deadline, "clock": args.clock, "start": args.start, "log": args.log,
             "inputs": _inputs(args.inputs, args.seed)}
+    before = gauge()
     start = time.time()
     campaign = Campaign(opts)
     try:
@@ -338,6 +350,7 @@ def main() -> int:
         for p in campaign.procs.values():
             p.kill()
     report(campaign, time.time() - start)
+    print(f"\nCPU gauge (10^7 additions in a Python loop): {before:.2f} s before the run, {gauge():.2f} s after")
     if args.json:
         args.json.write_text(json.dumps(campaign.classes, indent=1, default=dict, sort_keys=True), encoding="utf-8")
     if not args.no_write:
