@@ -166,7 +166,7 @@ def test_typesetting_is_bounded_per_form_and_per_report():
     from ctdsl.report.document import MAX_TYPESET_CHARS, MAX_TYPESET_TOTAL, Math, Para, Section, _typeset_plan
 
     assert (MAX_TYPESET_CHARS, MAX_TYPESET_TOTAL) == (600, 3000)
-    forms = [Math("x" * n, "") for n in (600, 601, 500, 500, 500, 500, 400, 1, 1)]
+    forms = [Math("x" * n, str) for n in (600, 601, 500, 500, 500, 500, 400, 1, 1)]
     sections = [Section("a", [Para("p"), forms[0], Section("b", forms[1:5], level=3)]), Section("c", forms[5:])]
     plan = _typeset_plan(sections)
     # 600 (typeset), 601 (too long), then 500 x 4 = 2,600 in all, 400 more would be 3,000: typeset; 3,001: not

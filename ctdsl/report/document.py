@@ -32,7 +32,9 @@ from __future__ import annotations
 import base64
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ctdsl import __version__, limits
@@ -63,7 +65,13 @@ class Image:
 @dataclass
 class Math:
     latex: str
-    mathml: str  # the same form as MathML: what the HTML shows (selectable, searchable text)
+    # the same form as MathML, what the HTML shows (selectable, searchable text): made when the HTML asks for
+    # it, since Markdown shows a picture instead (printing MathML of a long form takes a tenth of a second)
+    make_mathml: Callable[[], str]
+
+    @property
+    def mathml(self) -> str:
+        return self.make_mathml()
 
 
 @dataclass
@@ -249,12 +257,12 @@ def _break_evens(sol) -> Section:
             shown = U.format_quantity(root.value, b.dim)
             if root.numeric:  # no exact form: the value, found by a scan and Brent's method
                 latex = f"{symbol_tex(info)}^{{*}} \\approx {_qtex(shown)}"
-                ml = mathml_equation(b.over, None, shown, "", approx=True)
+                ml = partial(mathml_equation, b.over, None, shown, "", approx=True)
                 how = ". A numeric root (bracketed by a sign change and refined by Brent's method): sympy gives no exact form."
             else:
                 f = Printer(sol.symbols, None, one_line=True).form(Quantity(root.expr, root.value, b.dim))  # as export latex writes it
                 latex = f"{symbol_tex(info)}^{{*}} = {' '.join(f.terms)}{_unit_tex(f.unit)}"
-                ml = mathml_equation(b.over, f.expr, shown, f.unit)
+                ml = partial(mathml_equation, b.over, f.expr, shown, f.unit)
                 how = ". The form is exact in the other params; numbers are rounded to four figures and symbols are in their declared units."
             sub.blocks.append(Math(latex, ml))
             sub.blocks.append(
