@@ -32,6 +32,7 @@ from __future__ import annotations
 import base64
 import os
 import stat
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -243,12 +244,23 @@ def _plots(sol, curves) -> Section:
 
 
 def _break_evens(sol) -> Section:
-    """Each break-even in words, and each of its roots typeset, with the LaTeX source under it."""
+    """Each break-even in words, and each of its roots typeset, with the LaTeX source under it.
+
+    A break-even stated more than once is given once, with how many times it is
+    stated (the tables list every statement)."""
     be = Section("Break-even")
     if not sol.breakevens:
         be.blocks.append(Para("The spec asks for no break-even and has no baseline to compare with."))
+    printer = Printer(sol.symbols, None, one_line=True)
+    stated = Counter((b.x, b.y, b.over, b.on) for b in sol.breakevens)
+    shown_once: set = set()
     for b in sol.breakevens:
-        sub = Section(f"{b.x} vs {b.y} over {b.over}" + (f" on {b.on}" if b.on != "time" else ""), level=3)
+        key = (b.x, b.y, b.over, b.on)
+        if key in shown_once:
+            continue
+        shown_once.add(key)
+        times = f" (stated {stated[key]} times)" if stated[key] > 1 else ""
+        sub = Section(f"{b.x} vs {b.y} over {b.over}" + (f" on {b.on}" if b.on != "time" else "") + times, level=3)
         if not b.roots:
             sub.blocks.append(Para(b.describe() + "."))
         for root in b.roots:
@@ -260,7 +272,7 @@ def _break_evens(sol) -> Section:
                 ml = partial(mathml_equation, b.over, None, shown, "", approx=True)
                 how = ". A numeric root (bracketed by a sign change and refined by Brent's method): sympy gives no exact form."
             else:
-                f = Printer(sol.symbols, None, one_line=True).form(Quantity(root.expr, root.value, b.dim))  # as export latex writes it
+                f = printer.form(Quantity(root.expr, root.value, b.dim))  # as export latex writes it
                 latex = f"{symbol_tex(info)}^{{*}} = {' '.join(f.terms)}{_unit_tex(f.unit)}"
                 ml = partial(mathml_equation, b.over, f.expr, shown, f.unit)
                 how = ". The form is exact in the other params; numbers are rounded to four figures and symbols are in their declared units."
