@@ -41,6 +41,7 @@ BOUNDS = {
     "fraction": "in (0, 1]",
     "utilisation": "in [0, 1)",
     "ge1": ">= 1",
+    "stage": "0, 1, 2 or 3",
 }
 
 
