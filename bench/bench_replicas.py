@@ -15,6 +15,10 @@ Run on demand, never from the test suite:
     the spread of the medians over the family,                   target: within 10%
     and, as a measure a loaded machine cannot blur, the Python function calls of
     one solve of each (cProfile's count).
+(c) the same over a family identical but for the number of alike sites of one dc
+    (`sites = K`, a ring of K sites of 300 replicas and one more dc), K from 3 to
+    3,000 (10^5 to 10^8 GPUs): the spread of the medians,        target: within 10%
+    and the Python calls of one solve of each.
 
 Ratios are of times measured in this run on this machine; absolute times are
 printed for context only.
@@ -59,6 +63,24 @@ scheme band {{ payload = band; fraction = 1/16; collective = hier_allreduce; ste
 """
 
 
+SITES = """
+import std.devices
+import std.links
+import std.models
+model m : llama3_405b {{ tokens = 16 * 8192 }}
+device g : h100 {{ efficiency = 0.4 }}
+switch fabric {{}}
+replica r {{ tp = 8; pp = 16; first_stage_layers = 7; last_stage_layers = 7; zero = 1 }}
+dc region {{ replica = r; replicas = 300; sites = {k}; device = g; link = ib_ndr; switch = fabric }}
+dc hub : region {{ replicas = 220; sites = 1 }}
+wan region <-> region = zr400 * 64
+wan region <-> hub = zr400 * 64
+scheme adamw {{ payload = dense; collective = hier_allreduce; steps = 100000 }}
+scheme diloco {{ payload = dense; collective = hier_allreduce; period = 100; steps = 125000 }}
+scheme band {{ payload = band; fraction = 1/16; collective = hier_allreduce; steps = 115000 }}
+"""
+
+
 def startup(runs: int) -> dict:
     return bench_startup(runs, SPEC)
 
@@ -73,32 +95,53 @@ def peak_rss_mb() -> float:
 
 
 def family(runs: int) -> list[tuple[int, float, int]]:
-    """Median solve time per size; the sizes are warmed first, then timed in rotation."""
+    """Median solve time per size of the replicas' family, and the Python calls of one solve."""
+    specs = {}
+    for gpus in (1_000, 10_000, 100_000, 1_000_000):
+        per_site = max(1, round(gpus / 128 / 3))
+        specs[128 * (3 * per_site + 1)] = FAMILY.format(a=per_site, b=per_site, c=per_site + 1)
+    return timed_family(specs, runs)
+
+
+def sites_family(runs: int) -> list[tuple[int, float, int]]:
+    """The same over the number of sites of one dc: K = 3 to 3,000."""
+    return timed_family({k: SITES.format(k=k) for k in (3, 30, 300, 3_000)}, runs)
+
+
+def timed_family(specs: dict[int, str], runs: int) -> list[tuple[int, float, int]]:
+    """Median solve time per member; the members are warmed first, then timed in rotation."""
     import ctdsl
 
     with tempfile.TemporaryDirectory() as tmp:
         paths = {}
-        for gpus in (1_000, 10_000, 100_000, 1_000_000):
-            per_site = max(1, round(gpus / 128 / 3))
-            path = Path(tmp) / f"family_{gpus}.ct"
-            path.write_text(FAMILY.format(a=per_site, b=per_site, c=per_site + 1))
-            paths[128 * (3 * per_site + 1)] = path
+        for key, text in specs.items():
+            paths[key] = Path(tmp) / f"family_{key}.ct"
+            paths[key].write_text(text)
         for path in paths.values():  # warm every cache of this process once
             ctdsl.load(path).solve()
         calls = {}
-        for gpus, path in paths.items():  # the work itself, which a loaded machine cannot blur
+        for key, path in paths.items():  # the work itself, which a loaded machine cannot blur
             prof = cProfile.Profile()
             prof.enable()
             ctdsl.load(path).solve()
             prof.disable()
-            calls[gpus] = pstats.Stats(prof).total_calls
-        times: dict[int, list[float]] = {g: [] for g in paths}
+            calls[key] = pstats.Stats(prof).total_calls
+        times: dict[int, list[float]] = {k: [] for k in paths}
         for _ in range(runs):
-            for gpus, path in paths.items():
+            for key, path in paths.items():
                 t = time.perf_counter()
                 ctdsl.load(path).solve()
-                times[gpus].append(time.perf_counter() - t)
-    return [(g, statistics.median(ts), calls[g]) for g, ts in times.items()]
+                times[key].append(time.perf_counter() - t)
+    return [(k, statistics.median(ts), calls[k]) for k, ts in times.items()]
+
+
+def spread(rows: list[tuple[int, float, int]]) -> str:
+    ts = [t for _, t, _ in rows]
+    ns = [n for _, _, n in rows]
+    return (
+        f"    spread of the medians: {(max(ts) - min(ts)) / min(ts) * 100:.1f}% (target within 10%)\n"
+        f"    spread of the calls: {(max(ns) - min(ns)) / min(ns) * 100:.2f}%"
+    )
 
 
 def main() -> None:
@@ -112,10 +155,11 @@ def main() -> None:
     fam = family(runs)
     for gpus, t, n in fam:
         print(f"(b) {gpus:>9,} GPUs: solve {t * 1e3:.1f} ms, {n:,} Python function calls")
-    ts = [t for _, t, _ in fam]
-    ns = [n for _, _, n in fam]
-    print(f"    spread of the medians: {(max(ts) - min(ts)) / min(ts) * 100:.1f}% (target within 10%)")
-    print(f"    spread of the calls: {(max(ns) - min(ns)) / min(ns) * 100:.2f}%")
+    print(spread(fam))
+    sites = sites_family(runs)
+    for k, t, n in sites:
+        print(f"(c) {k:>5,} sites ({128 * (300 * k + 220):,} GPUs): solve {t * 1e3:.1f} ms, {n:,} Python function calls")
+    print(spread(sites))
 
 
 if __name__ == "__main__":

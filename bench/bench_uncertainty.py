@@ -17,6 +17,8 @@ budget ~ uniform(30 GFLOP/s, 70 GFLOP/s), eff ~ triangular(0.3, 0.4, 0.55).
 (c) a reference: one evaluation of the compiled function over all 10^6 draws
     at once (no chunks, no winner), the floor that (a) is compared against.
 (d) break-evens on the first 5,000 draws (the command's default).
+(e) drawing alone, 10^6 values: a uniform, and tables of samples (`~ samples([...])`)
+    of 5 values and of MAX_DIST_SAMPLES, each as a ratio to the uniform.
 
 Times are the best of the repeats, measured in this run; the machine may be
 shared with other work, so the absolute times are for context and the ratio
@@ -32,6 +34,8 @@ from pathlib import Path
 import numpy as np
 
 import ctdsl
+from ctdsl import limits
+from ctdsl.model.distribution import Distribution
 from ctdsl.numeric import uncertainty as UN
 from ctdsl.numeric.chunked import _winner
 from ctdsl.numeric.forms import TIME, CompiledForms
@@ -94,6 +98,14 @@ def main() -> None:
     print(f"(b) (a) + summaries of every scheme   {tb:7.3f} s")
     print(f"(c) forms in one call (the floor)     {tc:7.3f} s   (a) / (c) = {ta / tc:.2f}")
     print(f"(d) {len(sol.breakevens)} break-evens on {UN.BREAKEVEN_SAMPLES:,} draws     {td:7.3f} s")
+    span = next(p.dist.span for p in sol.spec.params.values() if p.dist is not None)
+    uniform = Distribution("uniform", (0.9, 1.5), span)
+    tables = {k: Distribution("samples", tuple(np.linspace(0.9, 1.5, k)), span) for k in (5, limits.MAX_DIST_SAMPLES)}
+    tu = best(lambda: UN.draw(uniform, N, np.random.default_rng(0)), repeats)
+    tt = {k: best(lambda d=d: UN.draw(d, N, np.random.default_rng(0)), repeats) for k, d in tables.items()}
+    print(f"(e) uniform draws                     {tu:7.3f} s")
+    for k, t in tt.items():
+        print(f"    draws from a table of {k:>6,}        {t:7.3f} s   / uniform = {t / tu:.2f}")
     print("times are best of", repeats, "on a machine that may be shared: compare the ratio")
     assert np.isfinite(ta)
 

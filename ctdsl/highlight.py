@@ -14,6 +14,7 @@ once ctdsl is installed. The token classes follow grammar/ctdsl.lark:
   otherwise); the unit right after a number (`12.5 GB/s`): Keyword.Type;
 - `wan A <-> B = LINK`: Keyword, Name, Operator, Name, Operator, Name.Class;
 - `key =` in a block: Name.Attribute; a stage `port {`: Name.Label;
+- the distribution after `~` (`uniform`, `triangular`, `normal`, `lognormal`, `samples`): Name.Builtin;
 - other names: Name; `<->`, `->`, `..`, `=`, `~` (a distribution), and arithmetic: Operator;
   braces, brackets, parentheses, `,`, `;`, `:`: Punctuation.
 
@@ -27,6 +28,8 @@ from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation
 
 KINDS = ("model", "device", "link", "pluggable", "switch", "dc", "replica", "variant", "scheme", "simulation")
 STATEMENT_WORDS = ("import", "param", "wan", "breakeven", "baseline", "target", "search", "vs", "over", "on", "in", "for")
+# the kinds of distribution a param's `~` names (ctdsl.check.distributions.KINDS; tests/test_highlight.py keeps them equal)
+DISTRIBUTIONS = ("uniform", "triangular", "normal", "lognormal", "samples")
 UNIT = r"(?!(?:lin|log|in|vs|over)(?![A-Za-z]))[A-Za-z%\u00b5][A-Za-z0-9]*(?:/[A-Za-z][A-Za-z0-9]*)*"
 NUMBER = r"(?:\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)"
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -56,6 +59,7 @@ class CtLexer(RegexLexer):
                 rf"(wan)([ \t]+)({NAME})([ \t]*)(<->|->)([ \t]*)({NAME})([ \t]*)(=)([ \t]*)({NAME})",
                 bygroups(Keyword, Whitespace, Name, Whitespace, Operator, Whitespace, Name, Whitespace, Operator, Whitespace, Name.Class),
             ),
+            (rf"(~)([ \t]*)({'|'.join(DISTRIBUTIONS)})\b", bygroups(Operator, Whitespace, Name.Builtin)),
             (rf"({NAME})([ \t]*)(?==)", bygroups(Name.Attribute, Whitespace)),
             (rf"({NAME})([ \t]*)(\{{)", bygroups(Name.Label, Whitespace, Punctuation)),
             # a number then its unit; `(?![eE][+-]?\d)`: `7.24e9` is one number, never 7.24 and a unit `e`
@@ -72,4 +76,4 @@ class CtLexer(RegexLexer):
     }
 
 
-__all__ = ["CtLexer", "KINDS", "STATEMENT_WORDS"]
+__all__ = ["CtLexer", "DISTRIBUTIONS", "KINDS", "STATEMENT_WORDS"]

@@ -129,3 +129,32 @@ def test_import_chain_at_the_limit_is_followed(tmp_path):
 def test_override_value_too_long():
     result = check(ROOT / "specs" / "llama70b_wan.ct", overrides={"wan_bw": "1" * 20_000})
     assert "CT601" in codes(result)
+
+
+def _table(n: int) -> str:
+    return "param r = 1 in 0 .. 2 ~ samples([" + ", ".join(f"{1 + (i % 7) / 10}" for i in range(n)) + "])\n"
+
+
+def test_a_table_of_samples_over_the_limit_is_ct629_before_any_sample_is_typed(monkeypatch):
+    import ctdsl.check.distributions as D
+
+    def no_typing(*args, **kwargs):
+        raise AssertionError("a table over the limit must be refused before its samples are typed")
+
+    monkeypatch.setattr(D, "_nodes", no_typing)  # the first thing done to each sample
+    result = check("table.ct", text=_table(limits.MAX_DIST_SAMPLES + 1))
+    assert codes(result) == ["CT629"]
+    assert f"a table of {limits.MAX_DIST_SAMPLES + 1:,} samples; at most {limits.MAX_DIST_SAMPLES:,}" in result.diagnostics[0].message
+    assert (result.diagnostics[0].span.line, result.diagnostics[0].span.col) == (1, 33)  # the table's bracket
+
+
+def test_a_table_at_the_limit_is_read_and_the_model_refuses_a_larger_one(monkeypatch):
+    from ctdsl.model.distribution import Distribution
+
+    monkeypatch.setattr(limits, "MAX_DIST_SAMPLES", 50)
+    result = check("table.ct", text=_table(50))
+    assert codes(result) == [] and len(result.spec.params["r"].dist.args) == 50
+    assert codes(check("table.ct", text=_table(51))) == ["CT629"]
+    # the model's own bound, for a Distribution made in Python without the checker
+    with pytest.raises(ValueError, match="1 .. 50"):
+        Distribution("samples", tuple(range(51)), result.spec.params["r"].dist.span)

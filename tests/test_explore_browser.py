@@ -155,11 +155,11 @@ def test_offline_no_request_no_console_error_and_every_view(browser, flagship_pa
     assert o.requests == [flagship_page.resolve().as_uri()]
     assert o.problems == []
     got = shown(page)
-    assert len(got["rows"]) == 8 and len(got["be"]) == 3
-    assert page.locator("#bars .bar-row").count() == 8
+    assert len(got["rows"]) == 9 and len(got["be"]) == 3
+    assert page.locator("#bars .bar-row").count() == 9
     assert page.locator("#stages .module").count() == 1
     assert page.locator("#params input[type=range]").count() == 4
-    assert page.locator("#equations math").count() == 16  # step time and time to target of 8 schemes
+    assert page.locator("#equations math").count() == 18  # step time and time to target of 9 schemes
     assert page.locator("#map-legend li").count() >= 1
     # the curve and the map were drawn: not a blank canvas
     for cid in ("curve", "winner"):
@@ -319,6 +319,24 @@ def test_other_specs_match_solve(browser, tmp_path, rel):
         type_point(o.page, point)
         bad += compare(shown(o.page), expected(path, sets_of(params, point)), f"{rel} point {k}")
     assert bad == [] and o.problems == [] and len(o.requests) == 1
+    o.page.close()
+
+
+def test_a_count_of_sites_against_the_hand_formula(browser, tmp_path):
+    """The box (and slider) of K, the number of alike sites of a dc, gives the step times derived
+    by hand in tests/siteskit.py at whole numbers of sites across the range."""
+    from siteskit import BREAKEVEN, step
+
+    path = tmp_path / "sites.ct"
+    path.write_text(BREAKEVEN, encoding="utf-8")
+    out = tmp_path / "e.html"
+    ctdsl.load(path).explore(out)
+    o = open_page(browser, out)
+    for K in (2, 13, 64):
+        o.page.fill("#num-0", str(K))
+        rows = shown(o.page)["rows"]
+        assert close(rows["adamw"]["step"], step(K, 1)) and close(rows["diloco"]["step"], step(K, 20)), K
+    assert o.problems == [] and len(o.requests) == 1
     o.page.close()
 
 

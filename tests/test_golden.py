@@ -171,8 +171,8 @@ def test_ast_keeps_what_was_written():
         "value": "25/2",
         "text": "12.5",
         "unit": "GB/s",
-        "unit_span": "14:21-14:25",
-        "span": "14:16-14:25",
+        "unit_span": "18:21-18:25",
+        "span": "18:16-18:25",
     }
     assert param["range"]["spacing"] == "log" and param["range"]["count"] == 41
 

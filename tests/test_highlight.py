@@ -14,7 +14,8 @@ pygments = pytest.importorskip("pygments")
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename  # noqa: E402
 from pygments.token import Error, Token  # noqa: E402
 
-from ctdsl.highlight import KINDS, STATEMENT_WORDS, CtLexer  # noqa: E402
+from ctdsl.check.distributions import KINDS as DIST_KINDS  # noqa: E402
+from ctdsl.highlight import DISTRIBUTIONS, KINDS, STATEMENT_WORDS, CtLexer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted(
@@ -92,3 +93,20 @@ def test_a_line_is_classified_as_the_grammar_reads_it():
         (Token.Literal.Number.Integer, "5"),
         (Token.Literal.String.Double, '"x"'),
     ]
+
+
+def test_the_distribution_after_a_tilde_is_a_builtin_and_the_lexer_knows_every_kind():
+    assert set(DISTRIBUTIONS) == set(DIST_KINDS)
+    line = "param r = 1.1 in 0.9 .. 1.5 ~ samples([1.02, 1.3 s])\nparam samples = 2\n"
+    got = [(t, v) for t, v in CtLexer().get_tokens(line) if t not in Token.Text.Whitespace]
+    assert got[8:16] == [
+        (Token.Operator, "~"),
+        (Token.Name.Builtin, "samples"),
+        (Token.Punctuation, "("),
+        (Token.Punctuation, "["),
+        (Token.Literal.Number.Float, "1.02"),
+        (Token.Punctuation, ","),
+        (Token.Literal.Number.Float, "1.3"),
+        (Token.Keyword.Type, "s"),
+    ]
+    assert (Token.Name.Variable, "samples") in got  # a param may still be named so: only after ~ is it the distribution

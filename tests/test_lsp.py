@@ -180,3 +180,20 @@ def test_quick_fix_for_an_exact_edit(lsp, tmp_path):
     assert edit.new_text == "bandwidth = 12.5 GB/s" and edit.range == slip.range
     unused = next(d for d in diags if d.code == "CTL001")
     assert lsp.code_actions(uri, unused.range, [unused]) == [], "'remove it, or use it' is a choice, not a fix"
+
+
+def test_completion_and_tokens_of_a_distribution(lsp, tmp_path):
+    from ctdsl.check.distributions import KINDS
+
+    text = "param r = 1.1 in 0.9 .. 1.5 ~ samples([1.02, 1.3])\nparam e = 0.4 ~ \n"
+    uri = lsp.open(tmp_path / "d.ct", text)
+    lsp.diagnostics(uri)
+    items = lsp.complete(uri, 1, len("param e = 0.4 ~ "))
+    assert {i.label for i in items} == set(KINDS) and "samples" in KINDS
+    assert {i.kind for i in items} == {T.CompletionItemKind.Function}
+    types = lsp.initialize.capabilities.semantic_tokens_provider.legend.token_types
+    tokens = _decode(lsp.tokens(uri))
+    col = text.index("samples")
+    length, kind, mods = tokens[(0, col)]
+    assert (length, types[kind]) == (7, "function") and mods & 2  # the language's own
+    assert types[tokens[(0, col - 2)][1]] == "operator"  # the ~

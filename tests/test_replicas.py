@@ -194,16 +194,40 @@ scheme x { payload = dense; collective = hier_allreduce; steps = 10 }
 
 @pytest.mark.parametrize("spec", ["specs/llama405b_3dc.ct"])
 def test_study_at_datacentre_scale(spec):
-    """102,400 GPUs in three unequal sites solve; the WAN carries 2 (K - 1) / K of the largest shard x GPUs."""
+    """102,400 GPUs in three unequal sites solve. The WAN carries every GPU's own slice: 2 (K - 1) / K
+    of the whole update, however unevenly the stages split the layers; a GPU's own NIC carries the
+    most-loaded stage's shard.
+
+      P of Llama 3 405B (std.models: 126 layers, d 16,384, 128 heads of 128, 8 KV heads, MLP
+      53,248, vocabulary 128,256, norms counted, the Hugging Face count), by hand:
+        per layer: attention 2 d^2 + 2 d g (d / h) = 536,870,912 + 33,554,432; MLP 3 d m =
+        2,617,245,696; two norms 2 d = 32,768; together 3,187,703,808, x 126 = 401,650,679,808
+        embeddings 2 V d = 4,202,692,608; the final norm d = 16,384
+        P = 405,853,388,800; the BF16 update 2 P
+      Stages 7 + 14 x 8 + 7: the most-loaded GPU holds 8 of the 126 layers over tp 8,
+      s_max = 2 P x 8 / (126 x 8); the mean over the 128 GPUs of a replica is 2 P / 128.
+    """
     from solvekit import solve_file
 
     sol = solve_file(spec)
     r = sol.schemes["adamw"]
-    # 126 layers over 16 stages as 7 + 14 x 8 + 7: the most-loaded stage holds 8 layers; with a
-    # 2-byte update of P = 405,849,243,648 parameters, its TP-8 shard is D x 8 / (126 x 8)
-    P = 405_853_388_800  # std.models' llama3_405b, norms counted (the Hugging Face count)
-    shard = 2 * P * 8 / (126 * 8)
-    assert close(r.wan.value, 4 * 128 * shard / 3)  # 4 steps of 128 shards / 3 per GPU-column
+    d, h, g, m, V, L = 16384, 128, 8, 53248, 128256, 126
+    P = L * (2 * d * d + 2 * d * g * (d // h) + 3 * d * m + 2 * d) + 2 * V * d + d
+    assert P == 405_853_388_800 == sol.models["llama405b"].params
+    K = 3
+    # each of the 4 steps puts a site's slices on its WAN: the sum over its 128 shard groups of
+    # their R slices of s_g / (R K), which is the whole 2 P / K (not 128 s_max / K = 2 P 128 / (126 K))
+    assert close(r.wan.value, 2 * (K - 1) / K * 2 * P)
+    zr = 64 * 50e9  # the WAN: 64 400ZR links; ib_ndr NICs at 50 GB/s, 10 us; dci 1 ms
+    s_max = 2 * P * 8 / (126 * 8)
+    across = 4 * (10e-6 + 1e-3 + 10e-6 + 2 * P / K / zr)  # the WAN binds, with the exact bytes
+    got = phases(r)
+    assert close(got["all-reduce of each slice across dcs"], across)
+    # the reduce-scatter runs side by side in the sites; west binds: 220 replicas behind a 2:1 spine,
+    # a GPU's NIC at 25 GB/s carrying the most-loaded GPU's s_max / 220 a step
+    sites = {"east": (300, 50e9), "central": (280, 50e9), "west": (220, 25e9)}
+    rs = max((R - 1) * (10e-6 + s_max / R / bw) for R, bw in sites.values())
+    assert close(got["reduce-scatter in each dc"], rs)
     assert sum(1 for _ in sol.breakevens) == 2
 
 

@@ -257,3 +257,26 @@ def test_plot_is_the_same_bytes_each_run(tmp_path):
         r = runner.invoke(app, ["search", str(EXAMPLE), "--name", "cheapest", "--plot", str(tmp_path / name)])
         assert r.exit_code == 0, r.stderr
     assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+
+
+def test_a_param_a_choice_does_not_depend_on_is_left_out_of_its_points(tmp_path):
+    """q sets only two_bit's steps: dense, solved at two values of q, does not change, so its points carry bw
+    alone and q is never one of its range ends; two_bit's carry both."""
+    spec = SPEC.replace("steps = 1400", "steps = q").replace("param eff", "param q = 1400 in 1000 .. 3000 lin 3\nparam eff")
+    path = tmp_path / "spec.ct"
+    path.write_text(spec + "search s { minimise = cost; over = [bw, q]; deadline = 4 h; pareto = [time, cost] }\n", encoding="utf-8")
+    study = ctdsl.load(path)
+    a, b = (study.solve({"q": v}).schemes["dense"] for v in ("1000", "3000"))
+    assert a.cost_to_target.value == b.cost_to_target.value and a.time_to_target.value == b.time_to_target.value
+    res = run_search(study.solve(), study.spec.searches[0])
+    points = {c.choice: c.best for c in res.choices}
+    assert [n for n, _ in points["dense"].params] == ["bw"]
+    assert [n for n, _ in points["two_bit"].params] == ["bw", "q"]
+    assert all(n == "bw" for p in res.pareto if p.choice == "dense" for n, _ in p.params)
+    assert res.optimum.choice == "two_bit" and res.at_ends == (("q", "low"),)  # fewer steps cost less
+    # with dense alone, q is at no end: it does not move dense (before, it showed at its first grid point, the low end)
+    path.write_text(spec + "search s { minimise = cost; over = [bw, q]; choose = [dense]; deadline = 4 h }\n", encoding="utf-8")
+    study = ctdsl.load(path)
+    res = run_search(study.solve(), study.spec.searches[0])
+    assert res.optimum.choice == "dense" and [n for n, _ in res.optimum.params] == ["bw"]
+    assert all(n != "q" for n, _ in res.at_ends)

@@ -46,7 +46,7 @@ def test_json_schema_is_documented():
     def keys(node, prefix=""):
         if isinstance(node, dict):
             for k, v in node.items():
-                if prefix.endswith(("params", "components", "energy_per_step")):
+                if prefix.endswith(("params", "components", "energy_per_step", "per_micro_batch")):
                     yield from keys(v, prefix + ".*")  # keys here are names from the spec
                     continue
                 yield prefix + "." + k

@@ -165,7 +165,7 @@ def _doc_table() -> dict[tuple[str, str], str]:
 def test_docs_table_is_true():
     sol = ctdsl.load(ROOT / "examples" / "19_utilisation_targets.ct").solve()
     rows = _doc_table()
-    assert len(rows) == 30
+    assert len(rows) == 45
     from ctdsl import units as U
 
     for t in sol.targets:

@@ -95,6 +95,7 @@ TM_CLASS = [
     ("keyword.control", "keyword"),
     ("keyword.other", "keyword"),
     ("keyword.operator", "operator"),
+    ("support.function", "builtin"),
     ("entity.name.type", "class"),
     ("entity.other.inherited-class", "class"),
     ("entity.name.namespace", "namespace"),
@@ -112,6 +113,7 @@ PYGMENTS_CLASS = [
     (Token.Keyword.Constant, "constant"),
     (Token.Keyword, "keyword"),
     (Token.Operator, "operator"),
+    (Token.Name.Builtin, "builtin"),
     (Token.Name.Class, "class"),
     (Token.Name.Namespace, "namespace"),
     (Token.Name.Label, "section"),
@@ -155,3 +157,11 @@ def test_the_grammar_agrees_with_the_pygments_lexer(tokens):
                 if tm != pc:
                     disagree.append(f"{Path(file).name}:{n + 1}:{i + 1} {lines[n][i]!r}: TextMate {tm}, Pygments {pc}")
     assert disagree[:20] == []
+
+
+def test_the_grammar_names_every_distribution():
+    from ctdsl.check.distributions import KINDS
+
+    grammar = json.loads(GRAMMAR.read_text(encoding="utf-8"))
+    match = grammar["repository"]["distribution"]["match"]
+    assert set(match.split("(", 2)[2].split(")")[0].split("|")) == set(KINDS)

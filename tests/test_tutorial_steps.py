@@ -1,7 +1,7 @@
 """The tutorial's last step runs as written: its commands on the study of step 8.
 
 The spec is the last complete ```ct block of step 8 in docs/tutorial.md, saved as
-spec.ct; the commands are the ```sh block of step 11, each run through the CLI
+spec.ct; the commands are the ```sh block of step 12, each run through the CLI
 in that folder. Each must exit 0 and write the file it names.
 """
 
@@ -31,7 +31,7 @@ def _blocks(text: str, lang: str) -> list[str]:
 
 
 def _commands() -> list[list[str]]:
-    (block,) = _blocks(_section("11."), "sh")
+    (block,) = _blocks(_section("12."), "sh")
     out = []
     for line in block.splitlines():
         line = line.split("#", 1)[0].strip()
@@ -65,3 +65,34 @@ def test_command_runs_as_written(folder, monkeypatch, args):
     if "-o" in args or "--plot" in args:
         target = args[args.index("-o" if "-o" in args else "--plot") + 1]
         assert (folder / target).stat().st_size > 0
+
+
+def _solve_block(title: str, tmp_path):
+    import ctdsl
+
+    spec = _blocks(_section(title), "ct")[0]
+    (tmp_path / "spec.ct").write_text(spec, encoding="utf-8")
+    return ctdsl.load(tmp_path / "spec.ct").solve()
+
+
+def test_step_10s_break_even_is_what_the_text_says(tmp_path):
+    (be,) = _solve_block("10.", tmp_path).breakevens
+    (root,) = be.result.roots
+    assert f"about {round(root.value, -1):,.0f} replicas in east here, found numerically" in " ".join(_section("10.").split())
+    assert root.numeric
+
+
+def test_step_11s_figures_are_what_solve_gives(tmp_path):
+    """Each figure the text of step 11 quotes, from the step's own spec."""
+    from ctdsl import units as U
+
+    sol = _solve_block("11.", tmp_path)
+    text = " ".join(_section("11.").split())
+    dp = sol.schemes["dp"]
+    c = dp.components
+    quoted = [c["compute"], c["tensor parallel"], c["pipeline bubble"], dp.inner, c["sync (exposed)"]]
+    for q in quoted:
+        assert str(q) in text, str(q)
+    roots = {t.scheme: U.format_quantity(t.roots[0].value, t.dim) for t in sol.targets}
+    assert f"{roots['dp']} for dp, {roots['diloco']} for DiLoCo and {roots['streaming']} for Streaming DiLoCo" in text
+    assert dp.timeline.dcs[0].micro_batches.value == 16  # "1/16 of the backward pass"

@@ -119,7 +119,7 @@ def test_break_even_roots_agree_with_the_solver_solved_again_at_each_draw(tmp_pa
     sol = ctdsl.load(str(path)).solve()
     forms = CompiledForms(sol)
     drawn = draws(sol.spec, 6, seed=2)
-    got = breakeven_roots(forms, MoneyForms(sol, forms), sol.breakevens[0], sol.spec.params["bw"], drawn, 6)
+    got, _ = breakeven_roots(forms, MoneyForms(sol, forms), sol.breakevens[0], sol.spec.params["bw"], drawn, 6)
     for e, r in zip(drawn["eff"], got):
         again = ctdsl.load(str(path), overrides={"eff": repr(float(e))}).solve().breakevens[0]
         if again.roots:
@@ -226,3 +226,238 @@ def test_codesign_doc_shows_what_the_command_prints():
     assert r.exit_code == 0
     for line in quoted:
         assert line in r.stdout.splitlines()
+
+
+# ---- a table of samples: the empirical distribution, resampled with replacement --------------------
+
+TABLE = (1.02, 1.08, 1.08, 1.11, 1.19, 1.3)  # 1.08 twice: drawn with probability 2/6
+
+
+def _table_moments(values) -> tuple[float, float, float]:
+    """The empirical distribution's mean, variance and fourth central moment (each value with weight 1 / k)."""
+    k = len(values)
+    mean = sum(values) / k
+    var = sum((v - mean) ** 2 for v in values) / k
+    return mean, var, sum((v - mean) ** 4 for v in values) / k
+
+
+def test_a_table_of_samples_is_drawn_with_the_frequencies_of_its_values(tmp_path):
+    from scipy.stats import chisquare
+
+    sol = _solve(tmp_path, f"param r = 1.1 in 0.9 .. 1.5 ~ samples([{', '.join(map(str, TABLE))}])\n" + WAN + "scheme a { payload = dense; collective = hier_allreduce; steps = 100 }\n")
+    assert sol.spec.params["r"].dist.args == TABLE
+    d = draws(sol.spec, N, seed=7)["r"]
+    values = sorted(set(TABLE))
+    assert set(np.unique(d)) == set(values)  # only the table's values, every one of them
+    counts = np.array([np.sum(d == v) for v in values])
+    p = np.array([TABLE.count(v) / len(TABLE) for v in values])
+    # each count is binomial(N, p): within 4 of its standard errors, sqrt(N p (1 - p)) (about 167 to 211)
+    assert np.all(np.abs(counts - N * p) <= Z * np.sqrt(N * p * (1 - p)))
+    # and together: Pearson's chi-square against the exact frequencies, 4 degrees of freedom
+    assert chisquare(counts, N * p).pvalue > 1e-4
+    mean, var, m4 = _table_moments(TABLE)
+    assert d.mean() == pytest.approx(mean, abs=Z * math.sqrt(var / N))
+    # the standard error of a sample variance: sqrt((m4 - var^2) / N)
+    assert d.var() == pytest.approx(var, abs=Z * math.sqrt((m4 - var**2) / N))
+
+
+def test_a_table_goes_through_the_compiled_forms_to_time_and_first(tmp_path):
+    # steps = n from a table of five equally likely values: T = n x step exactly, so its quantiles are table
+    # values (the 5 % quantile the smallest, the median the middle, 95 % the largest) and P(a first) is the
+    # share of the table below b's T / step_a
+    table = (9000, 10000, 11000, 12500, 14000)
+    body = f"param n = 10000 in 5000 .. 20000 ~ samples([{', '.join(map(str, table))}])\n" + WAN
+    body += "scheme a { payload = topk; fraction = 0.01; collective = hier_allgather; steps = n }\n"
+    body += "scheme b { payload = dense; collective = hier_allreduce; steps = 5000 }\n"
+    sol = _solve(tmp_path, body)
+    sa, sb = float(sol.schemes["a"].step_time), float(sol.schemes["b"].step_time)
+    u = uncertainty(sol, N, seed=2)
+    t = _spread(u, "a").time
+    assert (t.q05 / sa, t.q50 / sa, t.q95 / sa) == pytest.approx((9000, 11000, 14000), rel=1e-12)
+    mean, var, _ = _table_moments(table)
+    assert t.mean / sa == pytest.approx(mean, abs=Z * math.sqrt(var / N))
+    below = sum(1 for n in table if n * sa < 5000 * sb) / len(table)
+    assert 0 < below < 1, "the case must put b's time between the table's values"
+    first = {s.name: s.first for s in u.schemes}
+    assert first["a"] == pytest.approx(below, abs=Z * math.sqrt(below * (1 - below) / N))
+
+
+def test_a_table_is_reproducible_and_drawn_in_the_spec_order(tmp_path):
+    sol = _solve(tmp_path, "param s1 = 500 ~ uniform(0, 1000)\nparam r = 1.1 ~ samples([1.02, 1.3, 1.5])\nparam s2 = 1 ~ normal(1, 0.1)\n" + WAN + "scheme a { payload = dense; collective = hier_allreduce; steps = 1000 * r }\n")
+    one, two, other = draws(sol.spec, 1000, seed=4), draws(sol.spec, 1000, seed=4), draws(sol.spec, 1000, seed=5)
+    assert all(np.array_equal(one[k], two[k]) for k in one) and not np.array_equal(one["r"], other["r"])
+    # one generator, param after param: r's draws are the generator's next integers after s1's uniforms
+    rng = np.random.default_rng(4)
+    rng.uniform(0, 1000, 1000)
+    assert np.array_equal(one["r"], np.array([1.02, 1.3, 1.5])[rng.integers(0, 3, 1000)])
+
+
+def test_the_quantile_map_of_a_table_gives_each_value_its_share_of_u01():
+    class P:
+        def __init__(self, name, kind, args):
+            self.name = name
+            self.dist = type("D", (), {"kind": kind, "args": args})()
+
+    p = P("r", "samples", TABLE)
+    assert S.problem_of([p]) == {"num_vars": 1, "names": ["r"], "bounds": [[0.0, 1.0]], "dists": ["unif"]}
+    # u on a fine regular grid of (0, 1): the quantile function Q(u) takes each value on 1 / k of it
+    u = (np.arange(6000) + 0.5) / 6000
+    q = S.design_values(p, u)
+    assert [int(np.sum(q == v)) for v in (1.02, 1.08, 1.11, 1.19, 1.3)] == [1000, 2000, 1000, 1000, 1000]
+    assert np.all(np.diff(q) >= 0)  # a quantile function is non-decreasing
+    assert S.design_values(p, np.array([0.0, 1.0])).tolist() == [1.02, 1.3]  # the ends of [0, 1] map into the table
+
+
+def test_sobol_indices_with_a_table_of_samples(tmp_path):
+    # steps = s1 + s2, s1 from a table (the empirical distribution: variance v1 below), s2 ~ U(0, 2000)
+    # (variance 2000^2 / 12); T = step x (s1 + s2) is additive, so S1 = ST = each variance's share
+    pytest.importorskip("SALib")
+    table = (1000, 3000, 3500, 6000)
+    _, v1, _ = _table_moments(table)
+    v2 = 2000.0**2 / 12
+    # the GPUs are rented by the hour, so the cost to target is steps x a constant too: the same shares
+    body = f"param s1 = 1000 ~ samples([{', '.join(map(str, table))}])\nparam s2 = 500 ~ uniform(0, 2000)\n" + WAN
+    path = tmp_path / "sobol.ct"
+    path.write_text(HEAD.replace("efficiency = 0.4", "efficiency = 0.4; price = 2 USD/h") + body + "scheme a { payload = dense; collective = hier_allreduce; steps = s1 + s2 }\n", encoding="utf-8")
+    sol = ctdsl.load(str(path)).solve()
+    forms = CompiledForms(sol)
+    times, costs, used = S.scheme_indices(sol, forms, MoneyForms(sol, forms), 1 << 16, seed=3)
+    assert used == 16384 * 4  # base x (2 params + 2)
+    for found in (times, costs):
+        i1, i2 = found["a"]
+        assert (i1.param, i2.param) == ("s1", "s2")
+        assert i1.first == pytest.approx(v1 / (v1 + v2), abs=0.03) and i1.total == pytest.approx(v1 / (v1 + v2), abs=0.03)
+        assert i2.first == pytest.approx(v2 / (v1 + v2), abs=0.03)
+    unpriced = _solve(tmp_path, body + "scheme a { payload = dense; collective = hier_allreduce; steps = s1 + s2 }\n")
+    f2 = CompiledForms(unpriced)
+    assert S.scheme_indices(unpriced, f2, MoneyForms(unpriced, f2), 1 << 10, seed=3)[1] is None  # nothing priced: no cost indices
+
+
+def test_never_in_range_is_split_by_the_scheme_lower_throughout(tmp_path):
+    # b's steps come from a table: with few steps it is faster at every WAN rate in range, with many slower at
+    # every rate, in between the times cross. Each draw without a root is checked against the solver itself:
+    # the side is the sign of T_b - T_a at the low end of the range, solved with --set
+    body = "param bw = 50 GB/s in 20 GB/s .. 1000 GB/s log 9\nparam n = 10000 in 100 .. 100000 ~ samples([2000, 15000, 60000])\n"
+    body += "link wan : eth100g { bandwidth = bw }\nwan east <-> west = wan\n"
+    body += "scheme a { payload = dense; collective = hier_allreduce; steps = 10000 }\n"
+    body += "scheme b { payload = band; fraction = 1/16; collective = hier_allgather; steps = n }\n"
+    body += "breakeven b vs a over bw\n"
+    path = tmp_path / "split.ct"
+    path.write_text(HEAD + body, encoding="utf-8")
+    study = ctdsl.load(str(path))
+    sol = study.solve()
+    forms = CompiledForms(sol)
+    drawn = draws(sol.spec, 300, seed=1)
+    roots, sides = breakeven_roots(forms, MoneyForms(sol, forms), sol.breakevens[0], sol.spec.params["bw"], drawn, 300)
+    by_n = {}
+    for n, r, side in zip(drawn["n"], roots, sides):
+        by_n.setdefault(float(n), set()).add((bool(np.isfinite(r)), int(side)))
+    assert all(len(v) == 1 for v in by_n.values())  # a draw's answer depends on n alone
+    for n, ((has_root, side),) in by_n.items():
+        at = study.solve({"n": repr(n), "bw": "20 GB/s"}).schemes
+        gap = at["b"].time_to_target.value - at["a"].time_to_target.value
+        assert side == (0 if has_root else int(np.sign(gap))), n
+    assert {side for (_, side), in by_n.values()} == {-1, 0, 1}, "the case must give both sides and a root"
+    u = uncertainty(sol, 300, seed=1)
+    (b,) = u.breakevens
+    assert b.x_throughout == pytest.approx(float(np.mean(sides < 0))) and b.y_throughout == pytest.approx(float(np.mean(sides > 0)))
+    assert b.never == pytest.approx(b.x_throughout + b.y_throughout)
+
+
+def test_the_probability_of_being_cheapest_is_the_share_of_the_table_below_the_crossing(tmp_path):
+    # a runs on GPUs alone for n steps, n from a table; b on sites with a dear module for 5000. Cost and time
+    # are both steps x a per-step figure (the hardware is rented by the hour), so a is first when
+    # n x step_a < 5000 step_b and cheapest when n x cost_a / 10000 < cost_b, with the solver's figures at
+    # the default n = 10000: the two thresholds differ by the module's rent
+    table = (6000, 8000, 10000, 12500, 14000, 20000)
+    text = HEAD.replace("efficiency = 0.4", "efficiency = 0.4; price = 2.5 USD/h; depreciation = 1 yr")
+    text = text.replace("switch = tor }", "switch = tor; pluggable = m }")
+    text += "pluggable m { port { rate = 25 GB/s }; ops = [dct]; price = 7 kUSD }\nvariant bare { pluggable = none }\n"
+    text += f"param n = 10000 ~ samples([{', '.join(map(str, table))}])\n" + WAN
+    text += "scheme a { payload = topk; fraction = 0.01; collective = hier_allgather; steps = n; sites = bare }\n"
+    text += "scheme b { payload = dense; collective = hier_allreduce; steps = 5000 }\n"
+    path = tmp_path / "cheap.ct"
+    path.write_text(text, encoding="utf-8")
+    sol = ctdsl.load(str(path)).solve()
+    a, b = sol.schemes["a"], sol.schemes["b"]
+    first = sum(n * a.step_time.value < b.time_to_target.value for n in table) / len(table)
+    cheapest = sum(n * a.cost_to_target.value / 10000 < b.cost_to_target.value for n in table) / len(table)
+    assert 0 < first < 1 and 0 < cheapest < 1 and first != cheapest, "the case must separate the two"
+    u = uncertainty(sol, N, seed=9)
+    got = {s.name: (s.first, s.cheapest) for s in u.schemes}
+    assert got["a"][0] == pytest.approx(first, abs=Z * math.sqrt(first * (1 - first) / N))
+    assert got["a"][1] == pytest.approx(cheapest, abs=Z * math.sqrt(cheapest * (1 - cheapest) / N))
+    assert got["b"][1] == pytest.approx(1 - got["a"][1])
+    r = CliRunner().invoke(app, ["uncertainty", str(path), "-n", "2000", "-f", "json", "--no-sobol"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["schemes"]["a"]["cheapest"] == pytest.approx(got["a"][1], abs=0.05)
+    table_out = CliRunner().invoke(app, ["uncertainty", str(path), "-n", "2000", "--no-sobol"]).stdout
+    assert "cheapest" in table_out
+
+
+def test_sobol_indices_of_a_break_even_against_its_closed_form(tmp_path, monkeypatch):
+    # docs/sensitivity.md's two sites: T_dense = 100 (c + D / b), T_q2 = n2 (c + D / (8 b)), c = 0.06 s / eff,
+    # D = 2e9 B; they tie at b* = (D / 0.06 s) x eff x h(n2), h(n) = (100 - n / 8) / (n - 100). With
+    # eff ~ U(0.3, 0.5) and n2 from the table [300, 400, 450], b* = A x B, A and B independent, so
+    # Var(b*) ~ E[A^2] E[B^2] - E[A]^2 E[B]^2, S1_A = Var(A) E[B]^2 / Var(b*), S1_B = Var(B) E[A]^2 / Var(b*),
+    # ST_A = 1 - S1_B and ST_B = 1 - S1_A. The roots lie in 1.25 .. 5.2 GB/s, inside b's range and where the
+    # WAN binds (the 10 GB/s link would take half its time at 5 GB/s). The design goes through the break-even's
+    # grid and bisection.
+    pytest.importorskip("SALib")
+    import ctdsl.numeric.uncertainty as NU
+
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "sensitivity.md").read_text(encoding="utf-8")
+    spec = doc.split("```ct\n# One worker in each of two data centres")[1].split("\n", 1)[1].split("```")[0]
+    for old, new in (
+        ("param eff = 0.5 in 0.25 .. 1", "param eff = 0.4 ~ uniform(0.3, 0.5)\nparam n2 = 400 ~ samples([300, 400, 450])"),
+        ("steps = 400", "steps = n2"),
+    ):
+        assert old in spec
+        spec = spec.replace(old, new)
+    path = tmp_path / "two_sites.ct"
+    path.write_text(spec, encoding="utf-8")
+    sol = ctdsl.load(str(path)).solve()
+    [root] = sol.breakevens[0].roots
+    assert root.value == pytest.approx(2e9 / 0.06 * 0.4 * (50 / 300), rel=1e-9)  # the closed form at the defaults
+    h = [(100 - n / 8) / (n - 100) for n in (300, 400, 450)]
+    ea, va = 0.4, 0.2**2 / 12
+    eb, eb2 = sum(h) / 3, sum(x * x for x in h) / 3
+    vy = (va + ea**2) * eb2 - ea**2 * eb**2
+    s1a, s1b = va * eb**2 / vy, (eb2 - eb**2) * ea**2 / vy
+    # a design of 4096 x 4 points, whose 95 % bootstrap half-widths are at most 0.034 here: 0.05 is 3 standard errors
+    monkeypatch.setattr(NU, "BREAKEVEN_SAMPLES", 1 << 14)
+    u = uncertainty(sol, 1 << 14, seed=2, sobol=True)
+    [b] = u.sobol_breakevens
+    assert b.note is None and b.evaluations == 4096 * 4
+    ia, ib = b.indices
+    assert (ia.param, ib.param) == ("eff", "n2")
+    assert ia.first == pytest.approx(s1a, abs=0.05) and ib.first == pytest.approx(s1b, abs=0.05)
+    assert ia.total == pytest.approx(1 - s1b, abs=0.05) and ib.total == pytest.approx(1 - s1a, abs=0.05)
+
+
+def test_a_break_even_never_in_range_somewhere_has_no_indices_and_says_why(tmp_path):
+    pytest.importorskip("SALib")
+    body = "param bw = 50 GB/s in 20 GB/s .. 1000 GB/s log 9\nparam n = 10000 in 100 .. 100000 ~ samples([2000, 15000, 60000])\n"
+    body += "param e = 0.4 in 0.3 .. 0.5 ~ uniform(0.35, 0.45)\n"
+    body += "link wan : eth100g { bandwidth = bw }\nwan east <-> west = wan\n"
+    body += "scheme a { payload = dense; collective = hier_allreduce; steps = 10000 }\n"
+    body += "scheme b { payload = band; fraction = 1/16; collective = hier_allgather; steps = n }\nbreakeven b vs a over bw\n"
+    sol = _solve(tmp_path, body, "never.ct")
+    u = uncertainty(sol, 2000, seed=1, sobol=True)
+    [b] = u.sobol_breakevens
+    assert b.indices is None and "never in range" in b.note
+    from ctdsl.report.uncertainty_out import uncertainty_json, uncertainty_tables
+
+    notes = next(t for t in uncertainty_tables(u) if t.title == "Break-evens").notes
+    assert any("b vs a over bw: no Sobol indices (never in range" in n for n in notes)
+    assert uncertainty_json(u)["sobol"]["breakevens"][0]["indices"] is None
+
+
+def test_sobol_output_is_the_same_bytes_for_the_same_seed_zero_included(tmp_path):
+    # seed 0 is the default: SALib's bootstrap must be seeded for it too (it treats a false seed as none)
+    pytest.importorskip("SALib")
+    (tmp_path / "spec.ct").write_text(HEAD + "param s1 = 500 ~ uniform(0, 1000)\nparam r = 1.1 ~ samples([1.02, 1.3, 1.5])\n" + WAN + "scheme a { payload = dense; collective = hier_allreduce; steps = s1 * r }\n", encoding="utf-8")
+    runs = [CliRunner().invoke(app, ["uncertainty", str(tmp_path / "spec.ct"), "-n", "2000", "-f", "json", "--seed", "0"]) for _ in range(2)]
+    assert [r.exit_code for r in runs] == [0, 0] and runs[0].stdout == runs[1].stdout
+    assert json.loads(runs[0].stdout)["sobol"]["time_to_target"]["a"]["r"]["S1_conf"] > 0

@@ -196,8 +196,12 @@ def distributions_table() -> str:
         "triangular": ("lo <= mode <= hi, lo < hi, inside the param's range", "density rising linearly from lo to mode, falling to hi"),
         "normal": ("sd > 0", "mean and standard deviation; unbounded"),
         "lognormal": ("median > 0, sigma > 0", "ln x normal with mean ln(median) and sd sigma (a plain number)"),
+        "samples": ("at least 2 samples, each inside the param's range", "one of the samples, each equally likely (a value written twice, twice as often)"),
     }
     for name, (args, plain_last) in KINDS.items():
+        if name == "samples":  # one argument, a table: `[v1, v2, ...]`
+            rows.append(f"| `~ samples([v1, v2, ...])` | a table of samples, each with the param's unit | {what[name][0]} | {what[name][1]} |")
+            continue
         shown = ", ".join(a + (" (plain number)" if plain_last and i == len(args) - 1 else "") for i, a in enumerate(args))
         rows.append(f"| `~ {name}({', '.join(args)})` | {shown}: the param's unit unless said | {what[name][0]} | {what[name][1]} |")
     return "\n".join(rows)

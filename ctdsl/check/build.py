@@ -20,7 +20,7 @@ from ctdsl.check import shape as SH
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Counted, PlacementKind, SimLatency
+from ctdsl.language.enums import Counted, InnerSync, PlacementKind, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.units import RATE, format_quantity
@@ -217,7 +217,12 @@ class Builder(SiteBuilder):
             loopback=bool(g("loopback")),
             period=g("period"),
             steps=g("steps"),
-            overlap=bool(g("overlap")),
+            overlap=g("overlap") == "true",
+            backward=g("overlap") == "backward",
+            bucket=g("bucket"),
+            fragments=g("fragments"),
+            delay=g("delay"),
+            inner=InnerSync(g("inner") or InnerSync.NONE),
             cost=cost if cost is not None else E.num(S.DEFAULT_COST[payload]),
             overhead=g("overhead"),
             model=model,

@@ -36,40 +36,47 @@ class SiteBuilder:
             recompute=Recompute(g("recompute") or Recompute.SELECTIVE),
             micro_batch=g("micro_batch"),
             sequence_parallel=g("sequence_parallel") if g("sequence_parallel") is not None else True,
+            virtual_stages=g("virtual_stages"),
         )
 
     def _dc(self, b: MergedBlock) -> None:
         replica = self._get(b, "replica")
         if replica is not None:
             return self._replica_dc(b, replica)
+        if "sites" in b.fields:
+            self.sink.error(
+                "CT423",
+                f"dc '{b.name}' counts alike sites but holds single-device workers, which are unrolled one by one",
+                b.fields["sites"].span,
+                help=f"give dc '{b.name}' a replica and replicas (a replica whose tp and pp are 1 is one GPU), or declare each site as a dc",
+            )
         workers = self._get(b, "workers")
-        n = 0
-        if workers is not None:
-            try:
-                n = int(round(E.evaluate(workers, self.draft.defaults())))
-            except E.EvalError:
-                n = 0
         if E.symbols(workers) if workers is not None else False:
             self.sink.error(
                 "CT309",
                 f"dc '{b.name}': workers must be a constant; the topology cannot depend on a param",
                 b.fields["workers"].value.span,
             )
-        self._centre(b, n)
+        self._centre(b, self._at_defaults(workers, 0))
 
     def _replica_dc(self, b: MergedBlock, replica: str) -> None:
-        """A dc of `replicas` replicas: the count may be a param (nothing is unrolled)."""
+        """A dc of `replicas` replicas, in `sites` alike sites: the counts may be params (nothing is unrolled)."""
         count = self._get(b, "replicas")
-        n = 0
-        if count is not None:
-            try:
-                n = int(round(E.evaluate(count, self.draft.defaults())))
-            except E.EvalError:
-                n = 0
+        sites = self._get(b, "sites") if "sites" in b.fields else None
         self._centre(
-            b, n, replica=replica, replicas=count,
+            b, self._at_defaults(count, 0), replica=replica, replicas=count,
             fabric=Fabric(self._get(b, "fabric") or Fabric.RAIL), oversubscription=self._get(b, "oversubscription"),
+            sites=sites, n_sites=self._at_defaults(sites, 1),
         )
+
+    def _at_defaults(self, count: E.Expr | None, absent: int) -> int:
+        """A count at the params' defaults: `absent` where it is not given or cannot be evaluated (reported)."""
+        if count is None:
+            return absent
+        try:
+            return int(round(E.evaluate(count, self.draft.defaults())))
+        except E.EvalError:
+            return absent
 
     def _centre(self, b: MergedBlock, workers: int, **replicas) -> None:
         """The dc's entity: its hardware, jitter and prices, and (`replicas`) the fields of a dc of replicas."""

@@ -28,6 +28,7 @@ from ctdsl.check.loader import Loaded
 from ctdsl.check.money import check_money
 from ctdsl.check.names import Namespace
 from ctdsl.check.params import ParamChecker
+from ctdsl.check.schedule import check_schedules
 from ctdsl.check.search import check_searches
 from ctdsl.check.targets import check_targets
 from ctdsl.check.topology import check_topology
@@ -57,6 +58,7 @@ class Checker:
         Builder(self.ns, self.sink, blocks, self.draft).build()
         topology = check_topology(self.draft, self.ns, self.sink, blocks)
         check_money(self.draft, self.sink)
+        check_schedules(self.draft, self.sink)
         self._statements()
         check_searches(self.ns, self.sink, self.draft)
         check_targets(self.ns, self.sink, self.draft)

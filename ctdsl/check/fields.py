@@ -246,7 +246,8 @@ class FieldReader:
             self._wrong.add(id(node))
 
 
-def _points(expr: E.Expr, params: dict[str, Param]) -> Iterable[tuple[str, dict[str, float]]]:
+def points(expr: E.Expr, params: dict[str, Param]) -> Iterable[tuple[str, dict[str, float]]]:
+    """The environments a bound is checked at: the params' defaults, then each end of the range of each param `expr` names."""
     base = {p.name: p.default for p in params.values()}
     yield "", base
     for name in sorted(E.symbols(expr)):
@@ -280,7 +281,7 @@ def check_bound(
     spec: S.FieldSpec | None = None,
 ) -> bool:
     code, ok, words = _BOUNDS[bound]
-    for when, env in _points(typed.expr, params):
+    for when, env in points(typed.expr, params):
         try:
             value = E.evaluate(typed.expr, env)
         except E.EvalError as err:

@@ -297,7 +297,8 @@ class Namespace:
 
     def _merge_wan(self, item: ast.Wan, own: dict[tuple[str, str], ast.Wan], result: MergedBlock) -> None:
         """A WAN statement in a block (a variant's), each direction once, over its base's."""
-        dirs = [(item.a.text, item.b.text)] + ([(item.b.text, item.a.text)] if item.both else [])
+        ring = item.a.text == item.b.text  # a dc of several sites to itself: one connection, site to site
+        dirs = [(item.a.text, item.b.text)] + ([(item.b.text, item.a.text)] if item.both and not ring else [])
         for d in dirs:
             if d in own:
                 self.sink.error(

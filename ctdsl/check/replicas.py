@@ -10,16 +10,24 @@ the params' defaults (the degrees and counts are whole numbers by then, CT305):
   and key/value heads by tp, routed experts by ep (CT418);
 - the sites pair their shards: GPU j of a replica in one dc syncs with GPU j of
   the replicas in the others, so every dc shards the model alike (the same tp,
-  pp, cp and ep) (CT421).
+  pp, cp and ep) (CT421);
+- a dc of several alike sites (`sites`, which a param may set) joins them in a
+  ring with a WAN from the dc to itself (CT412 without one), and that ring needs
+  at least two sites at the default and at both ends of the count's range (CT422);
+- a hierarchical all-gather exchanges every GPU's shard, so a site sends in
+  proportion to its GPUs: into a dc of several sites it comes from a dc with as
+  many GPUs a site, or its first site would receive what the others do not (CT426).
 """
 
 from __future__ import annotations
 
 from ctdsl.check.draft import Draft
+from ctdsl.check.fields import points
 from ctdsl.check.names import Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
+from ctdsl.model.graph import count_text, replica_counts, several_sites
 
 DEGREES = ("tp", "pp", "cp", "ep")
 # model shape field -> the degree that must divide it, and what it splits
@@ -33,6 +41,12 @@ def _int(expr: E.Expr | None, env: dict[str, float], default: int = 1) -> int | 
         return int(round(E.evaluate(expr, env)))
     except E.EvalError:
         return None
+
+
+def _same_count(a: E.Expr, b: E.Expr) -> bool:
+    """Whether two counts are equal whatever the params: the same constant, or the same expression."""
+    x, y = E.exact(a), E.exact(b)
+    return x == y if x is not None and y is not None else E.render(a) == E.render(b)
 
 
 class ReplicaCheck:
@@ -69,6 +83,8 @@ class ReplicaCheck:
             if rep is not None:
                 self._nodes(d, rep)
         self._pairing(with_rep)
+        self._sites(with_rep)
+        self._gather(with_rep)
         for scheme in self.spec.schemes.values():
             model = self.spec.models.get(scheme.model)
             if model is not None:
@@ -191,3 +207,62 @@ class ReplicaCheck:
                     help="the data-parallel sync pairs GPU j of every replica: give every dc the same tp, pp, cp and ep",
                 )
                 return
+
+    def _sites(self, dcs: list[M.DataCentre]) -> None:
+        """A dc of several sites: a ring WAN joins them (CT412), and the ring has two sites or more (CT422)."""
+        rings = {w.a: w for w in self.spec.wans if w.a == w.b}
+        for d in dcs:
+            if d.sites is None:
+                continue
+            try:
+                values = [(when, E.evaluate(d.sites, env)) for when, env in points(d.sites, self.spec.params)]
+            except E.EvalError:
+                continue  # reported with the field (CT306)
+            if any(v <= 0 or v != round(v) for _, v in values):
+                continue  # not a count: reported with the field (CT301, CT305)
+            span = d.spans.get("sites", d.span)
+            ring = rings.get(d.name)
+            if ring is not None:
+                low = next(((when, v) for when, v in values if v < 2), None)
+                if low is not None:
+                    self.sink.error(
+                        "CT422",
+                        f"dc '{d.name}' joins its sites in a ring (wan {d.name} <-> {d.name}), which needs at least 2 sites, "
+                        f"but it has {low[1]:g}{low[0]}",
+                        span,
+                        label=f"{low[1]:g} site" + ("s" if low[1] != 1 else ""),
+                        secondary=(Label(ring.span, "the ring of its sites"),),
+                        help="give sites a value and a range of 2 or more, or drop the WAN from the dc to itself for one site",
+                    )
+            elif E.symbols(d.sites) or any(v != 1 for _, v in values):
+                self.sink.error(
+                    "CT412",
+                    f"the sites of dc '{d.name}' cannot reach each other: no WAN joins a site to the next",
+                    span,
+                    label="several sites",
+                    help=f"add wan {d.name} <-> {d.name} = LINK: each site to the next, in a ring",
+                )
+
+    def _gather(self, dcs: list[M.DataCentre]) -> None:
+        """CT426: hier_allgather into a dc of several sites from a dc with other GPUs a site."""
+        gather = next((s for s in self.spec.schemes.values() if s.collective == "hier_allgather"), None)
+        if gather is None or len(dcs) < 2 or len(dcs) != len(self.spec.dcs):
+            return
+        for i, d in enumerate(dcs):
+            before = dcs[i - 1]
+            if not several_sites(d) or d.replica not in self.spec.replicas or before.replica not in self.spec.replicas:
+                continue
+            mine, theirs = (replica_counts(self.spec, x.name, site=True)[0] for x in (d, before))
+            if _same_count(mine, theirs):
+                continue
+            mine, theirs = count_text(mine, self.env), count_text(theirs, self.env)
+            self.sink.error(
+                "CT426",
+                f"scheme '{gather.name}' gathers (hier_allgather) from dc '{before.name}' ({theirs} GPUs a site) into the first "
+                f"site of dc '{d.name}' ({mine} GPUs a site): that site would receive what its other sites do not, which is not modelled",
+                d.spans.get("sites", d.span),
+                label="several sites",
+                secondary=(Label(gather.spans.get("collective", gather.span), "hier_allgather"),),
+                help=f"give dcs '{before.name}' and '{d.name}' the same replicas, or use hier_allreduce, whose sites all send and receive alike",
+            )
+            return

@@ -41,13 +41,7 @@ def check_shape(sink: DiagnosticSink, b: MergedBlock, shape: dict[str, E.Expr], 
     _check_moe(sink, b, shape, env)
 
 
-def _value(expr: E.Expr | None, env) -> float | None:
-    if expr is None:
-        return None
-    try:
-        return E.evaluate(expr, env)
-    except E.EvalError:
-        return None
+_value = E.value_or_none
 
 
 def _check_heads(sink, b: MergedBlock, shape, env) -> None:

@@ -153,17 +153,20 @@ class _TopologyCheck:
             ok &= self.ns.expect(stmt.link, "link")
             if not ok:
                 continue
-            if stmt.a.text == stmt.b.text:
+            ring = stmt.a.text == stmt.b.text  # a dc of several sites: each site to the next, in a ring
+            block = self.ns.merged(stmt.a.text) if ring else None
+            if ring and (block is None or "sites" not in block.fields):
                 self.sink.error(
                     "CT413",
                     f"a WAN link joins two different dcs, not '{stmt.a.text}' to itself",
                     stmt.span,
+                    help="only a dc of replicas that stands for several alike sites (sites = 4) is joined to itself, each site to the next",
                 )
                 continue
             count = self._wan_count(stmt)
             if stmt.count is not None and count is None:
                 continue
-            dirs = [(stmt.a.text, stmt.b.text)] + ([(stmt.b.text, stmt.a.text)] if stmt.both else [])
+            dirs = [(stmt.a.text, stmt.b.text)] + ([(stmt.b.text, stmt.a.text)] if stmt.both and not ring else [])
             for a, b in dirs:
                 if (a, b) in seen:
                     self.sink.error(
@@ -227,4 +230,28 @@ class _TopologyCheck:
                         else f"add a WAN link in that direction: wan {a} -> {b} = NAME",
                     )
                     return
+        self._transit(topology, dcs, sw)
+
+    def _transit(self, topology: Topology, dcs: list[str], sw: dict[str, str]) -> None:
+        """CT424: the ring goes dc after dc, the sites of one dc in a row; a route between two
+        dcs that are next in it must not cross a dc of several sites, whose sites it would cross."""
+        spec = self.spec
+        several = {sw[d]: d for d in dcs if G.several_sites(spec.dcs[d])}
+        if not several:
+            return
+        for i, a in enumerate(dcs):
+            b = dcs[(i + 1) % len(dcs)]
+            via = next((several[n] for n in topology.route(sw[a], sw[b])[1:-1] if n in several), None)
+            if via is None:
+                continue
+            self.sink.error(
+                "CT424",
+                f"the route from dc '{a}' to dc '{b}' passes through dc '{via}', which stands for several sites: "
+                "which of them it crosses is not modelled",
+                spec.dcs[via].spans.get("sites", spec.dcs[via].span),
+                label="several sites",
+                secondary=(Label(spec.dcs[a].span, f"dc '{a}'"), Label(spec.dcs[b].span, f"dc '{b}'")),
+                help=f"add a WAN link: wan {a} <-> {b} = NAME (the ring goes dc after dc in the order they are written)",
+            )
+            return
 

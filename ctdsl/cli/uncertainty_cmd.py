@@ -30,23 +30,24 @@ def uncertainty(
     file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
     samples: int = typer.Option(10_000, "--samples", "-n", min=2, max=SAMPLES_LIMIT, help="Draws of every param that carries a distribution."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the draws; the same seed gives the same output."),
-    sobol: bool = typer.Option(True, "--sobol/--no-sobol", help="Sobol indices of each scheme's time to target (needs SALib: pip install 'ctdsl[uncertainty]')."),
+    sobol: bool = typer.Option(True, "--sobol/--no-sobol", help="Sobol indices of each scheme's time (and cost) to target (needs SALib: pip install 'ctdsl[uncertainty]')."),
     set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
     format: UncFormat = typer.Option(UncFormat.table, "--format", "-f", help="table, json or csv."),
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
 ) -> None:
-    """Distributions of time, energy and cost to target, who is first, and break-evens.
+    """Distributions of time, energy and cost to target, who is first and cheapest, and break-evens.
 
     Params written with `~ uniform(lo, hi)`, `~ triangular(lo, mode, hi)`,
-    `~ normal(mean, sd)` or `~ lognormal(median, sigma)` are drawn; the others
-    keep their values, and so does a param given with --set
+    `~ normal(mean, sd)`, `~ lognormal(median, sigma)` or `~ samples([v1, v2,
+    ...])` (a table of samples, resampled with replacement) are drawn; the
+    others keep their values, and so does a param given with --set
     (docs/codesign.md, Uncertainty).
 
     \b
     Examples:
-      ctdsl uncertainty examples/30_uncertainty.ct
-      ctdsl uncertainty examples/30_uncertainty.ct --samples 100000 --seed 7
-      ctdsl uncertainty examples/30_uncertainty.ct -f json -o spread.json
+      ctdsl uncertainty examples/18_uncertainty.ct
+      ctdsl uncertainty examples/20_codesign_study.ct --samples 100000 --seed 7
+      ctdsl uncertainty examples/18_uncertainty.ct -f json -o spread.json
     """
     study = load_or_exit(file, parse_sets(set_))
     if not any(p.dist is not None and not p.given for p in study.spec.params.values()):

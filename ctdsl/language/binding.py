@@ -10,7 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-COMPUTE_SIDE = ("compute", "stragglers")  # what overlap sets against transform and sync
+# the components of a replica's inner step (symbolic/timeline.py), in the order the tables show them
+TP, CP, EP, PP = "tensor parallel", "context parallel", "expert parallel", "pipeline parallel"
+INNER = ("compute", "recompute", TP, CP, EP, "pipeline bubble", PP, "optimiser", "parameter gathers")
+MODEL_PARALLEL = INNER[1:]  # all of the inner step but the compute itself
+# what overlap sets against transform and sync: the inner step and the stragglers' wait
+COMPUTE_SIDE = (*INNER, "stragglers")
+
+
+def is_exposed_sync(name: str) -> bool:
+    """A component that is the exposed part of a sync (symbolic/exposure.py): `sync (exposed)`."""
+    return name.endswith(" (exposed)")
 
 
 def sides(components: list[str]) -> tuple[list[str], list[str]]:

@@ -71,6 +71,21 @@ class SimLatency(StrEnum):
     HOLD = "hold"  # store-and-forward, request/response: held for latency + bytes / bandwidth
 
 
+class Overlap(StrEnum):
+    """What a scheme's sync overlaps (docs/cost-model.md, "The training step")."""
+
+    FALSE = "false"  # the sync follows the step's compute
+    TRUE = "true"  # the whole sync runs alongside the next H steps of compute: max(compute, sync / H)
+    BACKWARD = "backward"  # bucket by bucket with the backward pass of the step's last micro-batch
+
+
+class InnerSync(StrEnum):
+    """Who syncs every inner step of a scheme with a sync period H > 1 (DiLoCo)."""
+
+    NONE = "none"  # every replica (worker) is a DiLoCo worker: the whole collective every H steps
+    DC = "dc"  # each dc's replicas are one data-parallel group: a dense sync inside the dc every step
+
+
 class TransformCharge(StrEnum):
     """How a transform on the GPU is charged: by the roofline, or by its FLOPs alone."""
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, Counted, Fabric, JitterKind, Recompute, Operation, Payload, SimLatency, TransformCharge
+from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, Overlap, Recompute, Operation, Payload, SimLatency, TransformCharge
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -22,6 +22,8 @@ COUNTED = tuple(Counted)
 SIM_LATENCIES = tuple(SimLatency)
 FABRICS = tuple(Fabric)
 RECOMPUTES = tuple(Recompute)
+OVERLAPS = tuple(Overlap)
+INNER_SYNCS = tuple(InnerSync)
 
 # fields that were renamed: (kind, old name) -> the help line the checker gives (CT104)
 RENAMED = {
@@ -103,6 +105,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("peak", Q, "peak dense FLOP/s", dim=U.OPS_RATE, bound="positive", required=True, example="989 TFLOP/s"),
             F("peak_fp8", Q, "peak dense FP8 FLOP/s", dim=U.OPS_RATE, bound="positive", example="1979 TFLOP/s"),
             F("efficiency", Q, "achievable fraction of peak", dim=U.ONE, bound="fraction", required=True, example="0.4"),
+            F("mfu", Q, "a measured model FLOPs utilisation of a replica's inner step on it: the inner step is then its model FLOPs / (GPUs x peak x mfu), one block that holds the bubble and the model-parallel traffic (instead of the training step's timeline)", dim=U.ONE, bound="fraction", example="0.38"),
             F("mem_bw", Q, "memory bandwidth", dim=U.RATE, bound="positive", example="3.35 TB/s"),
             F("memory", Q, "memory capacity", dim=U.DATA, bound="positive", example="80 GB"),
             F("static_power", Q, "power drawn whether busy or not", dim=U.POWER, bound="nonneg", default=Fraction(0), example="100 W"),
@@ -160,6 +163,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("workers", Q, "workers in the data centre (or give replica and replicas)", dim=U.ONE, bound="count", required=True, example="4"),
             F("replica", "ref", "the model-parallel group that is one data-parallel worker", refs=("replica",), example="tp8pp16"),
             F("replicas", Q, "replicas in the data centre (a param may set it)", dim=U.ONE, bound="count", example="800"),
+            F("sites", Q, "alike sites the dc stands for, each with its own replicas, in a ring joined by wan NAME <-> NAME (a param may set it)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
             F("fabric", "enum", "the scale-out fabric of a dc of replicas: rail (GPU j of every node on rail j) or leaf_spine (oversubscribed above the leaves)", choices=FABRICS, default="rail", example="leaf_spine"),
             F("oversubscription", Q, "a leaf_spine fabric's oversubscription: NIC capacity over spine capacity", dim=U.ONE, bound="ge1", default=Fraction(1), example="2"),
             F("device", "ref", "each worker's device", refs=("device",), required=True, example="h100"),
@@ -192,6 +196,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("recompute", "enum", "activation recomputation: none, selective (attention scores) or full (each layer's input kept)", choices=RECOMPUTES, default="selective", example="full"),
             F("micro_batch", Q, "sequences in one micro-batch", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
             F("sequence_parallel", "bool", "sequence parallelism beside tp (activations split tp ways)", default=True, example="false"),
+            F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
         ]
     },
     # a variant of the sites: a field here applies to every dc, in a stage named after a dc to
@@ -223,7 +228,11 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("loopback", "bool", "return each worker's own contribution (innet_sum)", default=False, example="true"),
             F("period", Q, "sync period H: steps between syncs", dim=U.ONE, bound="ge1", default=Fraction(1), example="100"),
             F("steps", Q, "steps to the target loss", dim=U.ONE, bound="positive", example="12000"),
-            F("overlap", "bool", "compute and sync overlap", default=False, example="true"),
+            F("overlap", "enum", "what the sync overlaps: false (it follows the compute), true (it runs alongside the next H steps: max(compute, sync / H)) or backward (bucket by bucket with the backward pass of the step's last micro-batch)", choices=OVERLAPS, default="false", example="backward"),
+            F("bucket", Q, "gradient bytes per bucket of a sync that overlaps the backward pass (a GPU's dense gradient shard is cut into ceil(shard / bucket) buckets; PyTorch DDP's default 25 MB)", dim=U.DATA, bound="positive", default=Fraction(25_000_000), example="40 MB"),
+            F("fragments", Q, "Streaming DiLoCo: the model synced in F fragments, each every H steps on its own staggered schedule (one fragment sync every H / F steps)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
+            F("delay", Q, "inner steps a sync may take while training goes on (Streaming DiLoCo's overlap tau; 1: one-step delayed updates); only what outlasts them is exposed", dim=U.ONE, bound="nonneg", default=Fraction(0), example="5"),
+            F("inner", "enum", "with period H > 1: none (every replica is a DiLoCo worker: the whole sync every H steps) or dc (each dc's replicas are one data-parallel group that syncs the dense gradient inside the dc every step; across dcs every H steps)", choices=INNER_SYNCS, default="none", example="dc"),
             F("overhead", Q, "fixed time per sync: software, kernel launches, pipeline fill", dim=U.TIME, bound="nonneg", default=Fraction(0), example="2 ms"),
             F("cost", Q, "transform FLOPs per input byte (DCT: 10 by default)", dim=U.OPS_PER_DATA, bound="nonneg", example="10 FLOP/B"),
             F("transform_charge", "enum", "how its transform on the GPU is charged: roofline or flops (default: the device's)", choices=TRANSFORM_CHARGES, example="flops"),

@@ -43,19 +43,7 @@ def _contains(outer: Span, inner: Span) -> bool:
 
 def iter_refs(value) -> Iterator[ast.Ref]:
     """Every name reference inside a field value (expressions and lists)."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, ast.Ref):
-            yield v
-        elif isinstance(v, ast.BinOp):
-            stack += [v.left, v.right]
-        elif isinstance(v, ast.Neg):
-            stack.append(v.operand)
-        elif isinstance(v, ast.Call):
-            stack += list(v.args)
-        elif isinstance(v, ast.ListValue):
-            stack += list(v.items)
+    return (v for v in ast.nodes(value) if isinstance(v, ast.Ref))
 
 
 def iter_fields(items, stage: str | None = None) -> Iterator[tuple[str | None, ast.Field]]:

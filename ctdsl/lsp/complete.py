@@ -12,6 +12,7 @@ open `NAME {` inside it a stage. Then, by what the line says so far:
   otherwise the params;
 - a key position in a block: the block's (or stage's) fields not yet written,
   and a pluggable's stages;
+- `~ ` after a param's value: the kinds of distribution;
 - a statement position: the kinds of block and the statement keywords.
 """
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ctdsl import units as U
+from ctdsl.check.distributions import KINDS as DIST_KINDS
 from ctdsl.check.loader import std_modules
 from ctdsl.language.schema import KINDS, OPERATIONS, STAGES
 from ctdsl.lsp.index import Index
@@ -34,7 +36,7 @@ _STAGE = re.compile(r"(?:^|[\s;{])([A-Za-z_]\w*)\s*$")
 @dataclass(frozen=True)
 class Item:
     label: str
-    kind: str  # keyword | field | module | reference | enum | unit | variable | stage
+    kind: str  # keyword | field | module | reference | enum | unit | variable | stage | function
     detail: str = ""
 
 
@@ -141,6 +143,8 @@ def complete(text: str, line: int, col: int, index: Index | None) -> list[Item]:
     m = re.search(r"(?:^|[\s;])(" + "|".join(KINDS) + r")\s+[A-Za-z_]\w*\s*:\s*\w*$", current)
     if m:
         return [Item(s.name, "reference", f"{s.kind} ({s.span.file})") for s in (index.names(m.group(1)) if index else [])]
+    if re.match(r"^\s*param\s+[A-Za-z_]\w*\s*=[^~]*~\s*\w*$", segment):
+        return [Item(k, "function", f"~ {k}({_dist_args(k)})") for k in DIST_KINDS]
     kind, stage = _block_of(enclosing(before))
     if kind is not None:
         v = re.search(r"([A-Za-z_]\w*)\s*=\s*(.*)$", segment)
@@ -157,6 +161,11 @@ def complete(text: str, line: int, col: int, index: Index | None) -> list[Item]:
     if re.match(r"^\s*\w*$", segment):
         return [Item(k, "keyword", "block") for k in KINDS] + [Item(k, "keyword", "statement") for k in STATEMENTS]
     return [Item(s.name, "variable", s.kind) for s in (index.names() if index else [])]
+
+
+def _dist_args(kind: str) -> str:
+    names, _ = DIST_KINDS[kind]
+    return "[v1, v2, ...]" if kind == "samples" else ", ".join(names)
 
 
 __all__ = ["Item", "complete", "enclosing", "units_of"]

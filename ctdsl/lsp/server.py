@@ -44,6 +44,7 @@ ITEM_KIND = {
     "unit": T.CompletionItemKind.Unit,
     "variable": T.CompletionItemKind.Variable,
     "stage": T.CompletionItemKind.Struct,
+    "function": T.CompletionItemKind.Function,
 }
 LEGEND = T.SemanticTokensLegend(token_types=TYPES, token_modifiers=MODIFIERS)
 

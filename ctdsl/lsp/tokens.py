@@ -3,7 +3,8 @@
 A regular-expression scan finds comments, strings, numbers with their units,
 operators and words; the index then says what each word is where the document
 parses (a param, a block of some kind, a field, a stage), and the kinds and
-statement keywords are keywords. The result is LSP's relative encoding: five
+statement keywords are keywords; the distribution named after `~` is a function
+of the language's own (defaultLibrary). The result is LSP's relative encoding: five
 integers per token (line delta, start delta, length, type, modifiers), with
 lengths and starts in UTF-16 code units.
 """
@@ -12,21 +13,23 @@ from __future__ import annotations
 
 import re
 
+from ctdsl.check.distributions import KINDS as DIST_KINDS
 from ctdsl.language.enums import Collective, JitterKind, Operation, Payload
 from ctdsl.language.schema import KINDS
 from ctdsl.lsp.index import Index
 
-TYPES = ["keyword", "class", "variable", "property", "number", "string", "comment", "operator", "enumMember", "type", "namespace"]
+TYPES = ["keyword", "class", "variable", "property", "number", "string", "comment", "operator", "enumMember", "type", "namespace", "function"]
 MODIFIERS = ["declaration", "defaultLibrary"]
 KEYWORDS = set(KINDS) | {"import", "param", "wan", "breakeven", "baseline", "target", "for", "search", "vs", "over", "on", "in", "lin", "log", "true", "false"}
 ENUMS = {str(v) for e in (Payload, Collective, JitterKind, Operation) for v in e}
+_AFTER_TILDE = re.compile(r"~[ \t]*$")
 
 _SCAN = re.compile(
     r"(?P<comment>#[^\n]*)"
     r"|(?P<string>\"[^\"\n]*\"?)"
     r"|(?P<number>\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)(?:(?P<space>[ \t]*)(?P<unit>(?!(?:lin|log|in|vs|over)(?![A-Za-z]))[A-Za-z%\u00b5][A-Za-z0-9]*(?:/[A-Za-z][A-Za-z0-9]*)*))?"
     r"|(?P<word>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
-    r"|(?P<operator><->|->|\.\.|[-+*/^=:])"
+    r"|(?P<operator><->|->|\.\.|[-+*/^=:~])"
 )
 
 
@@ -82,6 +85,9 @@ def semantic_tokens(text: str, index: Index | None, file: str) -> list[int]:
             elif m.group("word") is not None:
                 word = m.group("word")
                 col = m.start() + 1
+                if word in DIST_KINDS and _AFTER_TILDE.search(line[: m.start()]):
+                    push(n, start, _utf16(word), "function", 2)
+                    continue
                 for part in word.split("."):
                     t = _word_type(part if not word.startswith("std.") else word, n + 1, col, index, file)
                     if t is not None:

@@ -1,56 +1,34 @@
 """The checked model: typed definitions whose quantities are checked expressions.
 
-Everything here has passed name resolution, unit checking and range checks. Each
-quantity is an `Expr` in base units (B, s, FLOP, J, m); a field's name says what
-it holds in those units (`Link.energy_per_byte` is J/B, though a spec writes
-`energy_per_bit = 15 pJ/bit`). `spans` keeps where each field was written, by
-its name in the spec (`energy_per_bit`, `port.rate`), for later diagnostics (the
-linter's).
+Everything here has passed name resolution, unit checking and range checks. Each quantity is
+an `Expr` in base units (B, s, FLOP, J, m); a field's name says what it holds in those units
+(`Link.energy_per_byte` is J/B, though a spec writes `energy_per_bit = 15 pJ/bit`). `spans`
+keeps where each field was written, by its name in the spec (`energy_per_bit`, `port.rate`),
+for later diagnostics (the linter's).
 
-Every entity is frozen (`dataclasses.FrozenInstanceError` on assignment) and
-holds only tuples and read-only mappings, so a checked `Spec` cannot change
-after the checker returns it. The checker builds each entity once, with every
-field given and every default filled; a pass that needs a variant (the
-simulator's spec without background load) builds a new one with
-`dataclasses.replace`. The closed sets are the enums of `ctdsl.language.enums`.
+Every entity is frozen (`dataclasses.FrozenInstanceError` on assignment) and holds only
+tuples and read-only mappings, so a checked `Spec` cannot change after the checker returns
+it. The checker builds each entity once, with every field given and every default filled; a
+pass that needs a variant (the simulator's spec without background load) builds a new one
+with `dataclasses.replace`. The closed sets are the enums of `ctdsl.language.enums`.
 
-A field is `None` only where its absence means something: an optional quantity
-not given (no memory roofline without `mem_bw`), or a field a definition lacks
-that the checker requires only where the definition is used (a dc's device must
-have a `peak`; a device no dc uses may leave it out).
+A field is `None` only where its absence means something: an optional quantity not given
+(no memory roofline without `mem_bw`), or a field the checker requires only where the
+definition is used (a dc's device must have a `peak`; a device no dc uses may leave it out).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, Counted, Fabric, JitterKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
 from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
+from ctdsl.model.freezing import freeze, frozen_map, operations
 from ctdsl.model.topology import Topology
 from ctdsl.units import Dim
-
-
-def frozen_map(m: Mapping | None) -> Mapping | None:
-    """A read-only view of a copy of `m` (`m` itself if it is already one)."""
-    if m is None or isinstance(m, MappingProxyType):
-        return m
-    return MappingProxyType(dict(m))
-
-
-def _freeze(obj: object, **converters) -> None:
-    """Convert fields in place after __init__ (frozen: through object.__setattr__)."""
-    for name, convert in converters.items():
-        value = getattr(obj, name)
-        if value is not None:
-            object.__setattr__(obj, name, convert(value))
-
-
-def _ops(values) -> tuple[Operation, ...]:
-    return tuple(Operation(v) for v in values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +48,7 @@ class Param:
     dist: Distribution | None = None  # `~ ...`: drawn from this by `ctdsl uncertainty`; None: certain
 
     def __post_init__(self) -> None:
-        _freeze(self, spacing=Spacing)
+        freeze(self, spacing=Spacing)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,7 +60,7 @@ class Definition:
     from_std: bool
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map)
+        freeze(self, spans=frozen_map)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,7 +80,7 @@ class Model(Definition):
     causal: bool = True
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, shape=frozen_map)
+        freeze(self, spans=frozen_map, shape=frozen_map)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,6 +88,7 @@ class Device(Definition):
     peak: Expr | None  # FLOP/s
     peak_fp8: Expr | None = None  # FLOP/s, dense FP8; None: not given
     efficiency: Expr | None  # fraction of peak
+    mfu: Expr | None = None  # a measured MFU of the inner step: it replaces the training step's timeline
     mem_bw: Expr | None  # B/s; None: no memory roofline for the transform
     memory: Expr | None  # B
     static_power: Expr  # W
@@ -123,7 +102,7 @@ class Device(Definition):
     embodied_carbon: Expr | None = None  # gCO2e, spread over depreciation
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, transform_charge=TransformCharge)
+        freeze(self, spans=frozen_map, transform_charge=TransformCharge)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -148,7 +127,7 @@ class PluggableStage:
     span: Span
 
     def __post_init__(self) -> None:
-        _freeze(self, performs=_ops)
+        freeze(self, performs=operations)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -161,7 +140,7 @@ class Pluggable(Definition):
     depreciation: Expr | None = None  # s; None: the device's
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, stages=frozen_map, ops=_ops)
+        freeze(self, spans=frozen_map, stages=frozen_map, ops=operations)
 
     @property
     def line_rate(self) -> Expr:
@@ -181,17 +160,14 @@ class Switch(Definition):
     price: Expr | None = None  # USD per switch, spread over depreciation; None: not priced
     depreciation: Expr | None = None  # s; None: its dc's device's
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, ops=_ops)
+        freeze(self, spans=frozen_map, ops=operations)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DataCentre(Definition):
-    """A data centre: `workers` devices each holding the model, or `replicas` model-parallel replicas.
-
-    With a `replica` the dc holds `replicas` groups of the replica's GPUs (a count that
-    may be a param); `workers` is then the replica count at the params' defaults, kept
-    for what only describes the spec, and nothing is unrolled per GPU or per replica.
-    """
+    """A data centre: `workers` devices each holding the model, or `replicas` groups of a replica's
+    GPUs (a count a param may set; `workers` is then that count at the params' defaults), in `sites`
+    alike sites (`n_sites` at the defaults). Nothing is unrolled per GPU, replica or site."""
 
     workers: int
     device: str
@@ -208,9 +184,11 @@ class DataCentre(Definition):
     replicas: Expr | None = None  # how many (set exactly when replica is)
     fabric: Fabric = Fabric.RAIL
     oversubscription: Expr | None = None  # a leaf_spine fabric's; None: 1
+    sites: Expr | None = None  # alike sites the dc stands for, each with `replicas` (a param may set it); None: one
+    n_sites: int = 1  # the sites at the params' defaults, as `workers` is the replicas per site
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, jitter_kind=JitterKind, fabric=Fabric)
+        freeze(self, spans=frozen_map, jitter_kind=JitterKind, fabric=Fabric)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,9 +218,10 @@ class Replica(Definition):
     recompute: Recompute = Recompute.SELECTIVE
     micro_batch: Expr | None = None  # sequences; None: 1
     sequence_parallel: bool = True
+    virtual_stages: Expr | None = None  # model chunks per pipeline rank (interleaved 1F1B); None: 1
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, recompute=Recompute)
+        freeze(self, spans=frozen_map, recompute=Recompute)
 
     @property
     def gpus(self) -> Expr:
@@ -266,7 +245,7 @@ class Sites:
     span: Span | None  # the variant's name; None for the declared sites
 
     def __post_init__(self) -> None:
-        _freeze(self, dcs=frozen_map, wans=tuple)
+        freeze(self, dcs=frozen_map, wans=tuple)
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +256,7 @@ class Placement:
     name: str | None  # the pluggable or switch definition; None on the GPU
 
     def __post_init__(self) -> None:
-        _freeze(self, kind=PlacementKind)
+        freeze(self, kind=PlacementKind)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -296,21 +275,27 @@ class Scheme(Definition):
     loopback: bool
     period: Expr  # H, steps between syncs
     steps: Expr | None  # steps to the target loss; None: no time to target
-    overlap: bool
+    overlap: bool  # the whole sync alongside the next H steps (`overlap = true`)
     cost: Expr  # FLOP/B of the transform
     overhead: Expr  # s, fixed time per sync
     model: str
     sites: str | None  # the variant of the sites it runs on; None: the sites as declared
     label: str | None  # display name; None: the name
     transform_charge: TransformCharge | None = None  # on the GPU; None: the device's
+    backward: bool = False  # the sync overlaps the backward pass bucket by bucket (`overlap = backward`)
+    bucket: Expr | None = None  # B of gradient per bucket (with backward); None: 25 MB
+    fragments: Expr | None = None  # Streaming DiLoCo's fragments; None: 1
+    delay: Expr | None = None  # inner steps a sync may take while training goes on; None: 0
+    inner: InnerSync = InnerSync.NONE  # who syncs every inner step when H > 1
 
     def __post_init__(self) -> None:
-        _freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge)
+        freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge, inner=InnerSync)
+
 
 
 @dataclass(frozen=True, slots=True)
 class Breakeven:
-    x: str
+    x: str  # the schemes compared: x vs y, over a param
     y: str
     over: str
     span: Span
@@ -359,7 +344,7 @@ class Spec:
 
     def __post_init__(self) -> None:
         maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants", "replicas")
-        _freeze(self, files=tuple, wans=tuple, breakevens=tuple, searches=tuple, targets=tuple, **{k: frozen_map for k in maps})
+        freeze(self, files=tuple, wans=tuple, breakevens=tuple, searches=tuple, targets=tuple, **{k: frozen_map for k in maps})
 
     @property
     def sites(self) -> Sites:

@@ -248,6 +248,16 @@ def evaluate(expr: Expr, env: dict[str, float]) -> float:
     return v
 
 
+def value_or_none(expr: Expr | None, env: dict[str, float]) -> float | None:
+    """`evaluate`, or None for an absent expression or one that cannot be evaluated."""
+    if expr is None:
+        return None
+    try:
+        return evaluate(expr, env)
+    except EvalError:
+        return None
+
+
 # ---- exact evaluation ---------------------------------------------------------------------------
 
 

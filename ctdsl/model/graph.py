@@ -10,6 +10,12 @@ one per direction, and carry their link's attributes as checked expressions:
 - WAN links: switch -> switch, one edge per direction declared, so that two
   directions may differ.
 
+A dc of replicas is a group instead (`east.gpu`, `count` its GPUs; its NICs one
+edge group), and a dc of several alike sites (`sites`) one more: its switch node
+counts the sites and the WAN from the dc to itself is one edge, from a site to
+the next, whose `count` is the ring's WANs between its sites (`ring_wans`).
+Nothing is unrolled; `expand` unrolls a small graph for drawing.
+
 A transfer between two nodes follows the fewest hops; ties go to the route that
 was declared first, so routing is deterministic.
 
@@ -56,18 +62,53 @@ def worker_id(dc: str, i: int) -> str:
 
 
 def gpus_id(dc: str) -> str:
-    """The group node of all the GPUs of a dc of replicas."""
+    """The group node of all the GPUs of a dc of replicas (of all its sites)."""
     return f"{dc}.gpu"
 
 
-def replica_counts(spec: Tables, dc_name: str) -> tuple[E.Expr, E.Expr]:
-    """(GPUs, NICs) of a dc of replicas, as expressions in the spec's params."""
+NEXT = "@next"
+
+
+def next_site(node: str) -> str:
+    """The destination `node` of the next site of its dc (a dc of several sites, in a ring).
+
+    Not a node of the graph: a transfer to it crosses the WAN from the dc to itself
+    (`wan east <-> east`), from this site's switch to the next site's.
+    """
+    return node + NEXT
+
+
+def several_sites(dc: DataCentre) -> bool:
+    """Whether a dc stands for several alike sites (`sites`, which a param may set)."""
+    return dc.sites is not None and (bool(E.symbols(dc.sites)) or dc.n_sites != 1)
+
+
+def replicas_text(dc: DataCentre) -> str:
+    """A dc of replicas as the report shows it: `256 x tp8pp4`, or `4 sites x 256 x tp8pp4` (a count
+    as written where a param sets it)."""
+    shown = lambda expr, n: E.render(expr) if E.symbols(expr) else str(n)  # noqa: E731
+    text = f"{shown(dc.replicas, dc.workers)} x {dc.replica}"
+    return f"{shown(dc.sites, dc.n_sites)} sites x {text}" if several_sites(dc) else text
+
+
+def replica_counts(spec: Tables, dc_name: str, site: bool = False) -> tuple[E.Expr, E.Expr]:
+    """(GPUs, NICs) of a dc of replicas, of all its sites (or of one, `site`), as expressions in the params."""
     dc = spec.dcs[dc_name]
     rep = spec.replicas[dc.replica]
     gpus = E.Mul(dc.replicas, rep.gpus)
+    if dc.sites is not None and not site:
+        gpus = E.Mul(dc.sites, gpus)
     if rep.nics is None:
         return gpus, gpus
     return gpus, E.Div(E.Mul(gpus, rep.nics), rep.gpus_per_node)
+
+
+def ring_wans(spec: Tables, dc_name: str) -> E.Expr:
+    """How many WANs join a site of `dc_name` to the next site of it, one way: in a ring of its
+    own sites, all of them (sites, for two sites the two directions of one WAN); where the ring
+    goes on to other dcs, all but the last site, which joins the next dc."""
+    sites = spec.dcs[dc_name].sites
+    return sites if len(spec.dcs) == 1 else E.Sub(sites, E.num(1))
 
 
 def switch_id(spec: Tables, dc: str) -> str:
@@ -114,7 +155,8 @@ def build_graph(spec: Tables) -> Topology:
     for dc_name, dc in spec.dcs.items():
         sw = switch_id(spec, dc_name)
         switch = spec.switches.get(dc.switch)
-        nodes.append(Node(sw, NodeKind.SWITCH, dc_name, dc.switch, None, switch.sum if switch is not None else None))
+        sites = dc.sites if dc.replica and several_sites(dc) else None  # one switch a site
+        nodes.append(Node(sw, NodeKind.SWITCH, dc_name, dc.switch, None, switch.sum if switch is not None else None, sites))
         if dc.replica:
             _group(spec, dc_name, dc, sw, nodes, both_ways)
             continue
@@ -139,7 +181,8 @@ def build_graph(spec: Tables) -> Topology:
             continue
         a, b = switch_id(spec, wan.a), switch_id(spec, wan.b)
         bw = link.bandwidth if wan.count is None else E.Mul(link.bandwidth, wan.count)  # links in parallel
-        edges.append(Edge(a, b, LinkKind.WAN, wan.link, bw, link.latency, link.energy_per_byte))
+        ring = ring_wans(spec, wan.a) if wan.a == wan.b and spec.dcs[wan.a].sites is not None else None
+        edges.append(Edge(a, b, LinkKind.WAN, wan.link, bw, link.latency, link.energy_per_byte, ring))
     return Topology(nodes, edges)
 
 
@@ -167,7 +210,7 @@ def to_json(topology: Topology, defaults: dict[str, float]) -> dict:
     }
 
 
-def _count(expr: E.Expr, defaults: dict[str, float]) -> str:
+def count_text(expr: E.Expr, defaults: dict[str, float]) -> str:
     """A group's count at the defaults, with its expression where a param sets it: `2048 (R * 32)`."""
     try:
         shown = f"{E.evaluate(expr, defaults):,.0f}"
@@ -177,31 +220,55 @@ def _count(expr: E.Expr, defaults: dict[str, float]) -> str:
 
 
 def expand(topology: Topology, defaults: dict[str, float], limit: int) -> Topology:
-    """The graph with every group unrolled at the params' defaults: one node per GPU and per module.
+    """The graph with every group unrolled at the params' defaults: one node per GPU and per module,
+    and a dc of several sites one switch per site (`east.s0.tor`, `east.s0.gpu0`, ...).
 
     GPU i of a group of G GPUs on M NICs uses NIC i M // G (its module, where the dc has one).
+    The WAN from a dc to itself joins each site to the next, in the direction of the ring: all
+    round when the dc is the only one, else from the first site to the last; a WAN to another
+    dc leaves from the last site and one from another dc arrives at the first, as the ring goes.
     Raises ValueError when the unrolled graph would have more than `limit` nodes.
     """
-    sizes = {n.id: int(round(E.evaluate(n.count, defaults))) for n in topology.nodes() if n.count is not None}
-    if sum(sizes.values()) > limit:
-        raise ValueError(f"the groups unroll to {sum(sizes.values()):,} nodes; at most {limit:,} are drawn")
+    size = lambda n: int(round(E.evaluate(n.count, defaults))) if n.count is not None else 1  # noqa: E731
+    sites = {n.dc: size(n) for n in topology.nodes() if n.kind is NodeKind.SWITCH}
+    total = sum(size(n) for n in topology.nodes() if n.count is not None)  # what the groups unroll to
+    if total > limit:
+        raise ValueError(f"the groups unroll to {total:,} nodes; at most {limit:,} are drawn")
     nodes: list[Node] = []
-    names: dict[str, list[str]] = {}
+    names: dict[str, list[list[str]]] = {}  # node -> its unrolled ids, site by site
     for n in topology.nodes():
-        if n.count is None:
-            nodes.append(n)
-            names[n.id] = [n.id]
+        k = sites[n.dc]
+        at = [_in_site(n.id, n.dc, s) for s in range(k)] if k > 1 else [n.id]
+        if n.kind is NodeKind.SWITCH or n.count is None:
+            names[n.id] = [[x] for x in at]
+            nodes += [n if x == n.id else Node(x, n.kind, n.dc, n.definition, None, n.sum) for x in at]
             continue
-        stem, _, rest = n.id.partition(".gpu")
-        ids = [f"{stem}.gpu{i}{rest}" for i in range(sizes[n.id])]
-        names[n.id] = ids
-        nodes += [Node(x, n.kind, n.dc, n.definition, i, n.sum) for i, x in enumerate(ids)]
+        per_site = size(n) // k
+        names[n.id] = []
+        for x in at:
+            stem, _, rest = x.partition(".gpu")
+            ids = [f"{stem}.gpu{i}{rest}" for i in range(per_site)]
+            names[n.id].append(ids)
+            nodes += [Node(y, n.kind, n.dc, n.definition, i, n.sum) for i, y in enumerate(ids)]
     edges: list[Edge] = []
     for e in topology.edges():
-        pairs = _pairs(names[e.source], names[e.target])
+        a, b = names[e.source], names[e.target]
+        if e.source == e.target:  # the WAN from a dc to itself: each site to the next
+            k = len(a)
+            steps = k if int(round(E.evaluate(e.count, defaults))) >= k else k - 1
+            pairs = [(a[s][0], a[(s + 1) % k][0]) for s in range(steps)]
+        elif topology.node(e.source).dc == topology.node(e.target).dc:  # inside a dc, site by site
+            pairs = [p for x, y in zip(a, b) for p in _pairs(x, y)]
+        else:  # between two dcs: from the last site of one to the first of the other
+            pairs = _pairs(a[-1], b[0])
         for x, y in pairs:
             edges.append(Edge(x, y, e.kind, e.link, e.bandwidth, e.latency, e.energy_per_byte))
     return Topology(nodes, edges)
+
+
+def _in_site(node: str, dc: str, site: int) -> str:
+    """A node's id in one site of its dc: `east.tor` -> `east.s0.tor`."""
+    return f"{dc}.s{site}{node[len(dc):]}"
 
 
 def _pairs(a: list[str], b: list[str]) -> list[tuple[str, str]]:
@@ -234,7 +301,7 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
             if n.count is None:
                 lines.append(f'    {q(n.id)} [shape={shapes.get(n.kind, "ellipse")}];')
             else:  # a group: how many nodes it stands for
-                lines.append(f'    {q(n.id)} [shape=box3d, label={q(f"{n.id} x {_count(n.count, defaults)}")}];')
+                lines.append(f'    {q(n.id)} [shape=box3d, label={q(f"{n.id} x {count_text(n.count, defaults)}")}];')
         lines.append("  }")
     done = set()
     for e in topology.edges():
@@ -244,8 +311,8 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
         except E.EvalError:
             bw = E.render(e.bandwidth)
         if e.count is not None:
-            bw += f" x {_count(e.count, defaults)}"
-        back = topology.edge(b, a) if topology.has_edge(b, a) else None
+            bw += f" x {count_text(e.count, defaults)}"
+        back = topology.edge(b, a) if topology.has_edge(b, a) and a != b else None  # a loop: each site to the next
         if back is not None and back.link == e.link and E.render(back.bandwidth) == E.render(e.bandwidth):
             if (b, a) in done:
                 continue
@@ -257,4 +324,4 @@ def to_dot(topology: Topology, defaults: dict[str, float]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["build_graph", "to_json", "to_dot", "dot_quote", "worker_id", "gpus_id", "replica_counts", "expand", "switch_id", "module_id", "Tables", "Topology", "Edge", "Node", "NodeKind"]
+__all__ = ["build_graph", "to_json", "to_dot", "dot_quote", "worker_id", "gpus_id", "next_site", "several_sites", "replica_counts", "replicas_text", "count_text", "ring_wans", "expand", "switch_id", "module_id", "Tables", "Topology", "Edge", "Node", "NodeKind"]

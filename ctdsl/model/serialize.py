@@ -25,6 +25,8 @@ _TABLES = ("models", "devices", "links", "pluggables", "switches", "dcs", "schem
 _SKIP = {"name", "span", "file", "spans"}
 # prices and carbon (docs/codesign.md): shown only where the spec writes them, so a spec without them keeps its JSON
 _IF_WRITTEN = {"price", "capex", "depreciation", "embodied_carbon", "power_price", "pue", "carbon_intensity"}
+# a dc's count of alike sites: shown only where the spec writes it, so a dc of one site keeps its JSON
+_IF_SITES = {"sites", "n_sites"}
 
 
 def _where(span: Span | None) -> str | None:
@@ -58,6 +60,8 @@ def _value(v: object, env: dict[str, float]) -> object:
 def _definition(d: M.Definition, env: dict[str, float]) -> dict:
     out: dict[str, object] = {"where": _where(d.span)}
     for f in fields(d):
+        if f.name in _IF_SITES and isinstance(d, M.DataCentre) and "sites" not in d.spans:
+            continue
         if f.name not in _SKIP and (f.name not in _IF_WRITTEN or f.name in d.spans):
             out[f.name] = _value(getattr(d, f.name), env)
     return out

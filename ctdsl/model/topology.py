@@ -12,7 +12,9 @@ Nodes are workers (`east.w0`), the pluggable module in a worker's port
 directed, one per direction. A dc of replicas is a group instead: one node for
 all its GPUs (`east.gpu`, with `count` = replicas x GPUs per replica), one for
 their modules, and one edge group for their NICs (`count` = the NICs), so that
-nothing is unrolled and a count may be a param.
+nothing is unrolled and a count may be a param. A dc of several alike sites
+counts its switches too (`east.tor`, `count` = the sites), and the WAN from it to
+itself is a loop, one edge from a site to the next (`count` = such WANs).
 """
 
 from __future__ import annotations

@@ -22,6 +22,10 @@
 5. The Pareto front of `pareto`'s objectives (each minimised): the non-dominated
    feasible points of the grid over every choice.
 
+A param of `over` that none of a choice's forms holds (a module's budget, for a
+scheme on sites without the module) does not move it: it is not refined, and
+the choice's points, its range ends and the report leave it out.
+
 A search whose every grid point of every choice breaks a constraint is CT703.
 """
 
@@ -72,6 +76,8 @@ class ChoiceForms:
         self.names = tuple(i.param.name for i in infos)
         self.defaults = {i.param.name: float(i.param.default) for i in infos}
         self.symbols = {i.param.name: i.symbol for i in infos}
+        free = set().union(*(e.free_symbols for e in ex.values()))
+        self.used = tuple(n for n in search.over if self.symbols[n] in free)  # the params of `over` it depends on
         fn = sp.lambdify(tuple(i.symbol for i in infos), [_tolerant(ex[k]) for k in self.keys], modules=[{"_ceil_tol": _ceil_numpy}, "numpy"], cse=True, dummify=True)
         self._fn = fn
 
@@ -121,7 +127,7 @@ class _Problem:
     def point(self, choice: str, forms: ChoiceForms, x: dict[str, float]) -> tuple[Point, float, bool]:
         q, m, ok = self.evaluate(forms, {k: np.array([v]) for k, v in x.items()})
         quantities = tuple((n, float(q[n][0])) for n in QUANTITIES if n in q)
-        return Point(choice, tuple((p, float(x[p])) for p in self.search.over), quantities, float(q["objective"][0])), float(m[0]), bool(ok[0])
+        return Point(choice, tuple((p, float(x[p])) for p in forms.used), quantities, float(q["objective"][0])), float(m[0]), bool(ok[0])
 
 
 def _mesh(problem: _Problem) -> dict[str, np.ndarray]:
@@ -200,7 +206,7 @@ def _refine(problem: _Problem, choice: str, forms: ChoiceForms, x: dict) -> tupl
     best = (dict(x), m, pt)
     for _ in range(REFINE_ROUNDS):
         moved = False
-        for name in problem.search.over:
+        for name in forms.used:
             axis = problem.axes[name]
             t = best[0][name]
             lo = float(axis[axis < t * (1 - REL)].max()) if (axis < t * (1 - REL)).any() else float(problem.params[name].lo)
@@ -232,10 +238,10 @@ def pareto_front(points: list[Point], axes: tuple[str, ...]) -> tuple[Point, ...
     return tuple(front)
 
 
-def _grid_points(problem: _Problem, choice: str, mesh: dict, q, ok) -> list[Point]:
+def _grid_points(problem: _Problem, choice: str, forms: ChoiceForms, mesh: dict, q, ok) -> list[Point]:
     out = []
     for i in np.flatnonzero(ok):
-        params = tuple((n, float(mesh[n][i])) for n in problem.search.over)
+        params = tuple((n, float(mesh[n][i])) for n in forms.used)
         quantities = tuple((n, float(q[n][i])) for n in QUANTITIES if n in q)
         out.append(Point(choice, params, quantities, float(q["objective"][i])))
     return out
@@ -277,13 +283,13 @@ def run_search(solution, search) -> SearchResult:
         pts = []
         for c in search.choose:
             q, _, ok = evaluated.get(c) or problem.evaluate(forms[c], mesh)
-            pts += _grid_points(problem, c, mesh, q, ok)
+            pts += _grid_points(problem, c, forms[c], mesh, q, ok)
         front = pareto_front(pts, search.pareto)
     return SearchResult(
         search.name, search.sense, search.text, search.dim, search.over,
         tuple((p, problem.params[p].dim) for p in search.over),
         tuple((k, CAPS[k][0], float(v)) for k, v in search.caps), search.memory, opt,
-        _binding(problem, forms[choice], opt, x), _ends(problem, x),
+        _binding(problem, forms[choice], opt, x), _ends(problem, forms[choice], x),
         tuple(ChoiceOutcome(c, solution.schemes[c].label, solution.schemes[c].sites, bounds[c], *outcomes[c]) for c in order),
         search.pareto, front, tuple((p, len(problem.axes[p])) for p in search.over), problem.evaluations,
     )  # fmt: skip
@@ -295,9 +301,11 @@ def _binding(problem: _Problem, forms: ChoiceForms, opt: Point, x: dict) -> tupl
     return tuple(k for k, v in viol.items() if abs(float(v[0])) <= SEARCH_BINDING)
 
 
-def _ends(problem: _Problem, x: dict) -> tuple[tuple[str, str], ...]:
+def _ends(problem: _Problem, forms: ChoiceForms, x: dict) -> tuple[tuple[str, str], ...]:
     out = []
     for n, p in problem.params.items():
+        if n not in forms.used:
+            continue
         for end, v in (("low", p.lo), ("high", p.hi)):
             if abs(x[n] - v) <= SEARCH_BINDING * max(abs(v), abs(p.hi - p.lo)):
                 out.append((n, end))

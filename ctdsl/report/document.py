@@ -40,7 +40,7 @@ from pathlib import Path
 
 from ctdsl import __version__, limits
 from ctdsl import units as U
-from ctdsl.model import expr as E
+from ctdsl.model.graph import replicas_text
 from ctdsl.report.encode import html_text as escape
 from ctdsl.report.encode import md_cell, md_item, md_text
 from ctdsl.report.explore.mathml import mathml_equation
@@ -152,11 +152,8 @@ def build(sol, graph, curves, extra=()) -> tuple[str, list[Section]]:
 
 
 def _workers(spec, dc) -> str:
-    """A dc's workers, or its replicas: `256 x tp8pp4` (the count as written where a param sets it)."""
-    if not dc.replica:
-        return str(dc.workers)
-    count = E.render(dc.replicas) if E.symbols(dc.replicas) else str(dc.workers)
-    return f"{count} x {dc.replica}"
+    """A dc's workers, or its replicas: `256 x tp8pp4`, `4 sites x 256 x tp8pp4` (a count as written where a param sets it)."""
+    return replicas_text(dc) if dc.replica else str(dc.workers)
 
 
 def _summary(sol) -> Section:
@@ -165,10 +162,12 @@ def _summary(sol) -> Section:
     s = Section("Summary")
     for p in _opening_comment(spec.root):
         s.blocks.append(Para(p))
-    workers = sum(dc.workers for dc in spec.dcs.values())
+    workers = sum(dc.workers * dc.n_sites for dc in spec.dcs.values())
+    sites = sum(dc.n_sites for dc in spec.dcs.values())
+    centres = count_of(len(spec.dcs), "data centre") + (f" ({sites:,} sites)" if sites != len(spec.dcs) else "")
     s.blocks.append(
         Para(
-            f"Spec {spec.root}: {count_of(len(spec.dcs), 'data centre')}, {count_of(workers, 'worker')}, {count_of(len(spec.schemes), 'scheme')}"
+            f"Spec {spec.root}: {centres}, {count_of(workers, 'worker')}, {count_of(len(spec.schemes), 'scheme')}"
             + (f", baseline {sol.baseline}" if sol.baseline else "")
             + f". Params at the values used: {params_line(sol)}."
         )

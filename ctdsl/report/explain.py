@@ -30,23 +30,14 @@ def explain(sol, name: str) -> str:
     out.append("compute")
     out.append(f"  t_compute = FLOPs per step / (peak x efficiency) = {_fmt(r.components['compute'])}")
     out.append(f"    = {sp.sstr(r.components['compute'].expr)} s")
+    out.extend(_timeline_lines(r))
     out.append("")
     out.append("transform")
     if "transform" in r.components:
         out.append(f"  runs at {r.transform_at}: {_fmt(r.transform)} per sync")
         out.append(f"    = {sp.sstr(r.transform.expr)} s")
         out.extend(_roofline_lines(r))
-        if r.module is not None:
-            m = r.module
-            out.append(f"  the dense stream ({_fmt(m.stream)}) passes the stages of {m.pluggable}:")
-            for st in m.stages:
-                flag = "  <- binds" if st.name == m.binding else ""
-                out.append(f"    {st.name:8s} {_fmt(st.rate):>12s}  {_fmt(st.time):>10s}{flag}")
-            out.append(f"    + latency {_fmt(m.latency)}; charged {m.charged_cost:g} FLOP/B against the compute budget")
-            if m.budget_per_byte is not None:
-                out.append(f"    the budget affords {m.budget_per_byte.value:.2f} FLOP per byte at line rate (budget / line rate)")
-            for b in m.breaks:
-                out.append(f"    {m.binding} stops binding at {b} ({b.param} = {sp.sstr(b.expr)}); then {b.then} binds")
+        out.extend(_module_lines(r))
     elif r.transform_at.startswith("switch"):
         out.append(f"  runs at {r.transform_at} on the streams it sums; the switch gives no total_rate or stream_rate, so it costs no time")
     else:
@@ -54,7 +45,8 @@ def explain(sol, name: str) -> str:
     out.append("")
     out.append("sync, phase by phase (per sync; each step: latency + bytes on the busiest link / its bandwidth)")
     for i, ph in enumerate(r.phases, 1):
-        out.append(f"  {i}. {ph.name}: {ph.steps} step{'s' * (ph.steps != 1)} x {_fmt(ph.step_time)} = {_fmt(ph.time)}")
+        every = " (every step)" if ph.every_step else ""
+        out.append(f"  {i}. {ph.name}{every}: {ph.steps} step{'s' * (ph.steps != 1)} x {_fmt(ph.step_time)} = {_fmt(ph.time)}")
         out.append(f"     {ph.transfers} transfers per step; latency per step {_fmt(ph.latency)}; bottleneck {ph.bottleneck}")
         groups: dict[tuple, list] = {}
         for l in sorted(ph.links, key=lambda l: (l.kind != "wan", l.source, l.target)):
@@ -66,13 +58,15 @@ def explain(sol, name: str) -> str:
                 f"       {kind:5s} {link:10s} {first.source} -> {first.target}{more}: {nbytes} per step at {bw} = {first.time}"
             )
         out.extend(_queueing_lines(ph))
+    out.extend(_sync_lines(r))
     out.append("")
     out.extend(_overhead_lines(r))
     out.append("step")
     H = r.period
     out.append(f"  T = {_step_form(r)} = {_fmt(r.step_time)}")
+    width = max([40, *(len(k) for k in r.components)])
     for k, q in r.components.items():
-        out.append(f"    {k:40s} {_fmt(q):>10s}  {100 * r.shares[k]:5.1f}%{'  <- binds' if k == r.binding else ''}")
+        out.append(f"    {k:{width}s} {_fmt(q):>10s}  {100 * r.shares[k]:5.1f}%{'  <- binds' if k == r.binding else ''}")
     if r.time_to_target is not None:
         out.append(f"  time to target = {r.steps:g} steps x T = {_fmt(r.time_to_target)}")
         out.append(f"  energy to target = {_fmt(r.energy_to_target)}")
@@ -95,6 +89,23 @@ def explain(sol, name: str) -> str:
     return term_text("\n".join(out) + "\n")  # for the terminal: control characters in names and labels shown
 
 
+def _module_lines(r) -> list[str]:
+    """The dense stream through a pluggable's stages: each stage's rate and time, and its break points."""
+    m = r.module
+    if m is None:
+        return []
+    out = [f"  the dense stream ({_fmt(m.stream)}) passes the stages of {m.pluggable}:"]
+    for st in m.stages:
+        flag = "  <- binds" if st.name == m.binding else ""
+        out.append(f"    {st.name:8s} {_fmt(st.rate):>12s}  {_fmt(st.time):>10s}{flag}")
+    out.append(f"    + latency {_fmt(m.latency)}; charged {m.charged_cost:g} FLOP/B against the compute budget")
+    if m.budget_per_byte is not None:
+        out.append(f"    the budget affords {m.budget_per_byte.value:.2f} FLOP per byte at line rate (budget / line rate)")
+    for b in m.breaks:
+        out.append(f"    {m.binding} stops binding at {b} ({b.param} = {sp.sstr(b.expr)}); then {b.then} binds")
+    return out
+
+
 def _overhead_lines(r) -> list[str]:
     """The scheme's fixed time per sync, when it has one."""
     if r.overhead is None:
@@ -103,8 +114,49 @@ def _overhead_lines(r) -> list[str]:
 
 
 def _step_form(r) -> str:
-    side = "transform + sync + overhead" if r.overhead is not None else "transform + sync"
-    return f"max(compute, ({side}) / H)" if r.overlap else f"compute + ({side}) / H"
+    inner = "inner step" if r.timeline is not None else "compute"
+    plain = [sy for sy in r.syncs if sy.exposed is None]
+    parts = ["transform"] + (["sync"] if plain and plain[-1] is r.syncs[-1] else []) + (["overhead"] if r.overhead is not None else [])
+    side = f"({' + '.join(parts)}) / H"
+    if r.overlap:
+        return f"max({inner}, {side})"
+    extra = ["inner sync" for sy in plain if sy is not r.syncs[-1]] + [f"{sy.name} (exposed)" for sy in r.syncs if sy.exposed is not None]
+    return " + ".join([inner, side, *extra])
+
+
+def _timeline_lines(r) -> list[str]:
+    """The replica's inner step: micro-batches, one micro-batch on a stage, the step's parts, the traffic."""
+    tl = r.timeline
+    if tl is None:
+        return []
+    out = ["", f"the training step (pp = {tl.stages:g} stages, v = {tl.virtual_stages:g} model chunks per GPU)"]
+    for d in tl.dcs:
+        out.append(f"  dc {d.dc}: m = {d.micro_batches.value:g} micro-batches; one micro-batch on one stage:")
+        for k, q in d.per_micro.items():
+            out.append(f"    {k:18s} {_fmt(q):>10s}")
+        out.append("    per step:")
+        for k, q in d.components.items():
+            out.append(f"      {k:18s} {_fmt(q):>10s}")
+        out.append(f"    inner step {_fmt(d.inner)}; the last micro-batch's backward pass (the window) {_fmt(d.window)}")
+        for x in tl.traffic:
+            if x.dc == d.dc:
+                out.append(f"    {x.kind} on {x.link} ({x.role}): {_fmt(x.per_micro)} per micro-batch, {_fmt(x.sent)} per step, busy {_fmt(x.busy)}, exposed {_fmt(x.exposed)}")
+                out.append(f"      {x.formula}")
+    out.extend(f"  note: {n}" for n in tl.notes)
+    return out
+
+
+def _sync_lines(r) -> list[str]:
+    """Each sync that overlaps something: its buckets, window, slack and what it exposes."""
+    out = []
+    for sy in r.syncs:
+        if sy.exposed is None:
+            continue
+        every = "every step" if sy.every == 1 else f"every {sy.every:g} steps"
+        out.append(f"  {sy.name}, {every}: the whole sync {_fmt(sy.time)} in {sy.fragments:g} fragment(s) of {sy.buckets:g} bucket(s), one bucket tau = {_fmt(sy.bucket_time)}")
+        out.append(f"    window w = {_fmt(sy.window)}, slack (delay x inner step) = {_fmt(sy.slack)}")
+        out.append(f"    exposed per sync max(0, max(B tau - w (B - 1) / B, tau) - slack); per step x F / every = {_fmt(sy.exposed)}")
+    return out
 
 
 def _roofline_lines(r) -> list[str]:

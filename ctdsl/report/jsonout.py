@@ -121,6 +121,7 @@ def _scheme(r) -> dict:
             "binding": r.binding,
             "utilisation": _num(r.utilisation.value) if r.utilisation is not None else None,
             "mfu": _num(r.mfu.value) if r.mfu is not None else None,
+            "inner": _num(r.inner.value) if r.inner is not None else None,
             "components": {
                 k: {"seconds": _num(q.value), "share": _num(r.shares[k])} for k, q in r.components.items()
             },
@@ -140,9 +141,12 @@ def _scheme(r) -> dict:
                 "bottleneck": p.bottleneck,
                 "links": _links(p.links, "bytes_per_step"),
                 "queueing": _queueing(p),
+                "every_step": p.every_step,
             }
             for p in r.phases
         ],
+        "syncs": [_sync(sy) for sy in r.syncs],
+        "timeline": _timeline(r.timeline) if r.timeline is not None else None,
         "closed_forms": [
             {"component": cf.component, "formula": cf.formula, "status": cf.status, "note": cf.note or None}
             for cf in r.closed_forms
@@ -159,6 +163,57 @@ def _scheme(r) -> dict:
             "energy_to_target": _expr(r.energy_to_target.expr if r.energy_to_target else None),
             **{k: _expr(getattr(r, k).expr) for k in ("cost_to_target", "co2e_to_target") if getattr(r, k) is not None},
         },
+    }
+
+
+def _q(q):
+    return _num(q.value) if q is not None else None
+
+
+def _sync(sy) -> dict:
+    return {
+        "name": sy.name,
+        "every": _num(sy.every),
+        "seconds": _q(sy.time),
+        "exposed_per_step": _q(sy.exposed),
+        "buckets": _num(sy.buckets),
+        "bucket_seconds": _q(sy.bucket_time),
+        "fragments": _num(sy.fragments),
+        "window": _q(sy.window),
+        "slack": _q(sy.slack),
+    }
+
+
+def _timeline(tl) -> dict:
+    return {
+        "stages": _num(tl.stages),
+        "virtual_stages": _num(tl.virtual_stages),
+        "dcs": [
+            {
+                "dc": d.dc,
+                "micro_batches": _q(d.micro_batches),
+                "per_micro_batch": {k: _q(q) for k, q in d.per_micro.items()},
+                "components": {k: _q(q) for k, q in d.components.items()},
+                "inner": _q(d.inner),
+                "window": _q(d.window),
+            }
+            for d in tl.dcs
+        ],
+        "traffic": [
+            {
+                "dc": x.dc,
+                "kind": x.kind,
+                "link": x.link,
+                "role": x.role,
+                "bytes_per_micro_batch": _q(x.per_micro),
+                "bytes_per_step": _q(x.sent),
+                "busy": _q(x.busy),
+                "exposed": _q(x.exposed),
+                "formula": x.formula,
+            }
+            for x in tl.traffic
+        ],
+        "notes": list(tl.notes),
     }
 
 

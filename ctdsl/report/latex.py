@@ -19,6 +19,7 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.report.encode import tex_display, tex_text
+from ctdsl.report.step_form import step_pieces, step_terms
 
 DIGITS = 4
 
@@ -155,30 +156,20 @@ def scheme_align(r, symbols) -> str:
         _qeq(r"B_{\mathrm{WAN}}", r.wan, symbols),
         _qeq(r"t_{\mathrm{compute}}", r.components["compute"], symbols),
     ]
-    names = []
-    compute = r"t_{\mathrm{compute}}"
-    if "stragglers" in r.components:  # the expected wait for the slowest worker
-        lines.append(_qeq(r"t_{\mathrm{stragglers}}", r.components["stragglers"], symbols))
-        compute = r"t_{\mathrm{compute}} + t_{\mathrm{stragglers}}"
+    terms = step_terms(r)
+    for sym, key in terms.compute:
+        if key != "compute":  # the inner step (the training step's timeline) or the stragglers' wait
+            lines.append(_qeq(sym, r.inner if key == "inner" else r.components[key], symbols))
     if r.transform is not None:
         lines.append(_qeq(r"t_{\mathrm{transform}}", r.transform, symbols))
-        names.append(r"t_{\mathrm{transform}}")
-    for i, ph in enumerate(r.phases, 1):
-        lines.append(
-            _qeq(f"t_{{{i}}}", ph.time, symbols)
-            + f" && \\text{{{_esc(ph.name)}: {ph.steps} step{'s' * (ph.steps != 1)}}}"
-        )
-        names.append(f"t_{{{i}}}")
+    for sym, ph, plain in terms.phases:
+        every = ", every step" if ph.every_step else ""
+        lines.append(_qeq(sym, ph.time, symbols) + f" && \\text{{{_esc(ph.name)}: {ph.steps} step{'s' * (ph.steps != 1)}{every}}}")
+    for sym, name in terms.exposed:
+        lines.append(_qeq(sym, r.components[name], symbols) + f" && \\text{{{_esc(name)}, per step}}")
     if r.overhead is not None:  # the scheme's fixed time per sync
         lines.append(_qeq(r"t_{\mathrm{overhead}}", r.overhead, symbols))
-        names.append(r"t_{\mathrm{overhead}}")
-    side = " + ".join(names) if names else "0"
-    H = r.period
-    if r.overlap:
-        rhs = f"\\max\\left({compute},\\ \\frac{{{side}}}{{{H:g}}}\\right)" if H != 1 else f"\\max\\left({compute},\\ {side}\\right)"
-    else:
-        rhs = f"{compute} + \\frac{{{side}}}{{{H:g}}}" if H != 1 else f"{compute} + {side}"
-    lines.append(f"T &= {rhs} = {_qtex(str(r.step_time))}")
+    lines.append(f"T &= {' '.join(step_pieces(terms, r.period, r.overlap))} = {_qtex(str(r.step_time))}")
     if r.time_to_target is not None:
         lines.append(f"T_{{\\mathrm{{target}}}} &= {r.steps:g}\\,T = {_qtex(str(r.time_to_target))}")
     for sym, q in ((r"C_{\mathrm{target}}", r.cost_to_target), (r"\mathrm{CO_2e}_{\mathrm{target}}", r.co2e_to_target)):

@@ -32,9 +32,10 @@ from ctdsl import units as U
 from ctdsl.report.encode import tex_text
 from ctdsl.report.latex import symbol_tex
 from ctdsl.report.paper_forms import Form, Printer, lines, width
-from ctdsl.results.quantity import Quantity
 from ctdsl.report.paper_units import PLAIN, SIUNITX, num_tex, qty_tex, unit_tex
+from ctdsl.report.step_form import step_pieces, step_terms
 from ctdsl.report.target_latex import targets_tex
+from ctdsl.results.quantity import Quantity
 
 # usable widths in em at 10 pt (1 em = 10 pt), less the equation number: an article's
 # \textwidth is 345 pt; a two-column article's \columnwidth is 229.5 pt
@@ -122,22 +123,23 @@ class Paper:
             self.quantity(r"V_{\mathrm{WAN}}", r.wan, key, "wan"),
             self.quantity(r"t_{\mathrm{compute}}", r.components["compute"], key, "compute"),
         ]
-        names, compute = [], r"t_{\mathrm{compute}}"
-        if "stragglers" in r.components:
-            rows.append(self.quantity(r"t_{\mathrm{stragglers}}", r.components["stragglers"], key, "stragglers"))
-            compute += r" + t_{\mathrm{stragglers}}"
+        terms = step_terms(r)
+        for sym, part in terms.compute:
+            if part != "compute":  # the inner step (the training step's timeline) or the stragglers' wait
+                rows.append(self.quantity(sym, r.inner if part == "inner" else r.components[part], key, part))
         if r.transform is not None:
             rows.append(self.quantity(r"t_{\mathrm{transform}}", r.transform, key, "transform"))
-            names.append(r"t_{\mathrm{transform}}")
-        phases = []
         if r.overhead is not None:  # the scheme's fixed time per sync
             rows.append(self.quantity(r"t_{\mathrm{overhead}}", r.overhead, key, "overhead"))
-            names.append(r"t_{\mathrm{overhead}}")
-        for i, ph in enumerate(r.phases, 1):
-            rows.append(self.quantity(f"t_{{{i}}}", ph.time, key, f"t{i}"))
-            names.append(f"t_{{{i}}}")
-            phases.append(f"$t_{{{i}}}$ {tex_text(ph.name)} ({ph.steps} step{'s' * (ph.steps != 1)})")
-        rows.append(self._step(r, compute, names))
+        phases = []
+        for i, (sym, ph, _plain) in enumerate(terms.phases, 1):
+            rows.append(self.quantity(sym, ph.time, key, f"t{i}"))
+            every = ", every step" if ph.every_step else ""
+            phases.append(f"${sym}$ {tex_text(ph.name)} ({ph.steps} step{'s' * (ph.steps != 1)}{every})")
+        for j, (sym, name) in enumerate(terms.exposed, 1):
+            rows.append(self.quantity(sym, r.components[name], key, f"x{j}"))
+            phases.append(f"${sym}$ {tex_text(name)}, per step")
+        rows.append(self._step(r, terms))
         if r.time_to_target is not None:
             q = r.time_to_target
             scale, label = U.best_unit([q.value], q.dim)
@@ -147,16 +149,10 @@ class Paper:
         text = f"{head} The step's phases: " + "; ".join(phases) + "." if phases else head
         return text + "\n\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}"
 
-    def _step(self, r, compute: str, names: list[str]) -> str:
-        side = " + ".join(names) if names else "0"
-        H = r.period
-        if r.overlap:
-            inner = rf"\frac{{{side}}}{{{H:g}}}" if H != 1 else side
-            rhs = [rf"\max\left({compute},\ {inner}\right)"]
-        elif H != 1:
-            rhs = [compute, rf"+ \frac{{{side}}}{{{H:g}}}"]
-        else:
-            rhs = [compute] + [f"+ {n}" for n in names]
+    def _step(self, r, terms) -> str:
+        rhs = step_pieces(terms, r.period, r.overlap)
+        if r.period == 1 and not r.overlap and len(rhs) == 2 and rhs[1] == "+ 0":
+            rhs = rhs[:1]  # nothing synced: the step is the compute
         q = r.step_time
         scale, label = U.best_unit([q.value], q.dim)
         rhs.append(f"= {qty_tex(q.value / scale, label, self.units)}")
@@ -261,8 +257,12 @@ class Paper:
         note = self.symbols_note()
         if note:
             parts.append(note)
+        # a scheme's derivation may run longer than a column: its rows may break across columns and
+        # pages (amsmath's \allowdisplaybreaks, kept to the derivations by a group)
+        parts.append("\\begingroup\\allowdisplaybreaks")
         parts += [self.scheme(r) for r in self.sol.schemes.values()]
         parts += [self.breakeven(b) for b in self.sol.breakevens]
+        parts.append("\\endgroup")
         parts.append(self.table())
         parts += [t for t in [targets_tex(self.sol, self.units, self.prefix)] if t]
         parts += self.extra  # more tables the caller asked for (export latex --sensitivity)

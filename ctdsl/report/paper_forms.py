@@ -29,6 +29,8 @@ from ctdsl.report.paper_cases import Regime, regime
 
 DIGITS = 4
 MAX_OPS = 2_000  # a form larger than this is printed as it comes, unrearranged (a hostile spec)
+WIDE_MAX = 20  # em: a max or min wider than this is broken between its arguments' terms
+NESTED_MAX = 8  # em: and a max inside one of those arguments, wider than this
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class Printer:
         names = dict(self.names)
         self.hidden: dict = {}
         self.shown: dict = {}  # each hidden max: its LaTeX and its arguments' LaTeX as printed
+        self.args: dict = {}  # each hidden max's symbol: its word and its tidied arguments
         e = self._hide(e, names)
         regimes = self._regimes()
         if scale != 1:
@@ -83,9 +86,41 @@ class Printer:
             neg = t.could_extract_minus_sign()
             body = sp.latex(-t if neg else t, symbol_names=names)
             sign = ("- " if neg else "+ ") if i else ("-" if neg else "")
+            pieces = self._split(-t if neg else t, names) if width(body) > WIDE_MAX else None
+            if pieces is not None:  # a wide max or min: its arguments' terms are pieces a line may break between
+                pieces[0] = sign + pieces[0]
+                terms.extend(pieces)
+                widths.extend(width(x) + 0.3 for x in pieces)
+                continue
             terms.append(sign + body)
             widths.append(width(body) + (1.5 if i else 0))
         return Form(tuple(terms), tuple(widths), label, False, value, _unhide(e, self.hidden), regimes)
+
+    def _split(self, t: sp.Expr, names: dict) -> list[str] | None:
+        """A term that is a number times one hidden max / min, as pieces a line may break between:
+        `c \\max\\bigl(` (a line may end with it), each term of the first argument, `,\\ ` and the
+        next argument's terms, ..., `\\bigr)`; a max inside an argument wider than a few em is
+        broken the same way."""
+        c, rest = t.as_coeff_Mul()
+        if rest not in self.args:
+            return None
+        word, args = self.args[rest]
+        pieces = [(sp.latex(c) + r"\," if c != 1 else "") + rf"{word}\bigl("]
+        for j, a in enumerate(args):
+            ts = a.as_ordered_terms() if a.is_Add else [a]
+            for i, x in enumerate(ts):
+                neg = x.could_extract_minus_sign()
+                body = sp.latex(-x if neg else x, symbol_names=names)
+                lead = (r",\ " if j else "") if i == 0 else ""
+                sign = ("- " if neg else "+ ") if i else ("-" if neg else "")
+                inner = self._split(-x if neg else x, names) if width(body) > NESTED_MAX else None
+                if inner is not None:
+                    inner[0] = lead + sign + inner[0]
+                    pieces.extend(inner)
+                    continue
+                pieces.append(lead + sign + body)
+        pieces[-1] += r"\bigr)"
+        return pieces
 
     def _ratio(self, e: sp.Expr, names: dict) -> tuple[tuple[str, ...], tuple[float, ...], sp.Expr] | None:
         """One fraction of sums (a break-even's root): numerator and denominator factored, as terms.
@@ -158,6 +193,7 @@ class Printer:
         inner = ", ".join(sp.latex(a, symbol_names=names) for a in args)
         names[d] = rf"{word}\left({inner}\right)"
         self.shown[e] = (names[d], tuple(sp.latex(a, symbol_names=names) for a in args))
+        self.args[d] = (word, args)
         return k * d if k != 1 else d
 
 

@@ -10,7 +10,9 @@ import csv
 from io import StringIO
 
 from ctdsl import units as U
+from ctdsl.language.binding import MODEL_PARALLEL, is_exposed_sync
 from ctdsl.report.money_tables import money_rows
+from ctdsl.report.step_tables import inner_table, sync_table, traffic_table
 from ctdsl.report.table_types import Table
 from ctdsl.report.target_tables import bytes_table, targets_table
 from ctdsl.report.words import count_of
@@ -58,34 +60,37 @@ def _is_queueing(name: str) -> bool:
 
 def step_table(sol) -> Table:
     rows = list(sol.schemes.values())
+    # columns for the model-parallel part of the inner step and for exposed syncs, when a scheme has them
+    has_m = any(k in MODEL_PARALLEL for r in rows for k in r.components)
+    has_x = any(is_exposed_sync(k) for r in rows for k in r.components)
     # columns for contention and stragglers, when the spec sets them and they are not 0 at the defaults
     has_q = any(_is_queueing(k) and q.value for r in rows for k, q in r.components.items())
     has_s = any("stragglers" in r.components and r.components["stragglers"].value for r in rows)
     has_o = any("overhead" in r.components and r.components["overhead"].value for r in rows)
-    extra = (["queueing"] if has_q else []) + (["stragglers"] if has_s else []) + (["overhead"] if has_o else [])
-    t = Table(
-        "Step time at the defaults",
-        ["scheme", "compute", "transform", "sync in dc", "sync across dcs", *extra, "step", "H", "binding", "CU", "MFU"],
-    )
+    head = ["scheme", "compute"] + (["model parallel"] if has_m else []) + ["transform", "sync in dc", "sync across dcs"]
+    head += (["sync exposed"] if has_x else []) + (["queueing"] if has_q else []) + (["stragglers"] if has_s else []) + (["overhead"] if has_o else [])
+    t = Table("Step time at the defaults", [*head, "step", "H", "binding", "CU", "MFU"])
+    col = {name: i for i, name in enumerate(head)}
     for i, r in enumerate(rows):
-        in_dc = sum(r.components[p.name].value for p in r.phases if phase_group(p) == "in dc")
-        wan = sum(r.components[p.name].value for p in r.phases if phase_group(p) != "in dc")
+        step = r.step_time.value
+        plain = [p for p in r.phases if p.name in r.components]
+        in_dc = sum(r.components[p.name].value for p in plain if phase_group(p) == "in dc")
+        wan = sum(r.components[p.name].value for p in plain if phase_group(p) != "in dc")
         tr = r.components.get("transform")
-        cells = [
-            r.name,
-            f"{_f(r.components['compute'])} ({_pct(r.shares['compute'])})",
-            f"{_f(tr)} ({_pct(r.shares['transform'])})" if tr else "-",
-            _share(in_dc, r.step_time.value),
-            _share(wan, r.step_time.value),
-        ]
+        cells = [r.name, f"{_f(r.components['compute'])} ({_pct(r.shares['compute'])})"]
+        if has_m:
+            mp = [q.value for k, q in r.components.items() if k in MODEL_PARALLEL]
+            cells.append(_share(sum(mp), step) if mp else "-")
+        cells += [f"{_f(tr)} ({_pct(r.shares['transform'])})" if tr else "-", _share(in_dc, step), _share(wan, step)]
+        if has_x:
+            xs = [q.value for k, q in r.components.items() if is_exposed_sync(k)]
+            cells.append(_share(sum(xs), step) if xs else "-")
         if has_q:
-            cells.append(_share(sum(q.value for k, q in r.components.items() if _is_queueing(k)), r.step_time.value))
-        if has_s:
-            st = r.components.get("stragglers")
-            cells.append(_share(st.value, r.step_time.value) if st is not None else "-")
-        if has_o:
-            ov = r.components.get("overhead")
-            cells.append(_share(ov.value, r.step_time.value) if ov is not None else "-")
+            cells.append(_share(sum(q.value for k, q in r.components.items() if _is_queueing(k)), step))
+        for key, on in (("stragglers", has_s), ("overhead", has_o)):
+            if on:
+                q = r.components.get(key)
+                cells.append(_share(q.value, step) if q is not None else "-")
         cells += [
             _f(r.step_time) + (" (overlapped)" if r.overlap else ""),
             f"{r.period:g}",
@@ -93,24 +98,33 @@ def step_table(sol) -> Table:
             _pct(r.utilisation.value) if r.utilisation is not None else "n/a",
             _pct(r.mfu.value) if r.mfu is not None else "n/a",
         ]
-        col = {"compute": 1, "transform": 2}.get(r.binding)
-        if col is None and _is_queueing(r.binding):
-            col = 5
-        elif col is None and r.binding == "stragglers":
-            col = 5 + has_q
-        elif col is None and r.binding == "overhead":
-            col = 5 + has_q + has_s
-        elif col is None:
-            ph = next((p for p in r.phases if p.name == r.binding), None)
-            col = 3 if ph is None or phase_group(ph) == "in dc" else 4
-        t.marked.add((i, col))
+        t.marked.add((i, _binding_column(r, col)))
         t.rows.append(cells)
     t.notes.append("sync is divided by H (steps between syncs); shares are of the step; the binding component is marked")
-    t.notes.append("CU: compute utilisation, compute / step; MFU: model FLOPs per step / (step x peak of the GPUs), FLOPs = flops_per_token x tokens, no recomputation")
+    if has_m:
+        t.notes.append("model parallel: recomputation, tensor, context, expert and pipeline parallel traffic on the critical path, the pipeline bubble, the optimiser and ZeRO-3's parameter gathers (the training step table)")
+    if has_x:
+        t.notes.append("sync exposed: what the step waits for of a sync that overlaps the backward pass or later steps (the sync schedule table)")
+    t.notes.append("CU: compute utilisation, the inner step (compute and model parallel) / step; MFU: model FLOPs per step / (step x peak of the GPUs), FLOPs = flops_per_token x tokens, no recomputation")
     if has_o:
         t.notes.append("overhead: each scheme's fixed time per sync (software, kernel launches, pipeline fill), divided by H")
     t.notes.extend(closed_form_notes(sol))
     return t
+
+
+def _binding_column(r, col: dict[str, int]) -> int:
+    """The column of the step table that holds the binding component."""
+    b = r.binding
+    if b in col:
+        return col[b]
+    if b in MODEL_PARALLEL:
+        return col["model parallel"]
+    if is_exposed_sync(b):
+        return col["sync exposed"]
+    if _is_queueing(b):
+        return col["queueing"]
+    ph = next((p for p in r.phases if p.name == b), None)
+    return col["sync in dc"] if ph is None or phase_group(ph) == "in dc" else col["sync across dcs"]
 
 
 def closed_form_notes(sol) -> list[str]:
@@ -251,6 +265,7 @@ def memory_table(sol) -> Table | None:
 def all_tables(sol) -> list[Table]:
     models = models_table(sol)
     out = ([models] if models else []) + [bytes_table(sol), step_table(sol)]
+    out.extend(x for x in (inner_table(sol), traffic_table(sol), sync_table(sol)) if x is not None)
     mem = memory_table(sol)
     if mem:
         out.append(mem)
@@ -343,7 +358,7 @@ CSV_COLUMNS = [
     ("wan_B", lambda r: r.wan.value),
     ("compute_s", lambda r: r.components["compute"].value),
     ("transform_s", lambda r: r.components["transform"].value if "transform" in r.components else 0.0),
-    ("sync_s", lambda r: sum(q.value for k, q in r.components.items() if k not in ("compute", "transform", "stragglers", "overhead") and not _is_queueing(k))),
+    ("sync_s", lambda r: sum(q.value for k, q in r.components.items() if _is_sync(k))),
     ("step_s", lambda r: r.step_time.value),
     ("binding", lambda r: r.binding),
     ("time_to_target_s", lambda r: r.time_to_target.value if r.time_to_target else None),
@@ -351,11 +366,19 @@ CSV_COLUMNS = [
 ]
 
 
+def _is_sync(name: str) -> bool:
+    """A component of the sync: a phase, or a sync's exposed part (not compute, the model-parallel
+    inner step, the transform, stragglers, overhead or queueing)."""
+    return name not in ("compute", "transform", "stragglers", "overhead") and name not in MODEL_PARALLEL and not _is_queueing(name)
+
+
 def render_csv(sol) -> str:
     buf = StringIO()
     w = csv.writer(buf, lineterminator="\n")
     columns = list(CSV_COLUMNS)
     # contention and stragglers, when the spec sets them (sync_s leaves them out)
+    if any(k in MODEL_PARALLEL for r in sol.schemes.values() for k in r.components):  # the training step's timeline
+        columns.insert(11, ("model_parallel_s", lambda r: sum(q.value for k, q in r.components.items() if k in MODEL_PARALLEL)))
     if any(_is_queueing(k) for r in sol.schemes.values() for k in r.components):
         columns.append(("queueing_s", lambda r: sum(q.value for k, q in r.components.items() if _is_queueing(k))))
     if any("stragglers" in r.components for r in sol.schemes.values()):

@@ -20,25 +20,35 @@ def _value(r, root, units: str) -> str:
 
 
 def targets_tex(sol, units: str, prefix: str) -> str | None:
-    """The table float, or None when the spec asks for no targets."""
+    """The table float, or None when the spec asks for no targets. A column every row shares (the
+    quantity, the param) goes into the caption, so that the table fits a column."""
+    targets = list(getattr(sol, "targets", ()))
+    if not targets:
+        return None
+    quantities = {WORDS.get(r.quantity, r.quantity) for r in targets}
+    overs = {r.over for r in targets}
+    one_q, one_over = len(quantities) == 1, len(overs) == 1
     rows = []
-    for r in getattr(sol, "targets", ()):
-        head = f"{tex_text(WORDS.get(r.quantity, r.quantity))} & {tex_text(r.shown_target)} & \\texttt{{{tex_text(r.scheme)}}} & \\texttt{{{tex_text(r.over)}}}"
+    for r in targets:
+        cells = ([] if one_q else [tex_text(WORDS.get(r.quantity, r.quantity))]) + [tex_text(r.shown_target), f"\\texttt{{{tex_text(r.scheme)}}}"]
+        cells += [] if one_over else [f"\\texttt{{{tex_text(r.over)}}}"]
+        head = " & ".join(cells)
         if not r.roots:
             rows.append(f"{head} & never in range & -- \\\\")
         for root in r.roots:
             rows.append(f"{head} & {_value(r, root, units)} & {'numeric' if root.numeric else 'exact'} \\\\")
-    if not rows:
-        return None
+    header = ([] if one_q else ["quantity"]) + ["target", "scheme"] + ([] if one_over else ["over"]) + ["value", "root"]
+    what = tex_text(next(iter(quantities))) if one_q else "each quantity"
+    over = f" over \\texttt{{{tex_text(next(iter(overs)))}}}" if one_over else ""
     return "\n".join(
         [
             "\\begin{table}[t]",
             "\\centering",
-            "\\caption{Where each quantity reaches its target, the other params at their defaults.}",
+            f"\\caption{{Where {what} reaches its target{over}, the other params at their defaults.}}",
             f"\\label{{tab:{prefix}:targets}}",
-            "\\begin{tabular}{lllllr}",
+            f"\\begin{{tabular}}{{{'l' * (len(header) - 1)}r}}",
             "\\toprule",
-            "quantity & target & scheme & over & value & root \\\\",
+            " & ".join(header) + " \\\\",
             "\\midrule",
             *rows,
             "\\bottomrule",

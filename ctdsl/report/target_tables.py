@@ -48,6 +48,9 @@ def bytes_table(sol) -> Table:
     t.notes.append("per sync, then per step: per sync / H (steps between syncs); payload / dense and wire / dense: against one dense update (v P)")
     if on:
         t.notes.append("sites: the variant of the hardware a scheme runs on (declared: the dcs and WAN links as declared)")
+    inner = [r.name for r in sol.schemes.values() if any(p.every_step for p in r.phases)]
+    if inner:
+        t.notes.append(f"{', '.join(inner)}: with inner = dc a sync counts its period's H inner syncs inside the dcs too, so the wire per step is what a GPU sends every step")
     return t
 
 

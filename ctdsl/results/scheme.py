@@ -11,6 +11,7 @@ from ctdsl.results import display, reprs
 from ctdsl.results.frozen import FrozenDict
 from ctdsl.results.params import Symbols
 from ctdsl.results.quantity import Quantity
+from ctdsl.results.timeline import SyncResult, TimelineResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,7 @@ class PhaseResult:
     links: tuple[LinkUse, ...]  # bytes per step on each link crossed
     bottleneck: str
     queueing: PhaseQueueing | None = None
+    every_step: bool = False  # a phase of the inner sync, every step (inner = dc), not every H steps
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +175,9 @@ class SchemeResult:
     co2e_parts: FrozenDict = field(default_factory=FrozenDict)  # str -> Quantity, to target: operational, embodied
     utilisation: Quantity | None = None  # compute utilisation: compute / step time (symbolic/targets.py)
     mfu: Quantity | None = None  # model FLOPs per step / (step time x the GPUs' peak)
+    inner: Quantity | None = None  # the inner step: compute and, with the timeline, recompute, model-parallel traffic, bubble, optimiser
+    timeline: TimelineResult | None = None  # the replica's step in detail (None: compute as one block)
+    syncs: tuple[SyncResult, ...] = ()  # its syncs and what each exposes
 
     def __repr__(self) -> str:
         return reprs.scheme_repr(self)

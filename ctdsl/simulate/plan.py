@@ -154,7 +154,7 @@ def _plan(cm: CostModel, c: SchemeCosts, free: SchemeCosts, env) -> SchemePlan:
         base = value(c.compute_per_dc[dc.name], env)
         jitter = value(cm.sym(dc.jitter), env) if dc.jitter is not None else 0.0
         sigma = value(cm.sym(dc.jitter_sigma), env) if dc.jitter_sigma is not None else None
-        dcs.append(DcPlan(dc.name, dc.workers, base, jitter, dc.jitter_kind if jitter > 0 else None, sigma))
+        dcs.append(DcPlan(dc.name, dc.workers * dc.n_sites, base, jitter, dc.jitter_kind if jitter > 0 else None, sigma))  # every site's replicas
     queues: dict[Edge, QueuePlan] = {}
     for e, le in c.queues.items():
         q = le.queue

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ctdsl import units as U
 from ctdsl.language.binding import binding as binding_of
 from ctdsl.model import payload as PL
 from ctdsl.results.frozen import FrozenDict
@@ -26,6 +27,8 @@ from ctdsl.results.scheme import (
     StageResult,
 )
 from ctdsl.results.solution import MemoryResult, ModelResult
+from ctdsl.results.timeline import DcTimeline, SyncResult, TimelineResult, TrafficResult
+from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic.convert import NumericError, value
 from ctdsl.symbolic.costs import CostModel, SchemeCosts
 from ctdsl.symbolic.dimensioned import DimExpr
@@ -52,7 +55,7 @@ def _link_use(cm: CostModel, e, nbytes: DimExpr, env) -> LinkUse:
     return LinkUse(e[0], e[1], a.link, str(a.kind), quantity(nbytes, env), quantity(a.bandwidth, env), quantity(nbytes / a.bandwidth, env))
 
 
-def _phase(cm: CostModel, c: SchemeCosts, ph, env) -> PhaseResult:
+def _phase(cm: CostModel, c: SchemeCosts, ph, env, every_step: bool = False) -> PhaseResult:
     links = []
     best, best_t = "", -1.0
     for e, load in ph.loads.items():
@@ -77,6 +80,7 @@ def _phase(cm: CostModel, c: SchemeCosts, ph, env) -> PhaseResult:
         tuple(links),
         best,
         queueing,
+        every_step,
     )
 
 
@@ -136,7 +140,7 @@ def scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
         energy_parts=FrozenDict({k: quantity(v, env) for k, v in c.energy_parts.items()}),
         transform=quantity(c.transform, env) if c.transform != 0 else None,
         transform_at=c.transform_where,
-        phases=tuple(_phase(cm, c, ph, env) for ph in c.phases),
+        phases=tuple(_phase(cm, c, ph, env, True) for ph in c.every_step) + tuple(_phase(cm, c, ph, env) for ph in c.phases),
         links=tuple(_link_use(cm, e, nbytes, env) for e, nbytes in c.link_bytes.items()),
         module=module_result(cm, c, env) if c.module is not None else None,
         overlap=s.overlap,
@@ -152,6 +156,45 @@ def scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
         co2e_parts=FrozenDict({k: quantity(v, env) for k, v in cash.co2e_parts.items()}),
         utilisation=quantity(utilisation(c), env),
         mfu=quantity(mfu(cm, c), env),
+        inner=quantity(c.inner, env),
+        timeline=timeline_result(c.timeline, env) if c.timeline is not None else None,
+        syncs=tuple(sync_result(sy, env) for sy in c.syncs),
+    )
+
+
+def timeline_result(tl, env) -> TimelineResult:
+    dcs, traffic = [], []
+    for dc, st in tl.dcs.items():
+        comps = {k: quantity(v, env) for k, v in st.components.items()}
+        dcs.append(
+            DcTimeline(
+                dc, quantity(st.micro, env), FrozenDict({k: quantity(v, env) for k, v in st.per_micro.items()}),
+                FrozenDict(comps), quantity(D.total(list(st.components.values()), U.TIME), env), quantity(st.window, env),
+            )
+        )
+        for t in st.traffic:
+            traffic.append(
+                TrafficResult(
+                    dc, t.kind, t.link.link, t.link.role, quantity(t.per_micro, env), quantity(t.sent, env), quantity(t.busy, env),
+                    comps.get(t.kind, quantity(t.time, env)), t.formula,
+                )
+            )
+    first = next(iter(tl.dcs.values()))
+    return TimelineResult(_num(first.pp, env), _num(first.v, env), tuple(dcs), tuple(traffic), tuple(tl.notes))
+
+
+def _num(x, env) -> float:
+    try:
+        return value(x.e, env)
+    except (NumericError, ZeroDivisionError, OverflowError):
+        return float("nan")
+
+
+def sync_result(sy, env) -> SyncResult:
+    return SyncResult(
+        sy.name, _num(sy.every, env), quantity(D.total([ph.time for ph in sy.phases], U.TIME), env),
+        _maybe(sy.exposed, env), _num(sy.buckets, env), _maybe(sy.bucket_time, env), _num(sy.fragments, env),
+        quantity(sy.window, env), quantity(sy.slack, env),
     )
 
 

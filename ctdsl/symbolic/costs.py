@@ -40,9 +40,11 @@ from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic import stragglers as ST
 from ctdsl.symbolic.convert import NumericError, Symbols, to_sympy, value
 from ctdsl.symbolic.counts import Counts
+from ctdsl.symbolic.sync_bytes import LoadedEdge, SyncBytes
 from ctdsl.symbolic.dimensioned import DimExpr
+from ctdsl.symbolic import timeline as TL
 from ctdsl.symbolic.energy import energy_parts
-from ctdsl.symbolic.groups import GroupPlan, shards
+from ctdsl.symbolic.exposure import Sync, SyncPlan
 from ctdsl.symbolic.routing import Edge, Phase, Router
 from ctdsl.symbolic.transform import ModuleStages, transform
 
@@ -97,20 +99,13 @@ class SchemeCosts:
     wan_edges: list[Edge]
     labels: dict[sp.Expr, str] = field(default_factory=dict)  # max/min argument -> meaning
     stragglers: ST.Straggler | None = None
-    queues: dict[Edge, "LoadedEdge"] = field(default_factory=dict)  # loaded edges the sync crosses
+    queues: dict[Edge, LoadedEdge] = field(default_factory=dict)  # loaded edges the sync crosses
     closed_forms: list["ClosedForm"] = field(default_factory=list)  # what is exact, what approximate
-    compute_per_dc: dict[str, DimExpr] = field(default_factory=dict)  # one worker's compute per step, by dc
-
-
-@dataclass
-class LoadedEdge:
-    """A directed edge with background traffic that this scheme's sync crosses."""
-
-    edge: Edge
-    queue: Q.Queue
-    phases: list[str]  # the phases that pay its wait
-    waits_per_sync: int  # phase steps per sync that wait for it
-    busy: DimExpr  # seconds per step the sync keeps it busy (divided by H)
+    compute_per_dc: dict[str, DimExpr] = field(default_factory=dict)  # one worker's inner step, by dc
+    inner: DimExpr | None = None  # the inner step: compute and, with the timeline, model-parallel traffic, bubble, optimiser
+    every_step: list[Phase] = field(default_factory=list)  # phases of a sync every step (inner = dc)
+    syncs: list[Sync] = field(default_factory=list)  # exposure.py
+    timeline: TL.Timeline | None = None  # timeline.py; None: compute as one block
 
 
 @dataclass
@@ -123,7 +118,7 @@ class ClosedForm:
     note: str = ""
 
 
-class CostModel(Counts):
+class CostModel(Counts, SyncBytes):
     """Everything shared by the schemes of one spec: symbols, graph, edge attributes."""
 
     def __init__(self, spec: Spec, topology: Topology, symbols: Symbols):
@@ -185,64 +180,62 @@ class CostModel(Counts):
         payload = PL.payload_bytes(scheme, model, self.formulas)
         labels: dict[sp.Expr, str] = {}
         up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
-        if self.spec.has_replicas:  # every GPU syncs its shard with its counterparts (groups.py)
-            plan = GroupPlan(self)
-            phases = [ph for sh in shards(self, model, payload, up, self.shard(model)) for ph in plan.plan(scheme.collective, sh, scheme.loopback)]
-        else:
-            phases = self.router.plan(scheme.collective, payload, up, scheme.loopback)
-        for ph in phases:
-            labels.update(ph.bottlenecks)
+        plan = SyncPlan(self, scheme, model, payload, up, dense)
         flops, per_dc, compute = self._compute(model, labels)
+        timeline = None
+        if TL.applies(self.spec, model) and not self.measured():
+            gather = plan.gather_time()
+            timeline = TL.build(self, model, per_dc, lambda dc: gather, labels)
+            per_dc = timeline.per_dc
+        inner_step = timeline.inner if timeline is not None else compute
+        # the window a sync hides in with overlap = backward: the last micro-batch's backward pass
+        # (without the timeline, the step is one micro-batch: its backward, 2/3 of its compute)
+        syncs = plan.syncs(timeline.window if timeline is not None else 2 * compute / 3, inner_step, labels)
+        outer = syncs[-1]
+        phases, every_step = outer.phases, (syncs[0].phases if len(syncs) > 1 else [])
+        for ph in every_step + phases:
+            labels.update(ph.bottlenecks)
         tr, where, module = transform(self, scheme, dense * self.shard(model), up * self.shard(model), labels)
         period = self.field(scheme, "period")
         overhead = self.field(scheme, "overhead")
         sync = D.total([ph.time for ph in phases], U.TIME)
-        components = self._components(phases, compute, tr, period)
+        components = dict(timeline.components) if timeline is not None else {"compute": compute}
+        components.update(self._components(syncs, tr, period))
         if overhead != 0:
-            components["overhead"] = overhead / period
+            components["overhead"] = overhead * outer.fragments / period
         closed = [ClosedForm(k, Q.FORMULA, Q.STATUS, Q.LIMITS) for k in components if k.startswith("queueing on ")]
-        queues = self._loaded_edges(phases, period)
+        queues = self._loaded_edges(syncs, period)
         strag = self._stragglers(per_dc, period, scheme.overlap)
-        worked = compute
+        worked = inner_step
         if strag is not None:
             components["stragglers"] = strag.extra
-            worked = compute + strag.extra
+            worked = inner_step + strag.extra
             closed.append(ClosedForm("stragglers", strag.formula, strag.status, strag.note))
-        side = (tr + sync + overhead) / period
-        if scheme.overlap:
+        side = _side(syncs, tr, overhead, period)
+        if scheme.overlap:  # the whole sync alongside the next H steps (checked: no inner sync, delay or fragments)
             step = D.emax(worked, side)
             labels[worked.e] = "compute"
             labels[side.e] = "transform and sync"
         else:
             step = worked + side
         steps = self.field(scheme, "steps") if scheme.steps is not None else None
-        link_bytes = self._link_bytes(phases)
+        link_bytes = self._link_bytes(syncs, period)
         wan_edges = [e for e in link_bytes if self.edge(e).kind is LinkKind.WAN]
         wan_bytes = D.emax(*[link_bytes[e] for e in wan_edges]) if wan_edges else D.zero(U.DATA)
-        energy = energy_parts(self, scheme, step, flops, dense, self._charged_bytes(phases), period, where)
+        energy = energy_parts(self, scheme, step, flops, dense, self._charged_bytes(syncs, period), period, where)
+        if timeline is not None:
+            energy["model-parallel links"] = self._traffic_energy(timeline)
         energy_step = D.total(energy.values(), U.ENERGY)
         return SchemeCosts(
-            scheme=scheme,
-            dense=dense,
-            payload=payload,
-            up=up,
-            phases=phases,
-            compute=compute,
-            transform=tr,
-            transform_where=where,
-            module=module,
-            period=period,
-            steps=steps,
-            components=components,
-            sync=sync,
-            overhead=overhead,
-            step_time=step,
+            scheme=scheme, dense=dense, payload=payload, up=up, phases=phases, compute=compute,
+            transform=tr, transform_where=where, module=module, period=period, steps=steps,
+            components=components, sync=sync, overhead=overhead, step_time=step,
             time_to_target=steps * step if steps is not None else None,
             energy_per_step=energy_step,
             energy_to_target=steps * energy_step if steps is not None else None,
             energy_parts=energy,
             link_bytes=link_bytes,
-            wire=self._wire(phases),
+            wire=self._wire(phases, every_step, period),
             wan_bytes=wan_bytes,
             wan_edges=wan_edges,
             labels=labels,
@@ -250,66 +243,13 @@ class CostModel(Counts):
             queues=queues,
             closed_forms=closed,
             compute_per_dc=per_dc,
+            inner=inner_step,
+            every_step=every_step,
+            syncs=syncs,
+            timeline=timeline,
         )
 
-    def _components(self, phases: list[Phase], compute: DimExpr, tr: DimExpr, period: DimExpr) -> dict[str, DimExpr]:
-        """Step components in order: compute, transform, each phase, then the queueing waits."""
-        components: dict[str, DimExpr] = {"compute": compute}
-        if tr != 0:
-            components["transform"] = tr / period
-        queueing: dict[str, DimExpr] = {}
-        for ph in phases:
-            if ph.waits:
-                components[ph.name] = ph.steps * ph.free_step_time / period
-                links = ", ".join(dict.fromkeys(self.edge(e).link for e in ph.waits))
-                key = f"queueing on {links}"
-                queueing[key] = queueing.get(key, D.zero(U.TIME)) + ph.steps * ph.queueing / period
-            else:
-                components[ph.name] = ph.time / period
-        components.update(queueing)
-        return components
-
-    def _link_bytes(self, phases: list[Phase]) -> dict[Edge, DimExpr]:
-        link_bytes: dict[Edge, DimExpr] = {}
-        for ph in phases:
-            for e in ph.loads:
-                link_bytes[e] = link_bytes.get(e, D.zero(U.DATA)) + ph.bytes_on(e)
-        return link_bytes
-
-    def _charged_bytes(self, phases: list[Phase]) -> dict[Edge, DimExpr]:
-        """Bytes per sync that pay each edge's energy per bit (routing.py: per transfer or per hop)."""
-        out: dict[Edge, DimExpr] = {}
-        for ph in phases:
-            for e in ph.charged:
-                out[e] = out.get(e, D.zero(U.DATA)) + ph.charged_on(e)
-        return out
-
-    def _wire(self, phases: list[Phase]) -> DimExpr:
-        """Bytes the busiest worker sends per sync."""
-        senders: dict[str, DimExpr] = {}
-        for ph in phases:
-            for t in ph.transfers:
-                node = self.topology.node(t.src)
-                if node.kind is NodeKind.WORKER:
-                    # a group: each of its GPUs sends its share of the group's flows
-                    sent = ph.steps * t.nbytes if node.count is None else ph.steps * t.nbytes * t.count / self.q(node.count, U.ONE)
-                    senders[t.src] = senders.get(t.src, D.zero(U.DATA)) + sent
-        return D.emax(*senders.values()) if senders else D.zero(U.DATA)
-
     # ---- contention and stragglers ----------------------------------------------------------
-
-    def _loaded_edges(self, phases: list[Phase], period: DimExpr) -> dict[Edge, LoadedEdge]:
-        out: dict[Edge, LoadedEdge] = {}
-        for ph in phases:
-            for e in ph.waits:
-                q = self.edge(e).queue
-                le = out.setdefault(e, LoadedEdge(e, q, [], 0, D.zero(U.TIME)))
-                le.phases.append(ph.name)
-                le.waits_per_sync += ph.steps
-        for e, le in out.items():
-            bw = self.edge(e).bandwidth
-            le.busy = D.total([ph.bytes_on(e) for ph in phases], U.DATA) / bw / period
-        return out
 
     def _stragglers(self, per_dc: dict[str, DimExpr], period: DimExpr, overlap: bool) -> ST.Straggler | None:
         """The expected wait for the slowest worker, when a dc sets jitter (stragglers.py)."""
@@ -332,7 +272,7 @@ class CostModel(Counts):
             keys[d.name] = (per_dc[d.name], jitter, d.jitter_kind if d.jitter is not None else None, sigma)
         if len(set(keys.values())) == 1:
             base, jitter, kind, sigma = next(iter(keys.values()))
-            n = sum(d.workers for d in dcs)
+            n = sum(d.workers * d.n_sites for d in dcs)  # replicas in every site
             sig = value(sigma, env) if sigma is not None else None
             if sigma is not None and sigma.free_symbols:
                 notes.append(f"jitter_sigma is taken at its default, {sig:g}")
@@ -344,7 +284,7 @@ class CostModel(Counts):
                 base, jitter, kind, sigma = keys[d.name]
                 groups.append(
                     ST.Group(
-                        d.workers,
+                        d.workers * d.n_sites,
                         value(base, env),
                         value(jitter, env),
                         kind,
@@ -360,3 +300,20 @@ class CostModel(Counts):
             notes.append("with overlap, max(compute + stragglers, sync) stands for E[max(slowest compute, sync)], which is at least as large")
         return ST.Straggler(extra, status, formula, "; ".join(notes))
 
+
+def _side(syncs: list[Sync], tr: DimExpr, overhead: DimExpr, period: DimExpr) -> DimExpr:
+    """What the step adds to the inner step for its transform, overhead and syncs. The transform,
+    the overhead and a plain sync every H steps share one quotient, as the step had it before
+    exposed syncs and syncs every step existed: the same expression where those are absent."""
+    outer = syncs[-1]
+    numerator = tr + overhead * outer.fragments
+    others = []
+    for sy in syncs:
+        total = D.total([ph.time for ph in sy.phases], U.TIME)
+        if sy.exposed is not None:
+            others.append(sy.exposed)
+        elif sy is outer:
+            numerator = tr + total + overhead * outer.fragments
+        else:
+            others.append(total / sy.every)
+    return numerator / period + D.total(others, U.TIME)

@@ -25,12 +25,12 @@ def energy_parts(cm, scheme, step: DimExpr, flops: DimExpr, dense: DimExpr, char
         arith.append(n * cm.field(dev, "energy_per_flop") * worker / cm.member_gpus(d.name))
         if where == "gpu":
             per_byte = cm.field(dev, "energy_per_flop") * cm.field(scheme, "cost") + cm.field(dev, "energy_per_byte")
-            arith.append(n * per_byte * dense * cm.shard(spec.models[scheme.model]) / period)
+            arith.append(n * per_byte * dense * cm.mean_shard(spec.models[scheme.model]) / period)  # every GPU's own shard
         if d.pluggable:
             module_w.append(cm.module_count(d.name) * cm.field(spec.pluggables[d.pluggable], "power"))
         sw = spec.switches.get(d.switch)
         if sw is not None:
-            switch_w.append(cm.field(sw, "power"))
+            switch_w.append(cm.site_count(d.name) * cm.field(sw, "power"))  # one switch a site
     links = D.total([cm.edge(e).energy_per_byte * nbytes for e, nbytes in charged_bytes.items()], U.ENERGY) / period
     return {
         "static": D.total(static_w, U.POWER) * step,

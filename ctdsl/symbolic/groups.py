@@ -3,33 +3,46 @@
 A replica is tp x pp x cp GPUs, each holding a shard of the model: the dense
 layers split tp x pp ways (cp replicates them). GPU j of every replica owns the
 same shard and syncs it with its counterparts, over its own NIC, all shards at
-once (parallelism.md section 8). In a dc of R replicas one shard group has
-cp R members and there are tp pp groups, one per shard: the dc's G = tp pp cp R
+once (parallelism.md section 8). In a site of R replicas one shard group has
+cp R members and there are tp pp groups, one per shard: the site's G = tp pp cp R
 GPUs. Nothing is unrolled: the GPUs of a dc are one group node of the topology
-(`east.gpu`, count G) and their NICs one group of edges (count: the NICs), so a
-phase is a few flow classes, each `count` alike transfers at once, and a count
-may be a param. On a group of edges the flows spread evenly: a NIC carries
-count x bytes / NICs per step.
+(`east.gpu`, count G, times its sites), their NICs one group of edges (count: the
+NICs), so a phase is a few flow classes, each `count` alike transfers at once,
+and a count may be a param. On a group of edges the flows spread evenly: a NIC
+carries count x bytes / NICs per step.
 
-Phases (s the shard's payload, n_d the members of a shard group in dc d, K dcs;
-the members of a ring are replicas, so every hop crosses the NICs and the
+Sites: a dc may stand for `sites` alike sites (a param may set it), each with its
+own R replicas, one switch each; the WAN from the dc to itself joins each site to
+the next. The sites form one ring, dc after dc in the order written and the sites
+of one dc in a row; K, the number of sites, is the sum of every dc's sites, an
+expression where a param sets one. The flows from a dc to the next site are two
+classes: to the next site of the same dc (over its own WAN, `next_site`; all but
+its last site, or every site when it is the only dc: `ring_wans`) and, from its
+last site, to the next dc. Nothing is unrolled per site either.
+
+Phases (s the shard's payload, n_d the members of a shard group in a site of dc d,
+K sites; the members of a ring are replicas, so every hop crosses the NICs and the
 scale-out fabric):
 
-- hier_allreduce: reduce-scatter in each dc (n_d - 1 steps of s/n_d); all-reduce
-  of each slice across dcs (2(K - 1) steps of s/(n_d K), GPU j of dc a in a ring
-  with GPU j of the others, every GPU of a dc at once over the WAN); all-gather
-  in each dc (n_d - 1 steps of s/n_d);
-- hier_allgather: gather in each dc (n_d - 1 steps of s); exchange across dcs
-  (K - 1 steps of s); distribute in each dc (n_d - 1 steps of (K - 1) s);
-- ring_allreduce, allgather: one ring over the N = sum n_d members of each shard
-  group (2(N - 1) steps of s/N, or N - 1 of s), dc after dc, so that each group
-  crosses the WAN once per dc;
-- innet_sum: every GPU sends its shard up to its dc's switch; the switches
-  all-reduce the sums of all shards (the whole payload c) across dcs (2(K - 1)
-  steps of c / K); down to the GPUs (s, or 2 s with loopback).
+- hier_allreduce: reduce-scatter in each site (n_d - 1 steps of s/n_d); all-reduce
+  of each slice across the sites (2(K - 1) steps of s/(n_d K), GPU j of a site in a
+  ring with GPU j of the others, every GPU of a site at once over the WAN);
+  all-gather in each site (n_d - 1 steps of s/n_d);
+- hier_allgather: gather in each site (n_d - 1 steps of s); exchange across sites
+  (K - 1 steps of s); distribute in each site (n_d - 1 steps of (K - 1) s);
+- ring_allreduce, allgather: one ring over the N = sum K_d n_d members of each
+  shard group (2(N - 1) steps of s/N, or N - 1 of s), site after site, so that
+  each group crosses the WAN once per site;
+- innet_sum: every GPU sends its shard up to its site's switch; the switches
+  all-reduce the sums of all shards (the whole payload c) across the sites
+  (2(K - 1) steps of c / K); down to the GPUs (s, or 2 s with loopback).
 
 Uneven pipeline stages (`first_stage_layers`, `last_stage_layers`): s is the
-most-loaded stage's shard, which binds every phase.
+most-loaded stage's shard, which binds every GPU's own links (its NIC) and so
+every phase's time; a link all the GPUs share (the WAN) and the energy of their
+bytes take the exact sum over the stages: each flow carries the GPUs' mean shard
+over the most-loaded's (`Shard.scale`, `Transfer.scale`; 126/128 for Llama 3
+405B's 7 + 14 x 8 + 7 layers).
 
 Unequal sites: where the dcs' n_d differ, the in-dc phases run side by side, each
 dc its own number of steps, and the phase takes as long as the slowest site (a
@@ -45,7 +58,7 @@ import sympy as sp
 from ctdsl import units as U
 from ctdsl.language.enums import Collective
 from ctdsl.model import payload as PL
-from ctdsl.model.graph import gpus_id, switch_id
+from ctdsl.model.graph import gpus_id, next_site, replica_counts, ring_wans, several_sites, switch_id
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic.dimensioned import DimExpr, emax
 from ctdsl.symbolic.routing import Phase
@@ -53,44 +66,48 @@ from ctdsl.symbolic.routing import Phase
 
 @dataclass(frozen=True)
 class Shard:
-    """One kind of shard every GPU holds and syncs: bytes per GPU and its groups' members per dc."""
+    """One kind of shard every GPU holds and syncs: bytes per GPU and its groups' members per site."""
 
     name: str  # "" for the dense layers
     payload: DimExpr  # bytes the most-loaded GPU originates per sync (its shard's payload)
     up: DimExpr  # what it sends up to a switch (innet_sum)
-    members: dict[str, DimExpr]  # dc -> members of one shard group in that dc
-    groups: DimExpr  # shard groups (distinct shards) in every dc
+    members: dict[str, DimExpr]  # dc -> members of one shard group in one of its sites
+    groups: DimExpr  # shard groups (distinct shards) in every site
     whole: DimExpr  # the payload of all the shards together (what the switches sum)
+    scale: DimExpr = D.one()  # the GPUs' mean shard over the most-loaded's: below 1 with uneven stages
 
 
-def dense_shard(cm, payload: DimExpr, up: DimExpr, fraction: DimExpr) -> Shard:
-    """The dense layers' shard: `fraction` of the payload (1 / (tp x pp) for even stages), synced by
-    cp x R members in each dc; tp x pp shard groups."""
+def dense_shard(cm, payload: DimExpr, up: DimExpr, fraction: DimExpr, mean: DimExpr) -> Shard:
+    """The dense layers' shard: `fraction` of the payload on the most-loaded GPU, `mean` on the
+    average one (both 1 / (tp x pp) for even stages), synced by cp x R members in each site;
+    tp x pp shard groups."""
     spec = cm.spec
     members, groups = {}, None
     for name, dc in spec.dcs.items():
         rep = spec.replicas[dc.replica]
         groups = cm.q(rep.tp, U.ONE) * cm.q(rep.pp, U.ONE) if groups is None else groups
         members[name] = cm.q(rep.cp, U.ONE) * cm.q(dc.replicas, U.ONE)
-    return Shard("", payload * fraction, up * fraction, members, groups, payload)
+    return Shard("", payload * fraction, up * fraction, members, groups, payload, mean / fraction)
 
 
-def shards(cm, model, payload: DimExpr, up: DimExpr, fraction: DimExpr) -> list[Shard]:
+def shards(cm, model, payload: DimExpr, up: DimExpr, fraction: DimExpr | None = None) -> list[Shard]:
     """The shards every GPU syncs: the dense layers, and a MoE model's experts apart.
 
     Experts (parallelism.md section 1.3, Megatron's parallel folding, expert tensor
     parallelism 1): a GPU holds E / ep of each of its stage's MoE layers, (L_moe / pp)
-    (E / ep) m d f_e parameters, shared by the tp cp R / ep GPUs of a dc that hold the
+    (E / ep) m d f_e parameters, shared by the tp cp R / ep GPUs of a site that hold the
     same experts, in pp ep shard groups. The payload divides between the two in
     proportion to their parameters.
     """
     A = cm.formulas
+    fraction = cm.shard(model) if fraction is None else fraction  # the most-loaded GPU's part
+    mean = cm.mean_shard(model)
     experts = PL.expert_layer_params(model, A) if PL.is_moe(model) else None
     if experts is None:
-        return [dense_shard(cm, payload, up, fraction)]
+        return [dense_shard(cm, payload, up, fraction, mean)]
     total = A.get(model, "params")
     share = PL.moe_layers(model, A) * experts / total  # the experts' part of the parameters
-    dense = dense_shard(cm, payload * (1 - share), up * (1 - share), fraction)
+    dense = dense_shard(cm, payload * (1 - share), up * (1 - share), fraction, mean)
     spec = cm.spec
     members, groups = {}, None
     for name, dc in spec.dcs.items():
@@ -103,40 +120,56 @@ def shards(cm, model, payload: DimExpr, up: DimExpr, fraction: DimExpr) -> list[
 
 
 class GroupPlan:
+    """The phases of one collective over the dcs' groups of GPUs, site after site in a ring.
+
+    K, the number of sites, is the sum of every dc's `sites` (1 where it gives none): a
+    whole number while no dc counts its sites, else an expression in the params.
+    """
+
     def __init__(self, cm):
         self.cm, self.router, self.spec = cm, cm.router, cm.spec
         self.dcs = list(self.spec.dcs)
+        self.several = {d: several_sites(dc) for d, dc in self.spec.dcs.items()}
+        counted = any(dc.sites is not None for dc in self.spec.dcs.values())
+        self.K = D.total([cm.site_count(d) for d in self.dcs], U.ONE) if counted else len(self.dcs)
+        self.crossing = len(self.dcs) > 1 or any(self.several.values())  # whether there is a next site
 
     def gpus(self, dc: str) -> DimExpr:
+        """The GPUs of a dc, in all its sites."""
         return self.cm.q(self.cm.topology.node(gpus_id(dc)).count, U.ONE)
+
+    def site_gpus(self, dc: str) -> DimExpr:
+        """The GPUs of one site of a dc."""
+        return self.cm.q(replica_counts(self.spec, dc, site=True)[0], U.ONE)
 
     def plan(self, collective: Collective, shard: Shard, loopback: bool) -> list[Phase]:
         tag = f" ({shard.name})" if shard.name else ""
-        s, n, K = shard.payload, shard.members, len(self.dcs)
+        s, n, K, x = shard.payload, shard.members, self.K, shard.scale
         phases: list[Phase | None] = []
         if collective == "hier_allreduce":
-            phases.append(self.in_dc("reduce-scatter in each dc" + tag, n, lambda d: s / n[d]))
-            phases.append(self.across("all-reduce of each slice across dcs" + tag, 2 * (K - 1), lambda d: s / (n[d] * K)))
-            phases.append(self.in_dc("all-gather in each dc" + tag, n, lambda d: s / n[d]))
+            phases.append(self.in_dc("reduce-scatter in each dc" + tag, n, lambda d: s / n[d], x))
+            phases.append(self.across("all-reduce of each slice across dcs" + tag, 2 * (K - 1), lambda d: s / (n[d] * K), x))
+            phases.append(self.in_dc("all-gather in each dc" + tag, n, lambda d: s / n[d], x))
         elif collective == "hier_allgather":
-            phases.append(self.in_dc("gather in each dc" + tag, n, lambda d: s))
-            phases.append(self.across("exchange across dcs" + tag, K - 1, lambda d: s))
-            if K > 1:
-                phases.append(self.in_dc("distribute in each dc" + tag, n, lambda d: (K - 1) * s))
+            phases.append(self.in_dc("gather in each dc" + tag, n, lambda d: s, x))
+            phases.append(self.across("exchange across dcs" + tag, K - 1, lambda d: s, x))
+            if self.crossing:
+                phases.append(self.in_dc("distribute in each dc" + tag, n, lambda d: (K - 1) * s, x))
         elif collective in ("ring_allreduce", "allgather"):
-            total = D.total(list(n.values()), U.ONE)
+            total = D.total([self.cm.site_count(d) * n[d] for d in self.dcs], U.ONE)
             if collective == "ring_allreduce":
-                phases.append(self.ring("ring all-reduce over all replicas" + tag, 2 * (total - 1), s / total, shard.groups))
+                phases.append(self.ring("ring all-reduce over all replicas" + tag, 2 * (total - 1), s / total, shard.groups, x))
             else:
-                phases.append(self.ring("ring all-gather over all replicas" + tag, total - 1, s, shard.groups))
+                phases.append(self.ring("ring all-gather over all replicas" + tag, total - 1, s, shard.groups, x))
         elif collective == "innet_sum":
-            ups = [(gpus_id(d), switch_id(self.spec, d), shard.up, self.gpus(d)) for d in self.dcs]
+            ups = [(gpus_id(d), switch_id(self.spec, d), shard.up, self.gpus(d), x) for d in self.dcs]
             phases.append(self.router.phase("up to the switch" + tag, 1, ups))
             sums = shard.whole / K
-            ring = [(switch_id(self.spec, d), switch_id(self.spec, self.dcs[(i + 1) % K]), sums) for i, d in enumerate(self.dcs)]
-            phases.append(self.router.phase("all-reduce of the sums across dcs" + tag, 2 * (K - 1), ring if K > 1 else []))
+            sw = lambda d: switch_id(self.spec, d)  # noqa: E731
+            ring = [f for i in range(len(self.dcs)) for f in self.onward(i, sw, sums, D.one(), D.one())]
+            phases.append(self.router.phase("all-reduce of the sums across dcs" + tag, 2 * (K - 1), ring) if self.crossing else None)
             down = s * (2 if loopback else 1)
-            downs = [(switch_id(self.spec, d), gpus_id(d), down, self.gpus(d)) for d in self.dcs]
+            downs = [(switch_id(self.spec, d), gpus_id(d), down, self.gpus(d), x) for d in self.dcs]
             phases.append(self.router.phase("down to the GPUs" + tag + (" (with loopback)" if loopback else ""), 1, downs))
         else:  # pragma: no cover
             raise ValueError(collective)
@@ -144,34 +177,47 @@ class GroupPlan:
 
     # ---- phases ----------------------------------------------------------------------
 
-    def in_dc(self, name: str, members: dict[str, DimExpr], nbytes) -> Phase | None:
-        """Rings inside each dc, n_d - 1 steps: one phase where the dcs are alike, else side by side."""
-        flows = {d: (gpus_id(d), gpus_id(d), nbytes(d), self.gpus(d)) for d in self.dcs}
+    def onward(self, i: int, node, nbytes: DimExpr, per_site: DimExpr, scale: DimExpr) -> list[tuple]:
+        """The flows from the sites of dc i to the next site of the ring, `per_site` transfers from
+        each site: to the next site of the dc over the WAN from it to itself (all but its last
+        site, or all of them when it is the only dc), and from its last site to the next dc."""
+        d = self.dcs[i]
+        src = node(d)
+        flows = []
+        if self.several[d]:
+            flows.append((src, next_site(src), nbytes, self.cm.q(ring_wans(self.spec, d), U.ONE) * per_site, scale))
+        if len(self.dcs) > 1:
+            nxt = self.dcs[(i + 1) % len(self.dcs)]
+            flows.append((src, node(nxt), nbytes, per_site, scale))
+        return flows
+
+    def in_dc(self, name: str, members: dict[str, DimExpr], nbytes, scale: DimExpr = D.one()) -> Phase | None:
+        """Rings inside each site, n_d - 1 steps: one phase where the dcs are alike, else side by side."""
+        flows = {d: (gpus_id(d), gpus_id(d), nbytes(d), self.gpus(d), scale) for d in self.dcs}
         if len({members[d] for d in self.dcs}) == 1:
             return self.router.phase(name, members[self.dcs[0]] - 1, list(flows.values()))
         parts = [self.router.phase(f"{name}: {d}", members[d] - 1, [flows[d]]) for d in self.dcs]
         return concurrent(name, [p for p in parts if p is not None])
 
-    def across(self, name: str, steps: int, nbytes) -> Phase | None:
-        """GPU j of each dc in a ring with GPU j of the others: every GPU of a dc at once."""
-        K = len(self.dcs)
-        if K < 2:
+    def across(self, name: str, steps, nbytes, scale: DimExpr = D.one()) -> Phase | None:
+        """GPU j of each site in a ring with GPU j of the others: every GPU of a site at once."""
+        if not self.crossing:
             return None
-        flows = [(gpus_id(d), gpus_id(self.dcs[(i + 1) % K]), nbytes(d), self.gpus(d)) for i, d in enumerate(self.dcs)]
+        flows = [f for i, d in enumerate(self.dcs) for f in self.onward(i, gpus_id, nbytes(d), self.site_gpus(d), scale)]
         return self.router.phase(name, steps, flows)
 
-    def ring(self, name: str, steps: DimExpr, nbytes: DimExpr, groups: DimExpr) -> Phase | None:
-        """One ring per shard group over its members in every dc, dc after dc."""
-        K = len(self.dcs)
-        if K == 1:
+    def ring(self, name: str, steps: DimExpr, nbytes: DimExpr, groups: DimExpr, scale: DimExpr) -> Phase | None:
+        """One ring per shard group over its members in every site, site after site."""
+        if not self.crossing:
             d = self.dcs[0]
-            return self.router.phase(name, steps, [(gpus_id(d), gpus_id(d), nbytes, self.gpus(d))])
+            return self.router.phase(name, steps, [(gpus_id(d), gpus_id(d), nbytes, self.gpus(d), scale)])
         flows = []
         for i, d in enumerate(self.dcs):
-            inside = self.gpus(d) - groups  # every member but the last of each group sends to the next in its dc
+            # every member but the last of each group in each site sends to the next in its site
+            inside = self.gpus(d) - self.cm.site_count(d) * groups
             if inside != 0:
-                flows.append((gpus_id(d), gpus_id(d), nbytes, inside))
-            flows.append((gpus_id(d), gpus_id(self.dcs[(i + 1) % K]), nbytes, groups))
+                flows.append((gpus_id(d), gpus_id(d), nbytes, inside, scale))
+            flows += self.onward(i, gpus_id, nbytes, groups, scale)
         return self.router.phase(name, steps, flows)
 
 

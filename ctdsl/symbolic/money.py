@@ -107,7 +107,7 @@ def _per_time(cm) -> dict[str, list[DimExpr]]:
         if dev.embodied_carbon is not None:
             out["embodied"].append(n * f(dev, "embodied_carbon") / f(dev, "depreciation"))
         parts = [("modules", spec.pluggables.get(dc.pluggable) if dc.pluggable else None, cm.module_count(name) if dc.pluggable else None)]
-        parts.append(("switches", spec.switches.get(dc.switch), D.one()))  # one switch a dc, as its power is counted
+        parts.append(("switches", spec.switches.get(dc.switch), cm.site_count(name)))  # one switch a site, as its power is counted
         for key, part, count in parts:
             if part is not None and part.price is not None:
                 years = f(part, "depreciation") if part.depreciation is not None else f(dev, "depreciation")
@@ -147,5 +147,7 @@ def _link_rent(cm) -> list[DimExpr]:
             continue
         seen.add(pair)
         count = cm.q(e.count, U.ONE) if e.count is not None else D.one()  # a group of alike edges (one per NIC)
+        if e.source == e.target and len(cm.spec.dcs) == 1:  # a ring of K sites: K WANs, but two sites share one
+            count = D.emin(count, count * (count - 1) / 2)
         out.append(count * cm.field(link, "price") * cm.edge((e.source, e.target)).bandwidth)  # `wan * 4`: 4 links' rent
     return out

@@ -55,9 +55,9 @@ from functools import lru_cache
 import sympy as sp
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective
+from ctdsl.language.enums import Collective, LinkKind
 from ctdsl.model.entities import Spec
-from ctdsl.model.graph import switch_id, worker_id
+from ctdsl.model.graph import NEXT, switch_id, worker_id
 from ctdsl.model.topology import Topology
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic.dimensioned import DimExpr, emax
@@ -67,13 +67,25 @@ Edge = tuple[str, str]
 
 @dataclass(frozen=True)
 class Transfer:
-    """A transfer of `nbytes`, or, between groups (replicas), `count` alike transfers at once."""
+    """A transfer of `nbytes`, or, between groups (replicas), `count` alike transfers at once.
+
+    Between groups `nbytes` is the most-loaded member's (uneven pipeline stages hold shards
+    of different sizes), which binds each member's own links, its NICs; `scale` is the
+    members' mean over it, so that a link all of them share (the WAN) and the energy of
+    their bytes take the exact sum, count x scale x nbytes.
+    """
 
     src: str
-    dst: str
+    dst: str  # a node, or `next_site(node)`: that node in the next site of its dc
     nbytes: DimExpr
     route: tuple[str, ...]
     count: DimExpr = D.one()
+    scale: DimExpr = D.one()
+
+    @property
+    def total(self) -> DimExpr:
+        """The bytes of all `count` transfers together, each member's own."""
+        return self.nbytes if D.is_one(self.count) and D.is_one(self.scale) else self.nbytes * self.count * self.scale
 
     @property
     def edges(self) -> tuple[Edge, ...]:
@@ -131,10 +143,11 @@ class Router:
         self._route = lru_cache(maxsize=None)(self._route_uncached)
 
     def _route_uncached(self, src: str, dst: str) -> tuple[str, ...]:
-        if src == dst:  # between two members of one group: up to its dc's switch and down again
-            n = self.topology.node(src)
-            sw = switch_id(self.spec, n.dc)
-            return self.topology.route(src, sw) + self.topology.route(sw, dst)[1:]
+        ring = dst.endswith(NEXT)  # to the next site of the dc, over the WAN from the dc to itself
+        if ring or src == dst:  # or between two members of one group: up to its dc's switch and down again
+            dst = dst.removesuffix(NEXT)
+            sw = switch_id(self.spec, self.topology.node(src).dc)
+            return self.topology.route(src, sw) + ((sw,) if ring else ()) + self.topology.route(sw, dst)[1:]
         return self.topology.route(src, dst)
 
     def segments(self, edges: tuple[Edge, ...]) -> list[list[Edge]]:
@@ -154,20 +167,26 @@ class Router:
         lats = []
         for seg in self.segments(t.edges):
             lats.append(self.edge(seg[0]).latency)  # one link definition: one latency
-            charged[seg[0]] = charged.get(seg[0], D.zero(U.DATA)) + (t.nbytes if D.is_one(t.count) else t.nbytes * t.count)
+            charged[seg[0]] = charged.get(seg[0], D.zero(U.DATA)) + t.total
         lats += [self.node_latency(n) for n in t.route[1:]]
         return D.total(lats, U.TIME)
 
     def phase(self, name: str, steps, flows: list[tuple]) -> Phase | None:
-        """A phase of `steps` alike steps; a flow is (src, dst, bytes) or, between groups, (src, dst, bytes, count)."""
+        """A phase of `steps` alike steps; a flow is (src, dst, bytes) or, between groups,
+        (src, dst, bytes, count[, scale]) (`Transfer`)."""
         if (isinstance(steps, int) and steps <= 0) or not flows:
             return None
         transfers = [Transfer(f[0], f[1], f[2], self._route(f[0], f[1]), *f[3:]) for f in flows]
         loads: dict[Edge, DimExpr] = {}
         for t in transfers:
             for e in t.edges:
-                # a group of alike edges (one per NIC) shares the group's flows evenly
-                share = t.nbytes if D.is_one(t.count) and D.is_one(self.edge(e).count) else t.nbytes * t.count / self.edge(e).count
+                terms = self.edge(e)
+                if terms.kind is LinkKind.WAN:  # shared by every member: their exact sum, over its alike WANs
+                    share = t.total if D.is_one(terms.count) else t.total / terms.count
+                elif D.is_one(t.count) and D.is_one(terms.count):
+                    share = t.nbytes
+                else:  # a group of alike edges (one per NIC) shares the group's flows evenly, each as the most-loaded
+                    share = t.nbytes * t.count / terms.count
                 loads[e] = loads.get(e, D.zero(U.DATA)) + share
         phase = Phase(name, steps, transfers, loads)
         terms: dict[DimExpr, None] = {}

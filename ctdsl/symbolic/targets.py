@@ -49,8 +49,9 @@ TARGET = "target"  # the name the root finder gives the target's side
 
 
 def utilisation(c) -> DimExpr:
-    """Compute utilisation: the compute term over the step time (dimensionless)."""
-    return c.compute / c.step_time
+    """Compute utilisation: the inner step (compute and, with the training step's timeline,
+    recomputation, model-parallel traffic, bubble and optimiser) over the step time."""
+    return c.inner / c.step_time
 
 
 def mfu(cm, c) -> DimExpr:
@@ -100,8 +101,8 @@ def solve_target(cm, c, t, env) -> TargetResult:
     b = cm.symbols[t.over]
     # CU = compute / step = u is step = compute / u where compute does not depend on b: the same
     # roots, and a difference without a quotient, cheaper to put over one denominator
-    flip = t.quantity == "utilisation" and not c.compute.e.has(b)
-    lhs, rhs = (c.step_time.e, c.compute.e / goal) if flip else (q.e, goal)
+    flip = t.quantity == "utilisation" and not c.inner.e.has(b)
+    lhs, rhs = (c.step_time.e, c.inner.e / goal) if flip else (q.e, goal)
     try:
         r = solve_breakeven(t.scheme, lhs, TARGET, rhs, b, env, p.lo, p.hi, c.labels, log, show)
     except Unsolvable as exc:

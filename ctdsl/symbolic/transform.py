@@ -140,7 +140,7 @@ def _at_switch(cm, sw, up: DimExpr, labels: dict) -> DimExpr:
     for dc, d in cm.spec.dcs.items():
         parts = []
         if sw.total_rate is not None:
-            parts.append(cm.device_count(d.name) * up / cm.field(sw, "total_rate"))
+            parts.append(cm.device_count(d.name) / cm.site_count(d.name) * up / cm.field(sw, "total_rate"))  # one switch a site
             labels.setdefault(parts[-1].e, f"total_rate of switch {sw.name}")
         if sw.stream_rate is not None:
             parts.append(up / cm.field(sw, "stream_rate"))

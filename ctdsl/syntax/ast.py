@@ -126,7 +126,7 @@ class Param:
     range: Range | None
     display: str | None
     span: Span
-    dist: Call | None = None  # `~ name(args)`: the distribution the param is drawn from
+    dist: Call | None = None  # `~ name(args)`: the distribution the param is drawn from (an argument may be a ListValue: `samples([...])`)
 
 
 @dataclass(frozen=True)
@@ -188,6 +188,22 @@ Statement = Union[Import, Param, Block, Wan, Breakeven, Baseline, Search, Target
 class SpecFile:
     path: str
     statements: tuple[Statement, ...]
+
+
+def nodes(value: "Value"):
+    """Every node of a value, itself first: the operands of expressions and the items of lists, depth-first."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        yield v
+        if isinstance(v, BinOp):
+            stack += [v.left, v.right]
+        elif isinstance(v, Neg):
+            stack.append(v.operand)
+        elif isinstance(v, Call):
+            stack += list(v.args)
+        elif isinstance(v, ListValue):
+            stack += list(v.items)
 
 
 def to_json(node) -> object:

@@ -82,8 +82,14 @@ class TreeBuilder:
             self.range(rng) if rng is not None else None,
             self.string(display, display) if display is not None else None,
             self.span(t),
-            self.expr(dist, 0) if dist is not None else None,
+            self.distribution(dist) if dist is not None else None,
         )
+
+    def distribution(self, t: Tree) -> ast.Call:
+        """`~ kind(args)`: a call whose arguments are expressions or lists (a table of samples)."""
+        self._count(t)
+        func, *args = t.children
+        return ast.Call(self.name(func), tuple(self.value(a, 1) for a in args if a is not None), self.span(t))
 
     def range(self, t: Tree) -> ast.Range:
         lo, hi, spacing, count = t.children

@@ -8,6 +8,7 @@ from ctdsl.diagnostics import Severity, Span
 from ctdsl.language import schema as S
 from ctdsl.lint.context import Context, iter_fields, iter_refs
 from ctdsl.lint.registry import Hit, rule
+from ctdsl.model.graph import several_sites
 from ctdsl.syntax import ast
 # ---- CTL001 ---------------------------------------------------------------------------
 
@@ -31,6 +32,8 @@ def _use_hint(ctx: Context, kind: str, name: str) -> str:
         dcs = list(spec.dcs)
         if kind == "link" and len(dcs) >= 2:
             hint += f" or between dcs (wan {dcs[0]} <-> {dcs[1]} = {name})"
+        elif kind == "link" and dcs and several_sites(spec.dcs[dcs[0]]):
+            hint += f" or between its sites (wan {dcs[0]} <-> {dcs[0]} = {name})"
         return hint
     dim = spec.params[name].dim
     fields = [(k, f.name) for k, fs in S.KINDS.items() for f in fs.values() if f.type == "quantity" and f.dim == dim]

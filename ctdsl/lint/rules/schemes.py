@@ -73,8 +73,9 @@ def degenerate_hierarchy(ctx: Context) -> Iterator[Hit]:
     """
     A hierarchical collective (hier_allreduce, hier_allgather) reduces or gathers
     inside each dc, exchanges between dcs, then distributes inside each dc. With
-    one worker in a dc the inside phases move nothing and the hierarchy is a flat
-    exchange between data centres. That is rarely what was meant: usually the
+    one worker in a dc (or one replica without context parallelism, whose GPUs
+    each hold a shard no other GPU of the dc holds) the inside phases move
+    nothing and the hierarchy is a flat exchange between data centres. That is rarely what was meant: usually the
     worker count is a placeholder, or a flat collective (ring_allreduce,
     allgather) was intended.
     """
@@ -90,16 +91,26 @@ def degenerate_hierarchy(ctx: Context) -> Iterator[Hit]:
 def _degenerate(ctx: Context, sites, hier) -> Iterator[Hit]:
     first = hier[0]
     for dc in sites.dcs.values():
-        if not is_user(ctx, dc) or dc.workers != 1:
+        if not is_user(ctx, dc) or _members(ctx, dc) != 1:
             continue
         names = ", ".join(f"'{s.name}'" for s in hier[:3]) + (" and others" if len(hier) > 3 else "")
         where = f" in variant '{sites.name}'" if sites.name is not None else ""
+        key = "replicas" if dc.replica else "workers"
+        one = "a single replica" if dc.replica else "a single worker"
         yield Hit(
-            f"dc '{dc.name}'{where} has a single worker, so the intra-DC phases of {first.collective} "
+            f"dc '{dc.name}'{where} has {one}, so the intra-DC phases of {first.collective} "
             f"(scheme{'s' * (len(hier) > 1)} {names}) do nothing",
-            (ctx.field_span(dc, "workers") if sites.name is not None else None) or ctx.at(dc, "workers"),
+            (ctx.field_span(dc, key) if sites.name is not None else None) or ctx.at(dc, key),
             label="one worker",
             secondary=shown_label(ctx, ctx.own_span(first, "collective"), first.collective),
             notes=("with one worker per dc the hierarchy is a flat exchange between data centres",),
             help="give the dc its real number of workers, or use a flat collective (ring_allreduce, allgather)",
         )
+
+
+def _members(ctx: Context, dc) -> float | None:
+    """Members of one shard group in the dc: its workers, or cp x its replicas."""
+    if not dc.replica:
+        return dc.workers
+    cp, n = ctx.value(ctx.spec.replicas[dc.replica].cp), ctx.value(dc.replicas)
+    return None if cp is None or n is None else cp * n

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ctdsl import units as U
+from ctdsl.language.binding import MODEL_PARALLEL, is_exposed_sync
 from ctdsl.report.encode import TICK_CHARS, clip
 from ctdsl.report.plots.style import GROUPS, plain_formatter
 from ctdsl.report.tables import phase_group
@@ -18,6 +19,10 @@ def _group_of(r, name: str) -> str:
     """The bar group a step component is stacked in."""
     if name in ("compute", "transform", "stragglers"):
         return name
+    if name in MODEL_PARALLEL:
+        return "model parallel"
+    if is_exposed_sync(name):
+        return "sync exposed"
     if name.startswith("queueing on "):
         return "queueing"
     ph = next((p for p in r.phases if p.name == name), None)

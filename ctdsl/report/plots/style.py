@@ -15,9 +15,11 @@ MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
 # the groups a step's components are stacked in: name, colour, hatch
 GROUPS = [
     ("compute", "#0072B2", ""),
+    ("model parallel", "#F0E442", "||"),  # the rest of the inner step: recomputation, bubble, model-parallel traffic, optimiser
     ("transform", "#E69F00", "//"),
     ("sync in dc", "#009E73", ".."),
     ("sync across dcs", "#D55E00", "xx"),
+    ("sync exposed", "#882255", "oo"),  # a sync that overlaps the backward pass or later steps: what shows
     ("queueing", "#CC79A7", "\\\\"),
     ("stragglers", "#56B4E9", "--"),
     ("other", "#999999", "++"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ctdsl import units as U
 from ctdsl.model import expr as E
+from ctdsl.model.graph import replicas_text
 from ctdsl.report.plots.canvas import mpl, new_figure
 from ctdsl.report.plots.style import RC
 
@@ -101,8 +102,7 @@ def _count_text(spec, dc) -> str:
     """`4 x h100`, or `256 x tp8pp4 of h100` for a dc of replicas (the count as written, if a param)."""
     if not dc.replica:
         return f"{dc.workers} x {dc.device}"
-    count = E.render(dc.replicas) if E.symbols(dc.replicas) else str(dc.workers)
-    return f"{count} x {dc.replica} of {dc.device}"
+    return f"{replicas_text(dc)} of {dc.device}"
 
 
 def _draw_intra(ax, graph, pos) -> None:
@@ -135,7 +135,9 @@ def _draw_wans(ax, spec, graph, pos, order: list[str], rate) -> None:
         (xa, ya), (xb, yb) = pos[a], pos[b]
         both = len(edges) > 1
         style = "<|-|>" if both else ("-|>" if edges[0][0] == a else "<|-")
-        if order.index(b) - order.index(a) == 1:
+        if a == b:  # a dc of several sites: a loop over its switch, each site to the next
+            start, stop, rad, ly = (xa - 0.35, ya + 0.25), (xa + 0.35, ya + 0.25), -0.9, ya + 0.4
+        elif order.index(b) - order.index(a) == 1:
             start, stop, rad, ly = (xa + 0.66, ya), (xb - 0.66, yb), 0.0, ya - 0.22
         else:  # over the dcs in between
             start, stop, rad, ly = (xa, ya + 0.25), (xb, yb + 0.25), -0.18, ya + 0.25 + 0.09 * (xb - xa) + 0.1
@@ -144,12 +146,14 @@ def _draw_wans(ax, spec, graph, pos, order: list[str], rate) -> None:
         )
         d = edges[0][2]
         link = spec.links.get(d.link)
-        label = f"WAN {d.link}\n{rate(link.bandwidth) if link else '?'}"
+        label = f"WAN {d.link}" + (" " if a == b else "\n") + rate(d.bandwidth)  # the edge's: N links in parallel (`= dci * 16`)
         if link is not None and isinstance(link.bandwidth, E.Sym):
             label += f"\n({link.bandwidth.name})"
         label += "\neach direction" if both else ""
+        label += "\nsite to site" if a == b else ""
         straight = rad == 0.0
-        ax.text((xa + xb) / 2, ly, label, ha="center", va="top" if straight else "bottom", fontsize=9.5, color="#8a3a00", fontweight="bold", linespacing=1.25)
+        at, ha = ((xa + 0.52, "left") if a == b else ((xa + xb) / 2, "center"))  # a loop's label beside it
+        ax.text(at, ly, label, ha=ha, va="top" if straight else "bottom", fontsize=9.5, color="#8a3a00", fontweight="bold", linespacing=1.25)
 
 
 def _draw_nodes(ax, graph, pos) -> None:

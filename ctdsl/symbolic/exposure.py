@@ -1,0 +1,209 @@
+"""What a scheme syncs, when, and how much of each sync the step waits for.
+
+A scheme has one or two syncs:
+
+- with `inner = none` (the default), its collective over all the replicas (workers),
+  every H steps (`period`); H = 1 is plain data parallelism;
+- with `inner = dc` and H > 1 (DiLoCo whose workers are the dcs), an **inner sync**
+  every step: the dense gradient reduce-scattered and the parameters all-gathered
+  inside each dc (the replicas of a dc are one data-parallel group, Megatron's
+  distributed optimizer); and an **outer sync** every H steps: each GPU's 1/n slice
+  of its shard's outer gradient (the scheme's payload) across the dcs (an all-reduce
+  of the slices for hier_allreduce, an exchange for hier_allgather), then the
+  updated parameter slices all-gathered inside the dc.
+
+A sync is exposed in full after the step's compute unless the scheme says otherwise
+(parallelism.md sections 7, 9 and 11; Douillard's DiLoCo bandwidth simulator makes
+the same assumptions: buckets released uniformly over the backward pass, one FIFO
+link, a deadline):
+
+- `overlap = backward`: the GPU's dense gradient shard is cut into
+  B = ceil(shard / bucket) buckets, released one by one as the backward pass of the
+  step's last micro-batch (length w) computes them, at w / B, 2 w / B, ..., w, and
+  sent first in, first out, each taking tau (the collective's time for 1/B of the
+  payload, latencies included). The last bucket finishes
+  max(B tau - w (B - 1) / B, tau) after the backward pass ends (the larger of:
+  the link busy from the first release on, and the last bucket alone).
+- `delay = tau_d` inner steps (Streaming DiLoCo's overlap; 1 is a one-step delayed
+  update): the sync may run on while training goes on, so the step waits only for
+  what outlasts tau_d x the inner step (compute and model-parallel traffic).
+- `fragments = F` (Streaming DiLoCo): the model is synced in F fragments, each every
+  H steps on its own schedule, one fragment sync every H / F steps; each fragment is
+  1/F of the payload.
+
+So a sync of one fragment exposes max(0, max(B tau - w (B - 1)/B, tau) - tau_d T)
+(with B = 1 and w = 0 without backward overlap), and the step pays F / H of it. With a
+delay the syncs could also outrun the link: F syncs of B tau each every H steps need
+F B tau / H of every step, so the step pays at least F B tau / H - T (the steady state
+of a link that is always busy). A
+sync with none of these options is shown phase by phase, each phase / H, as before;
+with `overlap = true` the whole sync runs alongside the next H steps of compute,
+max(compute, sync / H) (costs.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctdsl import units as U
+from ctdsl.language.enums import InnerSync
+from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic.dimensioned import DimExpr
+from ctdsl.symbolic.groups import GroupPlan, shards
+from ctdsl.symbolic.routing import Phase
+from ctdsl.symbolic.traffic import positive
+
+
+@dataclass
+class Sync:
+    """One sync of the whole payload and what a step pays for it."""
+
+    name: str  # "sync", "inner sync" or "outer sync": the component of an exposed sync
+    phases: list[Phase]  # the whole sync, all its fragments
+    every: DimExpr  # steps per sync: 1 (inner), or H
+    exposed: DimExpr | None  # time exposed per step; None: plain, each phase / every
+    buckets: DimExpr  # B
+    bucket_time: DimExpr | None  # tau: one bucket of one fragment
+    fragments: DimExpr  # F
+    slack: DimExpr  # tau_d x the inner step
+    window: DimExpr  # w: the backward pass it overlaps (0 s: none)
+
+
+def _sum(phases: list[Phase]) -> DimExpr:
+    return D.total([ph.time for ph in phases], U.TIME)
+
+
+def _may_queue(F: DimExpr, delay: DimExpr, every: DimExpr, cm) -> bool:
+    """Whether a sync may still run when the next one starts: F delay > every at the defaults (or
+    a param could make it so: any of them given by one)."""
+    x = F * delay - every
+    if x.free_symbols:
+        return True
+    return bool(x.e > 0)
+
+
+def exposed_time(tau: DimExpr, buckets: DimExpr, window: DimExpr, slack: DimExpr, labels: dict | None = None) -> DimExpr:
+    """Exposed time of one sync of B buckets of tau each, released over a window w, with a slack;
+    `labels` gets what each argument of a max means (the break-even table's "what binds")."""
+    labels = {} if labels is None else labels
+    if window == 0 or D.is_one(buckets):
+        out = positive(tau - slack)
+        labels.setdefault((tau - slack).e, "the sync beyond its slack")
+        return out
+    busy, last = buckets * tau - window * (buckets - 1) / buckets, tau
+    labels.setdefault(busy.e, "the link, busy from the first bucket on,")
+    labels.setdefault(last.e, "the last bucket alone")
+    out = D.emax(busy, last)
+    return out if slack == 0 else positive(out - slack)
+
+
+class SyncPlan:
+    """The syncs of one scheme on one cost model."""
+
+    def __init__(self, cm, scheme, model, payload: DimExpr, up: DimExpr, dense: DimExpr):
+        self.cm, self.scheme, self.model = cm, scheme, model
+        self.payload, self.up, self.dense = payload, up, dense
+        self.zero3 = cm.zero_stage() == 3 if cm.spec.has_replicas else False
+
+    # ---- phases -----------------------------------------------------------------------
+
+    def collective(self, scale=1) -> list[Phase]:
+        """The scheme's collective over every replica (worker), for `scale` of the payload."""
+        cm, s = self.cm, self.scheme
+        payload, up = self.payload * scale, self.up * scale
+        if not cm.spec.has_replicas:
+            return cm.router.plan(s.collective, payload, up, s.loopback)
+        plan = GroupPlan(cm)
+        out = []
+        for sh in shards(cm, self.model, payload, up, cm.shard(self.model)):
+            phases = plan.plan(s.collective, sh, s.loopback)
+            if self.zero3 and s.collective == "hier_allreduce":  # parameters stay sharded: no all-gather
+                phases = [ph for ph in phases if not ph.name.startswith("all-gather in each dc")]
+            out.extend(phases)
+        return out
+
+    def inner_phases(self, scale=1) -> list[Phase]:
+        """inner = dc, every step: the dense gradient reduce-scattered in each dc, the parameters
+        all-gathered (not under ZeRO-3, whose gathers are the timeline's)."""
+        plan = GroupPlan(self.cm)
+        out = []
+        for sh in shards(self.cm, self.model, self.dense * scale, self.dense * scale, self.cm.shard(self.model)):
+            tag = f" ({sh.name})" if sh.name else ""
+            n, s = sh.members, sh.payload
+            out.append(plan.in_dc("reduce-scatter of the gradients in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale))
+            if not self.zero3:
+                out.append(plan.in_dc("all-gather of the parameters in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale))
+        return [p for p in out if p is not None]
+
+    def outer_phases(self, scale=1) -> list[Phase]:
+        """inner = dc, every H steps: each GPU's slice of the outer gradient across the dcs, then the
+        updated parameter slices all-gathered in each dc."""
+        cm, s = self.cm, self.scheme
+        plan = GroupPlan(cm)
+        K = plan.K  # the sites of the ring (groups.py)
+        fraction = cm.shard(self.model)
+        out = []
+        pays = shards(cm, self.model, self.payload * scale, self.up * scale, fraction)
+        params = shards(cm, self.model, self.dense * scale, self.dense * scale, fraction)
+        for sh, par in zip(pays, params):
+            tag = f" ({sh.name})" if sh.name else ""
+            n, x, p = sh.members, sh.payload, par.payload
+            if s.collective == "hier_allreduce":
+                out.append(plan.across("all-reduce of each slice across dcs" + tag, 2 * (K - 1), lambda d, x=x, n=n: x / (n[d] * K), sh.scale))
+            else:
+                out.append(plan.across("exchange of each slice across dcs" + tag, K - 1, lambda d, x=x, n=n: x / n[d], sh.scale))
+            out.append(plan.in_dc("all-gather of the updated parameters in each dc" + tag, n, lambda d, p=p, n=n: p / n[d], par.scale))
+        return [p for p in out if p is not None]
+
+    def gather_time(self) -> DimExpr | None:
+        """ZeRO-3: one all-gather of a GPU's parameter shard among its dc's data-parallel ranks."""
+        if not self.zero3:
+            return None
+        plan = GroupPlan(self.cm)
+        phases = []
+        for sh in shards(self.cm, self.model, self.dense, self.dense, self.cm.shard(self.model)):
+            n, s = sh.members, sh.payload
+            phases.append(plan.in_dc("parameter all-gather" + (f" ({sh.name})" if sh.name else ""), n, lambda d, s=s, n=n: s / n[d], sh.scale))
+        return _sum([p for p in phases if p is not None])
+
+    # ---- syncs ------------------------------------------------------------------------
+
+    def syncs(self, window: DimExpr, inner_step: DimExpr, labels: dict) -> list[Sync]:
+        """The scheme's syncs; `window` the backward pass of the last micro-batch, `inner_step` the
+        step's compute and model-parallel traffic (what a delay is counted in); `labels` gets what
+        the arguments of each max mean."""
+        self.labels = labels
+        cm, s = self.cm, self.scheme
+        period = cm.field(s, "period")
+        F = cm.field(s, "fragments") if s.fragments is not None else D.one()
+        delay = cm.field(s, "delay") if s.delay is not None else D.zero(U.ONE)
+        slack = delay * inner_step
+        self.inner_step, self.delay = inner_step, delay
+        if s.inner is InnerSync.DC:
+            inner = self._sync("inner sync", self.inner_phases, D.one(), D.one(), window if s.backward else D.zero(U.TIME), D.zero(U.TIME))
+            outer = self._sync("outer sync", self.outer_phases, period, F, D.zero(U.TIME), slack)
+            return [inner, outer]
+        return [self._sync("sync", self.collective, period, F, window if s.backward else D.zero(U.TIME), slack)]
+
+    def _sync(self, name: str, phases_of, every: DimExpr, F: DimExpr, window: DimExpr, slack: DimExpr) -> Sync:
+        phases = phases_of()
+        plain = window == 0 and slack == 0 and D.is_one(F)
+        if plain:
+            return Sync(name, phases, every, None, D.one(), None, F, slack, window)
+        B = D.one()
+        if window != 0:
+            bucket = self.cm.field(self.scheme, "bucket")
+            B = D.ceiling(self.dense * self.cm.shard(self.model) / (F * bucket))
+        tau = _sum(phases_of(1 / (F * B)))
+        exposed = exposed_time(tau, B, window, slack, self.labels) * F / every
+        if slack != 0 and _may_queue(F, self.delay, every, self.cm):
+            # the link must also keep up: F syncs of B tau each per `every` steps cannot be faster
+            # than the link carries them, so a step is at least F B tau / every (steady state);
+            # only where a sync may still run when the next starts (F delay > every)
+            keep_up = F * B * tau / every - self.inner_step
+            self.labels.setdefault(keep_up.e, "the link carrying every sync (they queue)")
+            exposed = D.emax(exposed, keep_up)
+        return Sync(name, phases, every, exposed, B, tau, F, slack, window)
+
+
+__all__ = ["Sync", "SyncPlan", "exposed_time"]

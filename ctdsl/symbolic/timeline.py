@@ -1,0 +1,195 @@
+"""The inner step of a replica: compute, recomputation, model-parallel traffic, the pipeline
+bubble and the optimiser, as exact expressions (parallelism.md sections 2 to 7 and 11).
+
+It applies to a dc of replicas whose model gives its shape and sequence length s
+(`seq`): then a replica's step is m = tokens / (b s) micro-batches of b sequences
+through pp stages (1F1B, or interleaved over v model chunks per GPU). Per
+micro-batch on the most-loaded stage (one GPU):
+
+- t_c = the step's compute / m: forward t_c / 3 and backward 2 t_c / 3 (the FLOPs
+  per token are the model's, 6 P or the full form with attention; the compute is
+  the replica's FLOPs over its tp pp cp GPUs at peak x efficiency);
+- recomputation t_r: full, one more forward (t_c / 3); selective, the forward of the
+  attention core, t_c x 2 c L s (h d_h) / F_tok (Korthikanti et al. arXiv:2205.05198,
+  eqs. 7 and 8); none, 0;
+- the tensor, context and expert parallel traffic on the critical path
+  (`traffic.py`): t_tp, t_cp, t_ep.
+
+Per step (Narayanan et al. arXiv:2104.04473 section 3.4, eq. 1, with section 2.2.2 for
+v; Calculon's `_compute_batch_stats` for what is exposed):
+
+    compute            m t_c
+    recompute          m t_r
+    tensor parallel    m t_tp      (and context, expert parallel alike)
+    pipeline bubble    (pp - 1) / v x (t_c + t_r + t_tp + t_cp + t_ep)
+    pipeline parallel  (2 v m + 2 (pp - 1)) (alpha + b (s/cp) d beta / tp / W)
+    optimiser          the model states of the parameters a GPU updates, read and
+                       written once: (2 w + g + 2 o) bytes per parameter (w, g, o = 2, 4,
+                       12, Megatron's), over the dc's cp R data-parallel ranks under ZeRO
+                       1 to 3, / the device's mem_bw
+    parameter gathers  ZeRO-3 only: the dense shard all-gathered among the dc's cp R
+                       ranks before each micro-batch's forward and backward, prefetched
+                       layer by layer: max(T_ag / L_st, T_ag - t_f) + max(T_ag / L_st,
+                       T_ag - t_b) per micro-batch (derived: the gather of layer i + 1
+                       hides behind the compute of layer i)
+
+Their sum is the inner step; the data-parallel sync comes on top (`exposure.py`).
+The backward pass of the last micro-batch, t_b + t_r, is the window a sync that
+overlaps the backward pass can hide in (parallelism.md section 7: only the last
+micro-batch's gradients are final during the step).
+
+Unlike dcs (other devices, other replica counts): each component is the slowest
+dc's, so the inner step is an upper bound where different dcs bind different
+components; the closed-form notes say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import sympy as sp
+
+from ctdsl import units as U
+from ctdsl.language.binding import INNER
+from ctdsl.model import payload as PL
+from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic import memory as MEM
+from ctdsl.symbolic import traffic as TR
+from ctdsl.symbolic.convert import NumericError, value
+from ctdsl.symbolic.dimensioned import DimExpr
+from ctdsl.symbolic.transform import per_dc_max
+
+COMPUTE, RECOMPUTE, _, _, _, BUBBLE, _, OPTIMISER, GATHERS = INNER  # the component names (language/binding.py)
+_UPDATE = 2 * MEM.MEGATRON.weights + MEM.MEGATRON.grads + 2 * MEM.MEGATRON.optimizer
+UPDATE_BYTES = sp.Rational(_UPDATE.numerator, _UPDATE.denominator)  # 32 B per parameter updated
+
+
+def applies(spec, model) -> bool:
+    """The timeline needs replicas and a model with its full shape and seq."""
+    return spec.has_replicas and PL.full_shape(model) and PL.has(model, "seq")
+
+
+@dataclass
+class DcStep:
+    """One dc's inner step."""
+
+    micro: DimExpr  # m, micro-batches per step
+    per_micro: dict[str, DimExpr]  # t_c, t_r, t_tp, t_cp, t_ep: per micro-batch on one stage
+    components: dict[str, DimExpr]  # per step
+    window: DimExpr  # the backward pass of the last micro-batch: t_b + t_r
+    traffic: list[TR.Traffic]
+    pp: DimExpr
+    v: DimExpr  # virtual stages
+
+
+@dataclass
+class Timeline:
+    """The inner step of every dc, and the slowest dc's components."""
+
+    dcs: dict[str, DcStep]
+    components: dict[str, DimExpr]  # per step, each the slowest dc's
+    inner: DimExpr
+    per_dc: dict[str, DimExpr]  # each dc's inner step (what a replica computes, for stragglers and the simulation)
+    window: DimExpr
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def micro(self) -> DimExpr:
+        return next(iter(self.dcs.values())).micro
+
+
+def build(cm, model, compute_per_dc: dict[str, DimExpr], gathers, labels: dict) -> Timeline:
+    """`gathers(dc)` gives the time of one all-gather of a GPU's parameter shard in the dc (ZeRO-3),
+    or None where the replica does not shard its parameters."""
+    notes: list[str] = []
+    steps = {dc: _dc_step(cm, model, dc, t, gathers(dc), notes) for dc, t in compute_per_dc.items()}
+    names = [k for k in INNER if any(k in s.components for s in steps.values())]
+    comps = {}
+    for k in names:
+        per = {dc: s.components.get(k, D.zero(U.TIME)) for dc, s in steps.items()}
+        comps[k] = per_dc_max(per, k + " in dc {}", labels)
+    per_dc = {dc: D.total(list(s.components.values()), U.TIME) for dc, s in steps.items()}
+    if len({tuple(s.components.items()) for s in steps.values()}) > 1:
+        notes.append("the dcs differ: each component is the slowest dc's, an upper bound where different dcs bind different components")
+    window = D.emin(*[s.window for s in steps.values()]) if len({s.window for s in steps.values()}) > 1 else next(iter(steps.values())).window
+    return Timeline(steps, comps, D.total(list(comps.values()), U.TIME), per_dc, window, notes)
+
+
+def _dc_step(cm, model, dc: str, compute: DimExpr, gather: DimExpr | None, notes: list[str]) -> DcStep:
+    spec = cm.spec
+    d = spec.dcs[dc]
+    rep = spec.replicas[d.replica]
+    dev = spec.devices[d.device]
+    rate = cm.field(dev, "peak") * cm.field(dev, "efficiency")
+    links = TR.ReplicaLinks(cm, dc, notes)
+    stage_layers = cm.shape(model, "layers") * cm.q(rep.tp, U.ONE) * cm.shard(model)
+    tr = TR.ReplicaTraffic(cm, model, dc, links, stage_layers, rate)
+    tokens = cm.field(model, "tokens") if model.batch_tokens is None else _split_tokens(cm, model, dc)
+    micro = tokens / (tr.b * tr.s)
+    t_c = compute / micro
+    t_r = _recompute(cm, model, str(rep.recompute), t_c, tr)
+    per_micro: dict[str, DimExpr] = {COMPUTE: t_c}
+    if t_r != 0:
+        per_micro[RECOMPUTE] = t_r
+    traffic = [t for t in (tr.tensor(), tr.context(), tr.expert()) if t is not None]
+    for t in traffic:
+        per_micro[t.kind] = t.time
+    comps = {k: micro * x for k, x in per_micro.items()}
+    traffic = [replace(t, sent=micro * t.sent, busy=micro * t.busy) for t in traffic]  # per step
+    slot = D.total(list(per_micro.values()), U.TIME)
+    bubble = (tr.pp - 1) / tr.v * slot
+    if bubble != 0:
+        comps[BUBBLE] = bubble
+    pipe = tr.pipeline(micro)
+    if pipe is not None:
+        comps[TR.PP] = pipe.time
+        traffic.append(pipe)
+    opt = _optimiser(cm, model, dc, dev, rep, notes)
+    if opt is not None:
+        comps[OPTIMISER] = opt
+    window = 2 * t_c / 3 + t_r
+    if gather is not None:
+        t_f, t_b = t_c / 3, 2 * t_c / 3 + t_r
+        one_layer = gather / stage_layers
+        comps[GATHERS] = micro * (D.emax(one_layer, gather - t_f) + D.emax(one_layer, gather - t_b))
+    return DcStep(micro, per_micro, comps, window, traffic, tr.pp, tr.v)
+
+
+def _split_tokens(cm, model, dc: str) -> DimExpr:
+    """A replica's share of a split batch, in tokens: its FLOPs over the FLOPs per token."""
+    flops = cm._split[model.name][dc]
+    return flops / cm.formulas.get(model, "flops_per_token")
+
+
+def _recompute(cm, model, kind: str, t_c: DimExpr, tr: TR.ReplicaTraffic) -> DimExpr:
+    if kind == "full":
+        return t_c / 3
+    if kind == "none":
+        return D.zero(U.TIME)
+    c = PL.attention_factor(model)
+    core = 2 * c * tr.L * tr.s * tr.heads * tr.dh  # forward FLOPs of the attention core per token
+    per_token = cm.formulas.get(model, "flops_per_token")
+    return t_c * DimExpr(core.e, U.OPS) / per_token
+
+
+def _optimiser(cm, model, dc: str, dev, rep, notes: list[str]) -> DimExpr | None:
+    if dev.mem_bw is None:
+        note = f"device '{dev.name}' gives no mem_bw: the optimiser step is left out"
+        if note not in notes:
+            notes.append(note)
+        return None
+    q = lambda x: cm.q(x, U.ONE) if x is not None else D.one()  # noqa: E731
+    tp, pp, cp, ep = q(rep.tp), q(rep.pp), q(rep.cp), q(rep.ep)
+    shard = MEM.model_shard(model, cm.formulas, tp, pp, ep, D.one())
+    ranks = cp * cm.q(cm.spec.dcs[dc].replicas, U.ONE)
+    try:
+        stage = int(value(q(rep.zero).e, cm.symbols.defaults())) if rep.zero is not None else 1
+    except NumericError:  # pragma: no cover - a ZeRO stage is checked
+        stage = 1
+    dense, experts = shard.dense, shard.experts
+    if stage >= 1:
+        dense = dense / ranks
+        experts = experts / (ranks * tp / ep) if PL.is_moe(model) else experts
+    params = dense + experts
+    updated = DimExpr(params.e * UPDATE_BYTES, U.DATA)
+    return updated / cm.field(dev, "mem_bw")

@@ -1,0 +1,215 @@
+"""Model-parallel traffic inside a replica: tensor, pipeline, context and expert parallelism.
+
+One GPU of the most-loaded pipeline stage, per micro-batch (parallelism.md sections
+3 to 6; b sequences of s tokens a micro-batch, d width, a heads, g KV heads, d_h
+head dim, beta the bytes of a value, L_st the stage's layers, W and alpha the
+link's bandwidth per GPU and latency):
+
+- tensor parallel: Megatron's two all-reduces in the forward pass and two in the
+  backward pass of every layer (Shoeybi et al. arXiv:1909.08053 section 3), two more
+  when the forward is recomputed (full recomputation), each over S = b (s/cp) d beta
+  among tp GPUs; a ring all-reduce takes 2(tp-1) alpha + 2(tp-1)/tp S / W and sends
+  2(tp-1)/tp S (Narayanan et al. arXiv:2104.04473 section 3.2: 8 b s h (t-1)/t per
+  layer per micro-batch). With sequence parallelism each all-reduce is a
+  reduce-scatter and an all-gather: the same bytes and the same 2(tp-1) latencies
+  (Korthikanti et al. arXiv:2205.05198 section 4.2.2). On the critical path.
+- context parallel (ring attention, Transformer Engine's P2P ring): a KV chunk
+  2 b (s/cp) (g/tp) d_h beta is sent cp-1 times in the forward pass and twice as
+  often in the backward pass (KV and dKV); each step's send overlaps the attention
+  of the chunk received before it, 2 c b s^2 a d_h / (tp cp^2) FLOPs in the forward
+  pass, so per layer 3 (cp-1) max(0, t_kv - t_attn) is exposed (derived,
+  parallelism.md section 5).
+- expert parallel: four all-to-alls per MoE layer (dispatch and combine, forward
+  and backward; six with full recomputation), each of T k d beta bytes, T = b s /
+  (cp tp) tokens a GPU routes with sequence parallelism (b s / cp without), of which
+  (ep-1)/ep leaves the GPU; (ep-1) alpha + (ep-1)/ep S / W each (pairwise exchange).
+  On the critical path.
+- pipeline parallel: the activations of a micro-batch, b (s/cp) d beta / tp per GPU
+  (scatter/gather, Narayanan section 4.1), forward, and their gradients backward, at
+  every stage boundary; Calculon's convention (`calculon/llm/llm.py`) counts them
+  exposed: 2 v m transfers per GPU per step, and one forward and one backward in each
+  of the pp - 1 bubble slots, alpha + bytes / W each.
+
+Which link carries a group: GPUs are numbered tp first, then cp, then pp (Megatron's
+order inside a replica); a group whose span of GPUs fits one scale-up domain
+(`scaleup`, default a node) runs on the replica's `scaleup_link`, any other on the
+dc's link through the GPU's share of the NICs. The span is tp for TP, tp cp for CP,
+ep for EP (parallel folding: the expert ranks are consecutive), tp cp pp for PP
+(the whole pipeline in one domain). Degrees given by params are placed at their
+defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ctdsl import units as U
+from ctdsl.language.binding import CP, EP, PP, TP
+from ctdsl.model import payload as PL
+from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic.convert import NumericError, value
+from ctdsl.symbolic.dimensioned import DimExpr
+
+KINDS = (TP, CP, EP, PP)
+
+
+@dataclass(frozen=True)
+class LinkClass:
+    """The link one kind of traffic runs on, per GPU."""
+
+    link: str  # the link definition
+    role: str  # scale-up | scale-out
+    bandwidth: DimExpr  # B/s per GPU, one direction
+    latency: DimExpr  # s per message
+    energy_per_byte: DimExpr  # J/B
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """One kind of model-parallel traffic of one GPU of the most-loaded stage."""
+
+    kind: str
+    link: LinkClass
+    per_micro: DimExpr  # bytes sent per micro-batch (per step for pipeline parallel: see `per_step`)
+    time: DimExpr  # s per micro-batch on the critical path (pipeline parallel: per step)
+    sent: DimExpr  # bytes one GPU sends per step
+    busy: DimExpr  # s per step the transfers take, hidden or not
+    formula: str
+
+
+def positive(x: DimExpr) -> DimExpr:
+    """max(0, x), evaluated where x is a number."""
+    if x.e.is_Number:
+        return x if x.e > 0 else D.zero(x.dim)
+    return D.emax(D.zero(x.dim), x)
+
+
+def indicator(n: DimExpr) -> DimExpr:
+    """1 where the count n is above 1, else 0: a number, or min(1, n - 1) for a count given by a param."""
+    if n.e.is_Number:
+        return D.one() if n.e > 1 else D.zero(U.ONE)
+    return D.emin(D.one(), n - 1)
+
+
+class ReplicaLinks:
+    """The scale-up and scale-out links of one dc's replica, per GPU."""
+
+    def __init__(self, cm, dc: str, notes: list[str]):
+        self.cm = cm
+        spec = cm.spec
+        self.dc = spec.dcs[dc]
+        self.rep = spec.replicas[self.dc.replica]
+        self.env = cm.symbols.defaults()
+        self.notes = notes
+        q = lambda x, default: cm.q(x, U.ONE) if x is not None else DimExpr(sp.Integer(default), U.ONE)  # noqa: E731
+        self.gpn = q(self.rep.gpus_per_node, 8)
+        self.domain = q(self.rep.scaleup, 0) if self.rep.scaleup is not None else self.gpn
+        out = spec.links[self.dc.link]
+        share = D.one()
+        if self.rep.nics is not None:
+            share = D.emin(D.one(), q(self.rep.nics, 1) / self.gpn)
+        self.scale_out = LinkClass(out.name, "scale-out", cm.field(out, "bandwidth") * share, cm.field(out, "latency"), cm.field(out, "energy_per_byte"))
+        up = spec.links.get(self.rep.scaleup_link) if self.rep.scaleup_link else None
+        if up is None:
+            self.scale_up = self.scale_out
+            self._no_scaleup = True
+        else:
+            self.scale_up = LinkClass(up.name, "scale-up", cm.field(up, "bandwidth"), cm.field(up, "latency"), cm.field(up, "energy_per_byte"))
+            self._no_scaleup = False
+
+    def number(self, x: DimExpr, what: str) -> float:
+        try:
+            v = value(x.e, self.env)
+        except (NumericError, ZeroDivisionError):  # pragma: no cover - counts are checked
+            v = float("inf")
+        if x.free_symbols:
+            note = f"{what} is placed at its default ({v:g})"
+            if note not in self.notes:
+                self.notes.append(note)
+        return v
+
+    def for_span(self, span: DimExpr, what: str) -> LinkClass:
+        """The link of a group of GPUs that spans `span` consecutive GPUs."""
+        inside = self.number(span, what) <= self.number(self.domain, "the scale-up domain")
+        if inside and self._no_scaleup:
+            note = f"replica '{self.rep.name}' names no scaleup_link: traffic inside a node is costed on {self.scale_out.link}"
+            if note not in self.notes:
+                self.notes.append(note)
+        return self.scale_up if inside else self.scale_out
+
+
+def ring_time(n: DimExpr, nbytes: DimExpr, link: LinkClass, factor: int) -> DimExpr:
+    """A ring collective among n GPUs: factor (n-1) alpha + factor (n-1)/n S / W (factor 2: all-reduce)."""
+    return factor * (n - 1) * link.latency + factor * (n - 1) / n * nbytes / link.bandwidth
+
+
+class ReplicaTraffic:
+    """Per-micro-batch traffic of one dc's replica (module docstring)."""
+
+    def __init__(self, cm, model, dc: str, links: ReplicaLinks, stage_layers: DimExpr, rate: DimExpr):
+        self.cm, self.model, self.links = cm, model, links
+        rep = links.rep
+        q = lambda x: cm.q(x, U.ONE) if x is not None else D.one()  # noqa: E731
+        self.tp, self.pp, self.cp, self.ep = q(rep.tp), q(rep.pp), q(rep.cp), q(rep.ep)
+        self.v = q(rep.virtual_stages)
+        self.b = q(rep.micro_batch)
+        sh = lambda key: cm.shape(model, key)  # noqa: E731
+        self.s, self.d, self.L = sh("seq"), sh("width"), sh("layers")
+        self.heads, self.kv = sh("heads"), sh("kv_heads")
+        self.dh = sh("head_dim") if PL.has(model, "head_dim") else self.d / self.heads
+        self.beta = cm.field(model, "bytes_per_value")
+        self.full = str(rep.recompute) == "full"
+        self.sp_on = rep.sequence_parallel
+        self.stage_layers = stage_layers
+        self.rate = rate  # the device's FLOP/s: peak x efficiency
+
+    def tensor(self) -> Traffic | None:
+        if self.tp.e == 1:
+            return None
+        link = self.links.for_span(self.tp, "tp")
+        size = self.b * (self.s / self.cp) * self.d * self.beta
+        n = 6 if self.full else 4
+        per = self.stage_layers * n * 2 * (self.tp - 1) / self.tp * size
+        time = self.stage_layers * n * ring_time(self.tp, size, link, 2)
+        return Traffic(TP, link, per, time, per, time, f"{n} all-reduces of b (s/cp) d beta per layer per micro-batch")
+
+    def context(self) -> Traffic | None:
+        if self.cp.e == 1:
+            return None
+        link = self.links.for_span(self.tp * self.cp, "tp x cp")
+        chunk = 2 * self.b * (self.s / self.cp) * (self.kv / self.tp) * self.dh * self.beta
+        t_kv = link.latency + chunk / link.bandwidth
+        c = PL.attention_factor(self.model)
+        flops = 2 * c * self.b * self.s * self.s * self.heads * self.dh / (self.tp * self.cp * self.cp)
+        t_attn = DimExpr(flops.e, U.OPS) / self.rate
+        per = self.stage_layers * 3 * (self.cp - 1) * chunk
+        exposed = self.stage_layers * 3 * (self.cp - 1) * positive(t_kv - t_attn)
+        busy = self.stage_layers * 3 * (self.cp - 1) * t_kv
+        return Traffic(CP, link, per, exposed, per, busy, "3 (cp - 1) KV chunks of 2 b (s/cp) (g/tp) d_h beta per layer, each behind one step of ring attention")
+
+    def expert(self) -> Traffic | None:
+        if self.ep.e == 1 or not PL.is_moe(self.model):
+            return None
+        link = self.links.for_span(self.ep, "ep")
+        tokens = self.b * self.s / self.cp / (self.tp if self.sp_on else 1)
+        size = tokens * self.cm.shape(self.model, "experts_per_token") * self.d * self.beta
+        moe = PL.moe_layers(self.model, self.cm.formulas) * self.stage_layers / self.L
+        n = 6 if self.full else 4
+        a2a = (self.ep - 1) * link.latency + (self.ep - 1) / self.ep * size / link.bandwidth
+        per = moe * n * (self.ep - 1) / self.ep * size
+        time = moe * n * a2a
+        return Traffic(EP, link, per, time, per, time, f"{n} all-to-alls of T k d beta per MoE layer per micro-batch")
+
+    def pipeline(self, micro: DimExpr) -> Traffic | None:
+        """Per step, not per micro-batch: (2 v m + 2 (pp - 1)) transfers on the critical path."""
+        if self.pp.e == 1:
+            return None
+        link = self.links.for_span(self.tp * self.cp * self.pp, "tp x cp x pp")
+        size = self.b * (self.s / self.cp) * self.d * self.beta / self.tp
+        one = link.latency + size / link.bandwidth
+        on = indicator(self.pp)
+        sent = 2 * self.v * micro * size * on
+        time = (2 * self.v * micro + 2 * (self.pp - 1)) * one * on
+        return Traffic(PP, link, size, time, sent, 2 * self.v * micro * one * on, "activations b (s/cp) d beta / tp forward and their gradients backward at each stage boundary")
