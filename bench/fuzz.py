@@ -5,8 +5,13 @@
     python bench/fuzz.py --seed 1 --start 40000 --minutes 30    # inputs 40000 on, of the same campaign
     python bench/fuzz.py --seed 18 --jobs 1 --log run.jsonl      # a line per input: what ran, what to replay
     python bench/fuzz.py --seed 18 --inputs @run.jsonl           # again, the inputs of run.jsonl that were not ok
+    python bench/fuzz.py --seed 18 --inputs @run.jsonl --corpus /tmp/old   # ... of a run made on the tree /tmp/old
 
-Input i of seed S is always the same text (tests/fuzz/generators.py): one in five
+Input i of seed S is the same text for the same corpus (the specs, examples and
+standard library the tree holds): a run continued on a tree whose corpus changed
+makes other inputs from there on; --corpus replays a run made on another tree.
+
+Input i of seed S is always the same text, for one corpus (tests/fuzz/generators.py): one in five
 is a sentence of the grammar (hypothesis.extra.lark), the others are mutated specs
 and examples and specs with random expressions in their fields. Each runs through
 check, lint --format sarif, and, when it checks clean, solve (table, JSON), export
@@ -75,9 +80,13 @@ def worker(job: int, todo, opts: dict, q) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
     except (ValueError, OSError):
         pass
+    import fuzz.generators
     from fuzz.generators import corpus
     from fuzz.harness import Harness
 
+    if opts.get("corpus"):  # the specs, examples and standard library another tree had: its inputs, this code
+        fuzz.generators.ROOT = Path(opts["corpus"]).resolve()
+        corpus.cache_clear()
     h = Harness(slow=opts["slow"], limit=opts["limit"], clock=opts["clock"])
     h.warm_up(dict(corpus())["specs/llama70b_wan.ct"])  # imports and caches are not the input's time
     batches: dict = {}
@@ -318,6 +327,9 @@ def main() -> int:
     ap.add_argument("--inputs", default=None,
                     help="only these inputs: numbers separated by commas, or @FILE of a --log (its inputs not ok: "
                          "a replay of what was slow, hung or crashed)")
+    ap.add_argument("--corpus", type=Path, default=None,
+                    help="mutate the specs, examples and standard library of this tree instead (input i of a run made "
+                         "on an older tree, run on this code; sentences of the grammar come from this code's grammar)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--minutes", type=float, default=None, help="stop starting inputs after this long")
@@ -337,7 +349,7 @@ def main() -> int:
     deadline = time.time() + args.minutes * 60 if args.minutes else float("inf")
     opts = {"n": args.n, "seed": args.seed, "jobs": args.jobs, "slow": args.slow, "limit": args.limit,
             "deadline": deadline, "clock": args.clock, "start": args.start, "log": args.log,
-            "inputs": _inputs(args.inputs, args.seed)}
+            "inputs": _inputs(args.inputs, args.seed), "corpus": args.corpus}
     before = gauge()
     start = time.time()
     campaign = Campaign(opts)
