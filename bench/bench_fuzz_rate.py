@@ -3,6 +3,7 @@
     git -C /work/main archive main | tar -x -C /tmp/base        # the tree to compare with
     python bench/bench_fuzz_rate.py --base /tmp/base             # both measures
     python bench/bench_fuzz_rate.py --base /tmp/base --what rate --rounds 4 --chunk 60
+    python bench/bench_fuzz_rate.py --base /tmp/base --what report --spec specs/llama70b_wan.ct --spec examples/18_uncertainty.ct
 
 Each side runs in its own worker process with its own tree first on sys.path (so
 each imports its own ctdsl and tests/fuzz); the workers are started and warmed up
@@ -10,9 +11,9 @@ once (imports, caches, one run of the flagship spec), then asked for one chunk a
 time, the two sides alternating, so that load from the rest of a shared machine
 falls on both alike. `rate`: inputs of the long campaign (seed --seed, the same
 inputs on both sides) through every command of the harness, inputs per second.
-`report`: `ctdsl report specs/llama70b_wan.ct -o report.md` in-process, seconds
-per report (the formula caches are emptied before each: a report's time as the
-first in a process). It prints each side's totals, wall-clock and CPU time of the worker (the
+`report`: `ctdsl report SPEC -o report.md` in-process, seconds per report, for
+each --spec (the flagship by default; the typesetting caches are emptied before
+each: a report's time as the first in a process). It prints each side's totals, wall-clock and CPU time of the worker (the
 steadier of the two on a shared machine), and the ratios.
 """
 
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +45,6 @@ CHILD = textwrap.dedent(
     from typer.testing import CliRunner
     from ctdsl.cli import app
     runner, out = CliRunner(), tempfile.mkdtemp(prefix="ctdsl-bench-")
-    spec = os.path.join(root, "specs", "llama70b_wan.ct")
     batches = {}
 
     def one_input(seed, i):
@@ -57,8 +58,8 @@ CHILD = textwrap.dedent(
 
     print("ready", flush=True)
     for line in sys.stdin:
-        what, seed, start, count = line.split()
-        seed, start, count = int(seed), int(start), int(count)
+        what, seed, start, count, spec = line.split()
+        seed, start, count, spec = int(seed), int(start), int(count), os.path.join(root, spec)
         if what == "rate":
             inputs = [one_input(seed, i) for i in range(start, start + count)]
             t, c = time.perf_counter(), time.process_time()
@@ -71,7 +72,7 @@ CHILD = textwrap.dedent(
             from ctdsl.report.plots import typeset
             t, c = time.perf_counter(), time.process_time()
             for _ in range(count):
-                for f in (typeset.math_png, typeset.typesets):  # each report typesets as the first would
+                for f in vars(typeset).values():  # each report typesets as the first would (every cache emptied)
                     getattr(f, "cache_clear", lambda: None)()
                 r = runner.invoke(app, ["report", spec, "-o", os.path.join(out, "report.md")])
                 assert r.exit_code == 0, r.output
@@ -88,18 +89,20 @@ class Side:
         self.proc = subprocess.Popen([sys.executable, "-c", CHILD, str(root)], cwd=root, text=True,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert self.proc.stdout.readline().strip() == "ready", f"{name}: the worker did not start"
-        self.seconds = {"rate": 0.0, "report": 0.0}
-        self.cpu = {"rate": 0.0, "report": 0.0}
-        self.count = {"rate": 0, "report": 0}
+        self.seconds: dict = defaultdict(float)
+        self.cpu: dict = defaultdict(float)
+        self.count: dict = defaultdict(int)
         self.slowest = (0.0, "")
 
-    def ask(self, what: str, seed: int, start: int, count: int) -> dict:
-        self.proc.stdin.write(f"{what} {seed} {start} {count}\n")
+    def ask(self, what: str, seed: int, start: int, count: int, spec: str = "-") -> dict:
+        """Run `count` inputs from `start` (rate) or `count` reports of `spec` (report); totals are kept by key."""
+        self.proc.stdin.write(f"{what} {seed} {start} {count} {spec}\n")
         self.proc.stdin.flush()
         r = json.loads(self.proc.stdout.readline())
-        self.seconds[what] += r["seconds"]
-        self.cpu[what] += r["cpu"]
-        self.count[what] += r["count"]
+        key = what if what == "rate" else spec
+        self.seconds[key] += r["seconds"]
+        self.cpu[key] += r["cpu"]
+        self.count[key] += r["count"]
         self.slowest = max(self.slowest, tuple(r["slowest"]))
         return r
 
@@ -116,16 +119,19 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--chunk", type=int, default=50, help="inputs per side per round")
     ap.add_argument("--reports", type=int, default=2, help="reports per side per round")
+    ap.add_argument("--spec", action="append", default=None,
+                    help="a spec to report on, relative to each tree (repeatable; default specs/llama70b_wan.ct)")
     args = ap.parse_args()
     sides = [Side("base", args.base.resolve()), Side("this tree", ROOT)]
     whats = ["rate", "report"] if args.what == "both" else [args.what]
+    specs = args.spec or ["specs/llama70b_wan.ct"]
     started = time.time()
     try:
         for r in range(args.rounds):
-            for what in whats:
+            for what, spec in [(w, s) for w in whats for s in (specs if w == "report" else ["-"])]:
                 count = args.chunk if what == "rate" else args.reports
                 for side in sides if r % 2 == 0 else sides[::-1]:  # alternate who goes first
-                    side.ask(what, args.seed, r * args.chunk, count)
+                    side.ask(what, args.seed, r * args.chunk, count, spec)
     finally:
         for side in sides:
             side.close()
@@ -139,10 +145,11 @@ def main() -> int:
         print(f"  slowest command: base {base.slowest[0]:.2f} s {base.slowest[1]}, this tree {new.slowest[0]:.2f} s "
               f"{new.slowest[1]}")
     if "report" in whats:
-        for clock in ("seconds", "cpu"):
-            tb, tn = (getattr(s, clock)["report"] / s.count["report"] for s in sides)
-            print(f"flagship report (Markdown, in-process, {'wall' if clock == 'seconds' else 'CPU'}): base {tb:.2f} s, "
-                  f"this tree {tn:.2f} s, ratio {tb / tn:.2f}")
+        for spec in specs:
+            for clock in ("seconds", "cpu"):
+                tb, tn = (getattr(s, clock)[spec] / s.count[spec] for s in sides)
+                print(f"report of {spec} (Markdown, in-process, {'wall' if clock == 'seconds' else 'CPU'}): base {tb:.2f} s, "
+                      f"this tree {tn:.2f} s, ratio {tb / tn:.2f}")
     return 0
 
 

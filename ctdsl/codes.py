@@ -80,6 +80,7 @@ _TABLE = [
     Code("CT312", "stream-above-total", "a switch whose stream_rate (each stream's) is above its total_rate (all streams', shared)"),
     Code("CT313", "unknown-distribution", "a param's `~` naming no known distribution, or with the wrong number or shape of arguments (a table of samples where a value is asked for, or the reverse)"),
     Code("CT314", "bad-distribution", "a distribution outside its bounds: lo >= hi, a mode outside lo..hi, sd, median or sigma not positive, or outside the param's range; a table of samples with fewer than two, or a sample that is not a number or lies outside the param's range"),
+    Code("CT315", "not-a-zero-stage", "a replica's ZeRO stage (zero) that is not 0, 1, 2 or 3"),
     # topology and placement
     Code("CT401", "unsupported-operation", "a transform placed where its operations do not exist, e.g. top-k on a pluggable"),
     Code("CT402", "sum-not-at-switch", "an in-network sum placed on something that is not a switch, or without innet_sum"),

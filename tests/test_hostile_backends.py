@@ -270,3 +270,28 @@ def test_default_sweep_of_ten_billion_points_is_ct607(tmp_path):
     # choosing the axes is still possible
     r = ctdsl("sweep", path, "--sweep", "a=1:2:3")
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 4
+
+
+def test_a_breakeven_stated_many_times_is_solved_and_shown_once(monkeypatch, tmp_path):
+    """examples/17_cost_carbon.ct with its cost break-even stated 40 times (the fuzz campaign, seed 18, input 31667,
+    stated it 101 times: solve took 6 s, the report over 10): one solve of it, every statement in the tables, and
+    one section in the report that says how many times it is stated."""
+    import ctdsl
+    from ctdsl.symbolic import solve as SOLVE
+
+    text = (ROOT / "examples" / "17_cost_carbon.ct").read_text(encoding="utf-8")
+    line = next(ln for ln in text.splitlines() if ln.startswith("breakeven") and ln.split("#")[0].rstrip().endswith("wan_bw on cost"))
+    path = spec(tmp_path, "many", text=text + "\n" + "\n".join([line] * 39) + "\n")
+    calls = []
+    real = SOLVE.breakeven
+    monkeypatch.setattr(SOLVE, "breakeven", lambda *a, **k: calls.append(a[2:5]) or real(*a, **k))
+    sol = ctdsl.load(path).solve()
+    assert len(sol.breakevens) == 3 + 39 and len(calls) == 3  # the example states three
+    same = [b for b in sol.breakevens if (b.over, b.on) == ("wan_bw", "cost")]
+    assert len(same) == 40 and all(b is same[0] for b in same)
+    out = tmp_path / "many.md"
+    r = CliRunner().invoke(app, ["report", str(path), "-o", str(out)])
+    assert r.exit_code == 0, r.stderr
+    md = out.read_text(encoding="utf-8")
+    assert md.count("### band_module vs adamw over wan_bw on cost (stated 40 times)") == 1
+    assert md.count("### band_module vs adamw over wan_bw on cost") == 1

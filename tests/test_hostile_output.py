@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from ctdsl.cli import app
 from ctdsl.diagnostics.terminal import printable
 from ctdsl.language.texname import safe_display
-from ctdsl.report.encode import clip, csv_cell, html_text, md_cell, md_text, mpl_text, rich_text, safe_href, tex_display, tex_text
+from ctdsl.report.encode import clip, csv_cell, html_text, md_cell, md_item, md_text, mpl_text, rich_text, safe_href, tex_display, tex_text
 
 runner = CliRunner()
 
@@ -94,6 +94,9 @@ def test_encoders_give_the_exact_escaped_forms():
     assert md_text(HTML) == "&lt;script>alert(1)&lt;/script> &lt;img src=x onerror=alert(1)> [x\\](javascript:alert(1))"
     assert md_text("[x]: javascript:y [a][b] E[max] a -> b &lt;") == "\\[x]: javascript:y [a\\][b] E[max] a -> b &amp;lt;"
     assert md_cell("a|b") == "a\\|b"
+    # a list item's leading number is text, not a nested ordered list; inside, markup is escaped as md_text does
+    assert md_item("1. adamw <b>") == "1\\. adamw &lt;b>" and md_item("12) x") == "12\\) x" and md_item("a 1. b") == "a 1. b"
+    assert md_item("[x](javascript:y)") == "\\[x\\](javascript:y)"
     assert safe_href("javascript:alert(1)") == "#" and safe_href("JaVa\tScRiPt:x") == "#" and safe_href("data:text/html,x") == "#"
     assert safe_href("https://example.org/a") == "https://example.org/a"
     assert tex_text("^^5c%#&~_$\\{}") == (

@@ -76,9 +76,15 @@ def test_the_offset_picked_is_the_exhaustive_choice(labels):
 
 
 def test_the_bounds_spare_most_measurements(labels):
-    """What the bounds are for: fewer offsets measured than all of them (the old placer measured all 22)."""
+    """What the bounds are for: fewer offsets measured than all of them (the old placer measured all 22).
+
+    A label's arrow ends on its own mark, a heavy obstacle, so the slack of the
+    bound at the arrow's tip weighs: with 0.2 px of it about half the offsets were
+    still measured, with TIP_SLACK (0.02 px, twice matplotlib's bisection
+    tolerance) a few per label.
+    """
     tried = 0
     for *_, bounds, costs, pick, _ in labels:
         best = costs[pick]
         tried += sum(1 for b in bounds if b <= best)  # an offset whose bound is over the least cost is skipped
-    assert tried < 0.6 * sum(len(b) for _, _, b, *_ in labels)
+    assert tried < 0.25 * sum(len(b) for _, _, b, *_ in labels)

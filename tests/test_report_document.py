@@ -87,6 +87,33 @@ def test_html_break_evens_are_mathml_text(reports):
     assert "GB/s" in "".join(ET.fromstring(maths[0]).itertext())
 
 
+@pytest.mark.parametrize("ext", ["html", "md"])
+def test_the_figures_notes_are_text_under_it(reports, ext):
+    """What the sweep figure notes under its curves, the report gives as text after the picture, in words."""
+    text = reports[ext]
+    plots = text[text.index("Plots") : text.index("<h2>Break-even</h2>" if ext == "html" else "\n## Break-even")]
+    # the regime change docs/sweeps.md quotes, and the two break-evens the tables give (89.36, 3.461 GB/s)
+    assert "adamw: all-reduce of each shard across dcs binds below 8.049 GB/s, compute above" in plots
+    assert "band_switch and adamw tie at 89.36 GB/s" in plots and "band_module and adamw tie at 3.461 GB/s" in plots
+    if ext == "md":  # a numbered line is text in a bullet, not an ordered list in it
+        assert "- 1\\. adamw: all-reduce" in plots
+
+
+def test_the_reports_figure_is_the_sweep_figure_without_its_notes(reports):
+    """The figure `ctdsl sweep --plot` draws over one param, shorter by the notes the report gives as text."""
+    import ctdsl
+    from ctdsl.numeric import CompiledForms
+    from ctdsl.numeric.crossings import sweep_curves
+    from ctdsl.report.plots import sweep_figure
+
+    sol = ctdsl.load(FLAGSHIP).solve()
+    w_plot, h_plot = sweep_figure(sol, sweep_curves(sol, CompiledForms(sol))).get_size_inches()
+    png = _images(reports["md"])[1]
+    w_report, h_report = int.from_bytes(png[16:20], "big") / 110, int.from_bytes(png[20:24], "big") / 110  # at 110 dpi
+    assert w_report == pytest.approx(w_plot, abs=0.01)  # 11 inches wide, both
+    assert h_plot - h_report > 2.0  # the notes are 14 lines under the curves
+
+
 def test_markdown_tables(reports):
     md = reports["md"]
     assert "| scheme | steps | step | time to target | energy to target | time vs adamw |" in md
@@ -132,3 +159,28 @@ def test_report_for_small_examples(tmp_path, name):
     r = run("report", str(ROOT / "examples" / name), "-o", str(p))
     assert r.exit_code == 0, r.stderr
     assert "## Topology" in p.read_text()
+
+
+def test_typesetting_is_bounded_per_form_and_per_report():
+    """A form over MAX_TYPESET_CHARS, and every form past MAX_TYPESET_TOTAL characters typeset, is source only."""
+    from ctdsl.report.document import MAX_TYPESET_CHARS, MAX_TYPESET_TOTAL, Math, Para, Section, _typeset_plan
+
+    assert (MAX_TYPESET_CHARS, MAX_TYPESET_TOTAL) == (600, 3000)
+    forms = [Math("x" * n, str) for n in (600, 601, 500, 500, 500, 500, 400, 1, 1)]
+    sections = [Section("a", [Para("p"), forms[0], Section("b", forms[1:5], level=3)]), Section("c", forms[5:])]
+    plan = _typeset_plan(sections)
+    # 600 (typeset), 601 (too long), then 500 x 4 = 2,600 in all, 400 more would be 3,000: typeset; 3,001: not
+    assert [id(m) in plan for m in forms] == [False, True, False, False, False, False, False, True, True]
+    assert "601 characters" in plan[id(forms[1])] and "3,000" in plan[id(forms[7])]
+
+
+def test_a_form_too_long_to_read_as_a_picture_is_source_only(tmp_path):
+    """examples/18_uncertainty.ct: break-evens of 242, 838 and 1,624 characters; the first is typeset, the others not."""
+    out = tmp_path / "u.md"
+    assert run("report", str(ROOT / "examples" / "18_uncertainty.ct"), "-o", str(out)).exit_code == 0
+    md = out.read_text(encoding="utf-8")
+    sources = re.findall(r"```latex\n(.*?)\n```", md, flags=re.S)
+    assert sorted(len(s) for s in sources) == [242, 838, 1624]
+    assert md.count("![the exact form, typeset]") == 1
+    for n in ("838", "1,624"):
+        assert f"({n} characters of LaTeX, too wide to typeset legibly (over 600); its LaTeX source:)" in md

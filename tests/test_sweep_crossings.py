@@ -18,7 +18,7 @@ import pytest
 
 import ctdsl
 from ctdsl.numeric import CompiledForms, evaluate
-from ctdsl.numeric.crossings import bisect, sweep_curves, x_param, x_range
+from ctdsl.numeric.crossings import bisect, bisect_batched, sweep_curves, x_param, x_range
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAGSHIP = ROOT / "tests" / "data" / "llama70b_workers.ct"  # the study with single-GPU workers
@@ -39,6 +39,22 @@ def test_bisect_finds_a_threshold_known_by_hand():
     # a threshold at an end: the answer stays inside the bracket, next to it
     x = bisect(2.0, 8.0, lambda m: True, log=False)
     assert 2.0 < x <= 8.0 and x == pytest.approx(8.0, rel=1e-15)
+
+
+@pytest.mark.parametrize("levels", [1, 3, 4, 7])
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("a, b, t", [(1.0, 4.0, 3.0), (1.0, 100.0, 50.0), (2.0, 8.0, 9.0), (2.0, 8.0, 1.0),
+                                     (1e8, 1.0000001e8, 1.00000005e8), (3.0, 3.0000000000000004, 3.0000000000000002)])
+def test_batched_bisection_answers_what_one_halving_at_a_time_does(a, b, t, log, levels):
+    """Bit for bit, on thresholds inside, beyond either end and among the last floats of a bracket."""
+    asked = []
+
+    def many(ms):
+        asked.append(len(ms))
+        return ms < t
+
+    assert bisect_batched(a, b, many, log, levels) == bisect(a, b, lambda m: m < t, log)
+    assert all(n == 2**levels - 1 for n in asked[:-1])  # each call answers `levels` halvings
 
 
 def test_the_flagship_curves_run_over_the_wan_bandwidth(flagship):
@@ -102,3 +118,21 @@ def test_the_figure_draws_the_data_it_is_given(flagship, tmp_path):
     # the notes lose the 7 changes and their heading, and the 2 roots under their heading; they keep
     # "band_ring and adamw never tie", now under a plain "Break-even" heading: 10 lines of 0.22 in fewer
     assert math.isclose(fig.get_figheight() - bare.get_figheight(), 0.22 * (7 + 1 + 2 + 1 - 1), rel_tol=1e-12)
+
+
+def test_the_flagships_crossings_are_those_of_one_halving_at_a_time(flagship):
+    """Each regime change and each end of a lead, bisected one point at a time on the compiled forms, is the same float."""
+    sol, forms, c = flagship
+
+    def at(m):
+        return evaluate(forms, {c.param.name: np.array([m])})
+
+    assert c.changes and len(c.leads) > 1
+    for ch in c.changes:
+        j = int(np.searchsorted(c.xs, ch.x)) - 1
+        code = forms.schemes[ch.scheme].components.index(ch.before)
+        assert bisect(c.xs[j], c.xs[j + 1], lambda m: int(at(m).binding[ch.scheme][0]) == code, c.logx) == ch.x
+    for lead, nxt in zip(c.leads, c.leads[1:]):
+        j = int(np.searchsorted(c.xs, lead.hi)) - 1
+        code = c.ranked.index(lead.scheme)
+        assert bisect(c.xs[j], c.xs[j + 1], lambda m: int(at(m).winner[0]) == code, c.logx) == lead.hi == nxt.lo

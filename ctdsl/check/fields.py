@@ -267,6 +267,7 @@ _BOUNDS = {
     "fraction": ("CT302", lambda v: 0 < v <= 1, "must be a fraction in (0, 1]"),
     "utilisation": ("CT302", lambda v: 0 <= v < 1, "must be a utilisation in [0, 1)"),
     "ge1": ("CT303", lambda v: v >= 1, "must be at least 1"),
+    "stage": ("CT315", lambda v: v in (0, 1, 2, 3), "must be a ZeRO stage: 0, 1, 2 or 3"),
 }
 
 

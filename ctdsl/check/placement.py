@@ -110,7 +110,8 @@ class PlacementCheck:
                 secondary=(Label(scheme.spans.get("collective", scheme.span), f"collective is {scheme.collective}"),),
                 help="a switch transforms the streams it sums; use innet_sum, or at = gpu",
             )
-        lacking = [op for op in needs if op not in sw.ops]
+        # ops written wrong is None here, and reported at the field: nothing more to say of it
+        lacking = [op for op in needs if op not in sw.ops] if sw.ops is not None else []
         if lacking:
             self.sink.error(
                 "CT401",

@@ -168,7 +168,9 @@ class _Reader:
                 self.ok = False
             elif r.dotted in out:
                 self.error("CT106", f"{key} names '{r.dotted}' twice", r.span)
-            elif kind == "param" and self.draft.params.get(r.dotted) is not None and self.draft.params[r.dotted].lo is None:
+            elif kind == "param" and self.draft.params.get(r.dotted) is None:
+                self.ok = False  # declared, but it did not check (its own diagnostic says why): nothing to search over
+            elif kind == "param" and self.draft.params[r.dotted].lo is None:
                 self.error("CT130", f"param '{r.dotted}' has no range to search over", r.span, help="declare its range after its default: in LO .. HI")
             elif kind == "scheme" and r.dotted in self.draft.schemes and self.draft.schemes[r.dotted].steps is None:
                 self.error("CT130", f"scheme '{r.dotted}' has no steps to target, so nothing to target to compare", r.span, help="give it steps = N")

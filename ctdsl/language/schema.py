@@ -55,7 +55,7 @@ class FieldSpec:
     type: str  # quantity | ref | enum | bool | ops | string
     doc: str
     dim: U.Dim | None = None
-    bound: str | None = None  # positive | nonneg | fraction | ge1 | count | utilisation
+    bound: str | None = None  # positive | nonneg | fraction | ge1 | count | utilisation | stage
     required: bool = False
     default: object = None  # a Fraction in base units, a bool, a tuple, or a name
     refs: tuple[str, ...] = ()  # for ref: the kinds it may name
@@ -192,7 +192,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("scaleup", Q, "GPUs in one scale-up domain (NVLink or NVSwitch); default: a node", dim=U.ONE, bound="count", example="72"),
             F("scaleup_link", "ref", "the scale-up domain's link, per GPU", refs=("link",), example="nvlink4"),
             F("nics", Q, "scale-out NICs per node, on the dc's link; default: one per GPU", dim=U.ONE, bound="count", example="8"),
-            F("zero", Q, "ZeRO stage of the data-parallel optimiser, 0 to 3 (1: Megatron's distributed optimizer), over the replicas of a dc", dim=U.ONE, bound="nonneg", default=Fraction(1), example="3"),
+            F("zero", Q, "ZeRO stage of the data-parallel optimiser, 0 to 3 (1: Megatron's distributed optimizer), over the replicas of a dc", dim=U.ONE, bound="stage", default=Fraction(1), example="3"),
             F("recompute", "enum", "activation recomputation: none, selective (attention scores) or full (each layer's input kept)", choices=RECOMPUTES, default="selective", example="full"),
             F("micro_batch", Q, "sequences in one micro-batch", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
             F("sequence_parallel", "bool", "sequence parallelism beside tp (activations split tp ways)", default=True, example="false"),

@@ -6,7 +6,9 @@ Sections, in order:
    centres, schemes), and the first scheme to the target at the defaults;
 2. the topology, drawn from the graph (`plots.topology_figure`);
 3. the solve tables (`tables.all_tables`, as `ctdsl solve` prints them);
-4. the sweep figure (`plots.sweep_figure`, as `ctdsl sweep --plot` draws it);
+4. the sweep figure (`plots.sweep_figure`, as `ctdsl sweep --plot` draws it),
+   its notes (which scheme leads where, the break-evens and the regime changes
+   in words) given as text under it rather than drawn;
 5. each break-even: what it says, and its exact form in LaTeX.
 
 The document only reads what it is given: the solution, the topology graph and
@@ -17,7 +19,9 @@ Everything is inside the one file: images are PNG, embedded as base64 data
 URIs. Equations: MathJax cannot be embedded offline here, so each break-even's
 LaTeX is rendered to an image by matplotlib's mathtext (a subset of LaTeX that
 covers these forms) and its source is given underneath in a code block, so it
-can be copied. Where mathtext cannot typeset a form, only the source is shown.
+can be copied. Where mathtext cannot typeset a form, only the source is shown,
+and so it is for a form over MAX_TYPESET_CHARS characters of LaTeX, or past
+MAX_TYPESET_TOTAL characters typeset in one report (`_typeset_plan`).
 
 The same spec gives the same bytes: no dates, no absolute paths (the spec is
 named as it was given), images rendered deterministically.
@@ -28,22 +32,28 @@ from __future__ import annotations
 import base64
 import os
 import stat
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ctdsl import __version__, limits
 from ctdsl import units as U
 from ctdsl.model.graph import replicas_text
 from ctdsl.report.encode import html_text as escape
-from ctdsl.report.encode import md_cell, md_text
+from ctdsl.report.encode import md_cell, md_item, md_text
 from ctdsl.report.explore.mathml import mathml_equation
 from ctdsl.report.html import table_html
 from ctdsl.report.paper_forms import Printer
 from ctdsl.report.latex import _qtex, _unit_tex, symbol_tex
 from ctdsl.report.words import count_of
 from ctdsl.results.quantity import Quantity
-from ctdsl.report.plots import math_png, png_bytes, sweep_figure, topology_figure
+from ctdsl.report.plots import math_png, png_bytes, sweep_figure, sweep_notes, topology_figure
 from ctdsl.report.tables import all_tables, params_line
+
+MAX_TYPESET_CHARS = 600  # characters of one form's LaTeX typeset as a picture (wider is not legible at a page's width)
+MAX_TYPESET_TOTAL = 3_000  # characters of LaTeX one Markdown report typesets in all (mathtext: 0.3 ms or so each)
 
 
 @dataclass
@@ -56,7 +66,13 @@ class Image:
 @dataclass
 class Math:
     latex: str
-    mathml: str  # the same form as MathML: what the HTML shows (selectable, searchable text)
+    # the same form as MathML, what the HTML shows (selectable, searchable text): made when the HTML asks for
+    # it, since Markdown shows a picture instead (printing MathML of a long form takes a tenth of a second)
+    make_mathml: Callable[[], str]
+
+    @property
+    def mathml(self) -> str:
+        return self.make_mathml()
 
 
 @dataclass
@@ -218,17 +234,32 @@ def _plots(sol, curves) -> Section:
     )
     if not sol.schemes:
         pl.blocks.append(Para("No schemes to plot: the spec declares no scheme."))
-    pl.blocks.append(Image(png_bytes(sweep_figure(sol, curves), dpi=110), "time to target against bandwidth; step components; module stages"))
+    pl.blocks.append(Image(png_bytes(sweep_figure(sol, curves, notes=False), dpi=110), "time to target against bandwidth; step components; module stages"))
+    # the figure's notes as text: selectable, read where data: images are not (GitHub's viewer), and a third
+    # less to draw (the flagship's figure has 2,200 characters of text, half of them in its notes)
+    for head, lines in sweep_notes(sol, curves):
+        pl.blocks.append(Section(head, [Bullets(lines)], level=3) if head else Bullets(lines))
     return pl
 
 
 def _break_evens(sol) -> Section:
-    """Each break-even in words, and each of its roots typeset, with the LaTeX source under it."""
+    """Each break-even in words, and each of its roots typeset, with the LaTeX source under it.
+
+    A break-even stated more than once is given once, with how many times it is
+    stated (the tables list every statement)."""
     be = Section("Break-even")
     if not sol.breakevens:
         be.blocks.append(Para("The spec asks for no break-even and has no baseline to compare with."))
+    printer = Printer(sol.symbols, None, one_line=True)
+    stated = Counter((b.x, b.y, b.over, b.on) for b in sol.breakevens)
+    shown_once: set = set()
     for b in sol.breakevens:
-        sub = Section(f"{b.x} vs {b.y} over {b.over}" + (f" on {b.on}" if b.on != "time" else ""), level=3)
+        key = (b.x, b.y, b.over, b.on)
+        if key in shown_once:
+            continue
+        shown_once.add(key)
+        times = f" (stated {stated[key]} times)" if stated[key] > 1 else ""
+        sub = Section(f"{b.x} vs {b.y} over {b.over}" + (f" on {b.on}" if b.on != "time" else "") + times, level=3)
         if not b.roots:
             sub.blocks.append(Para(b.describe() + "."))
         for root in b.roots:
@@ -237,12 +268,12 @@ def _break_evens(sol) -> Section:
             shown = U.format_quantity(root.value, b.dim)
             if root.numeric:  # no exact form: the value, found by a scan and Brent's method
                 latex = f"{symbol_tex(info)}^{{*}} \\approx {_qtex(shown)}"
-                ml = mathml_equation(b.over, None, shown, "", approx=True)
+                ml = partial(mathml_equation, b.over, None, shown, "", approx=True)
                 how = ". A numeric root (bracketed by a sign change and refined by Brent's method): sympy gives no exact form."
             else:
-                f = Printer(sol.symbols, None, one_line=True).form(Quantity(root.expr, root.value, b.dim))  # as export latex writes it
+                f = printer.form(Quantity(root.expr, root.value, b.dim))  # as export latex writes it
                 latex = f"{symbol_tex(info)}^{{*}} = {' '.join(f.terms)}{_unit_tex(f.unit)}"
-                ml = mathml_equation(b.over, f.expr, shown, f.unit)
+                ml = partial(mathml_equation, b.over, f.expr, shown, f.unit)
                 how = ". The form is exact in the other params; numbers are rounded to four figures and symbols are in their declared units."
             sub.blocks.append(Math(latex, ml))
             sub.blocks.append(
@@ -318,18 +349,56 @@ def _md_cell(c: str) -> str:
     return md_cell(c)
 
 
-def _md_block(b) -> str:
+def _typeset_plan(sections: list[Section]) -> dict[int, str]:
+    """Which forms Markdown shows as source only, and why: id of the Math block -> the reason.
+
+    Typesetting costs a third of a millisecond or so per character of LaTeX
+    (mathtext's parser: half a second for the 1,624 characters of a break-even of
+    examples/18_uncertainty.ct, a picture 6,400 px wide), and a picture of a long
+    form is wider than a page can show legibly: a form over MAX_TYPESET_CHARS is
+    not typeset, and no form is once the report has typeset MAX_TYPESET_TOTAL
+    characters. Both bound what a spec can make the report do, whatever its
+    number of break-evens.
+    """
+    plan, total = {}, 0
+    for b in _blocks(sections):
+        if not isinstance(b, Math):
+            continue
+        n = len(b.latex)
+        if n > MAX_TYPESET_CHARS:
+            plan[id(b)] = f"{n:,} characters of LaTeX, too wide to typeset legibly (over {MAX_TYPESET_CHARS:,})"
+        elif total + n > MAX_TYPESET_TOTAL:
+            plan[id(b)] = f"the report has typeset the {MAX_TYPESET_TOTAL:,} characters of forms it typesets at most"
+        else:
+            total += n
+    return plan
+
+
+def _blocks(items):
+    """Every block, sections opened, in document order."""
+    for b in items:
+        if isinstance(b, Section):
+            yield from _blocks(b.blocks)
+        else:
+            yield b
+
+
+def _md_block(b, plan: dict[int, str]) -> str:
     if isinstance(b, Para):
         return md_text(b.text)
     if isinstance(b, Bullets):
-        return "\n".join(f"- {md_text(i)}" for i in b.items)
+        return "\n".join(f"- {md_item(i)}" for i in b.items)
     if isinstance(b, Code):
         return f"```{b.lang}\n{b.text}\n```"
     if isinstance(b, Image):
         return f"![{md_text(b.alt)}]({_data_uri(b.png)})"
     if isinstance(b, Math):  # Markdown cannot carry MathML: the form typeset as a picture, then its source
-        png = math_png(b.latex)
-        out = f"![the exact form, typeset]({_data_uri(png)})\n\n" if png is not None else "(matplotlib cannot typeset this form; its LaTeX source:)\n\n"
+        why = plan.get(id(b))
+        png = math_png(b.latex) if why is None else None
+        if png is not None:
+            out = f"![the exact form, typeset]({_data_uri(png)})\n\n"
+        else:
+            out = f"({why or 'matplotlib cannot typeset this form'}; its LaTeX source:)\n\n"
         return out + f"```latex\n{b.latex}\n```"
     if isinstance(b, Grid):
         lines = [f"**{md_text(b.title)}**", ""] if b.title else []
@@ -342,16 +411,17 @@ def _md_block(b) -> str:
             lines += ["", f"_{md_text(n)}_"]
         return "\n".join(lines)
     if isinstance(b, Section):
-        return _md_section(b)
+        return _md_section(b, plan)
     raise TypeError(b)  # pragma: no cover
 
 
-def _md_section(s: Section) -> str:
-    return "#" * s.level + " " + md_text(s.title) + "\n\n" + "\n\n".join(_md_block(b) for b in s.blocks)
+def _md_section(s: Section, plan: dict[int, str]) -> str:
+    return "#" * s.level + " " + md_text(s.title) + "\n\n" + "\n\n".join(_md_block(b, plan) for b in s.blocks)
 
 
 def to_markdown(title: str, sections: list[Section]) -> str:
-    body = "\n\n".join(_md_section(s) for s in sections)
+    plan = _typeset_plan(sections)
+    body = "\n\n".join(_md_section(s, plan) for s in sections)
     return (
         f"# {md_text(title)}\n\n{body}\n\n---\n\n"
         f"_Made by ctdsl {__version__}: ctdsl report. Images are embedded as data URIs; equations rendered by matplotlib mathtext, LaTeX source under each._\n"

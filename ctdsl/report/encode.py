@@ -78,6 +78,14 @@ def md_text(text: str) -> str:
     return "\\" + out if out.startswith("[") else out
 
 
+_MD_ORDINAL = re.compile(r"^(\d+)([.)])")
+
+
+def md_item(text: str) -> str:
+    """A Markdown list item's text: `md_text`, a leading `1.` or `1)` escaped (text, not a nested ordered list)."""
+    return _MD_ORDINAL.sub(r"\1\\\2", md_text(text))
+
+
 def md_cell(text: str) -> str:
     """A Markdown table cell: `md_text`, with `|` escaped."""
     return md_text(text).replace("|", "\\|")

@@ -54,9 +54,16 @@ class Printer:
         self.x = symbols.info[x].symbol if x in symbols.info else None
         self.xparam = symbols.info[x].param if x in symbols.info else None
         self.units = {i.symbol: i.symbol * _exact(i.param.unit_scale) for i in symbols.info.values() if i.param.unit_scale != 1}
+        self._forms: dict = {}  # each quantity's form, made once (a break-even stated many times is one form)
 
     def form(self, q, unit: tuple[float, str] | None = None) -> Form:
         """A result quantity (expr in base units, value, dim) as terms in a readable unit."""
+        key = (q.expr, q.value, q.dim, unit)
+        if key not in self._forms:
+            self._forms[key] = self._form(q, unit)
+        return self._forms[key]
+
+    def _form(self, q, unit: tuple[float, str] | None) -> Form:
         scale, label = unit or U.best_unit([q.value] if math.isfinite(q.value) else [], q.dim)
         value = q.value / scale if math.isfinite(q.value) else q.value
         e = q.expr.xreplace(self.units) if self.units else q.expr

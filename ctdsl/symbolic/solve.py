@@ -46,7 +46,11 @@ def solve(spec: Spec) -> Solution:
         over = default_over(spec)
         if over is not None:
             pairs = [(name, spec.baseline, over, "time") for name in spec.schemes if name != spec.baseline]
-    breakevens = [breakeven(cm, costs, x, y, over, env, on, cms) for x, y, over, on in pairs]
+    solved: dict[tuple, BreakevenResult] = {}  # a break-even stated more than once is solved once
+    for x, y, over, on in pairs:
+        if (x, y, over, on) not in solved:
+            solved[(x, y, over, on)] = breakeven(cm, costs, x, y, over, env, on, cms)
+    breakevens = [solved[pair] for pair in pairs]
     used = dict.fromkeys(s.model for s in spec.schemes.values())
     models = {name: model_result(cm, spec.models[name], env) for name in used if name in spec.models}
     memory = tuple(memory_result(f, env) for f in fits(cm, [n for n in used if n in spec.models]))

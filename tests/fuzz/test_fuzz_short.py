@@ -63,6 +63,7 @@ def test_mutated_examples_crash_no_command(harness):
 
 
 FLAGSHIP = (ROOT / "specs" / "llama70b_wan.ct").read_text(encoding="utf-8")
+SMALL = (ROOT / "examples" / "fig_one_link_ndr.ct").read_text(encoding="utf-8")  # checks and builds in milliseconds
 
 
 def test_an_exception_out_of_a_command_is_a_crash(monkeypatch):
@@ -84,23 +85,58 @@ def test_an_exception_out_of_a_command_is_a_crash(monkeypatch):
     assert by["graph-json"].signature == "RuntimeError @ ctdsl/cli/spec_cmds.py:graph"
 
 
-def test_a_command_past_the_limit_is_stopped_as_a_hang(monkeypatch):
+@pytest.mark.parametrize("clock", ["wall", "cpu"])
+def test_a_command_past_the_limit_is_stopped_as_a_hang(monkeypatch, clock):
+    """Past the limit of its clock: a command that waits (wall-clock) or computes (CPU seconds) without end."""
     import time
 
     import ctdsl.model.graph
+    from fuzz.harness import WALL_BACKSTOP
 
     def forever(*args, **kwargs):
         while True:
-            time.sleep(0.01)
+            if clock == "wall":
+                time.sleep(0.01)
 
     monkeypatch.setattr(ctdsl.model.graph, "to_json", forever)
-    h = Harness(limit=0.5)
+    h = Harness(limit=0.5, clock=clock)
     try:
-        res = h.run(FLAGSHIP, only={"graph-json"})
+        res = h.run(SMALL, only={"graph-json"})
     finally:
         h.close()
     (o,) = res.outcomes
     assert o.kind == "hang" and o.signature.startswith("Timeout @ ")
+    if clock == "cpu":  # stopped by its CPU seconds (the kernel counts them in ticks), well before the backstop
+        assert o.cpu > 0.4 and o.seconds < 0.5 * WALL_BACKSTOP
+
+
+def test_the_cpu_clock_stops_a_command_that_only_waits_at_its_wall_clock_backstop(monkeypatch):
+    """CPU seconds, not a starved process's wall-clock, make a hang; a command that waits for ever meets the backstop."""
+    import time
+
+    import ctdsl.model.graph
+    from fuzz.harness import WALL_BACKSTOP
+
+    def waits(seconds):
+        def to_json(*args, **kwargs):
+            end = time.perf_counter() + seconds
+            while time.perf_counter() < end:
+                time.sleep(0.01)
+            return "{}"
+
+        return to_json
+
+    limit = 0.3  # CPU seconds: checking the small spec and building its graph take a few hundredths
+    h = Harness(limit=limit, clock="cpu")
+    try:
+        monkeypatch.setattr(ctdsl.model.graph, "to_json", waits(4 * limit))
+        (short,) = h.run(SMALL, only={"graph-json"}).outcomes
+        monkeypatch.setattr(ctdsl.model.graph, "to_json", waits(float("inf")))
+        (endless,) = h.run(SMALL, only={"graph-json"}).outcomes
+    finally:
+        h.close()
+    assert short.kind == "ok" and short.seconds >= 4 * limit  # past the limit in wall-clock, not in CPU seconds
+    assert endless.kind == "hang" and limit * WALL_BACKSTOP <= endless.seconds < limit * WALL_BACKSTOP + 2
 
 
 def test_an_internal_error_exit_is_a_crash_named_from_its_traceback():

@@ -2,7 +2,7 @@
 
 Each case runs through every command its `# commands:` line names (all of them by
 default: check, lint --format sarif, solve as a table and as JSON, export latex,
-graph, report, a small sweep, simulate) in-process, each under a wall-clock limit,
+graph, report, a small sweep, simulate) in-process, each under a limit of CPU seconds,
 and must end with exit code 0, 1 or 2, no traceback, within the limit. The case
 stops at its first crash or hang: one is enough to fail, and a hang costs the limit.
 

@@ -7,7 +7,8 @@
    style and a marker each, so that it reads in grey); break-evens marked and
    labelled with their values; numbered marks where the component that binds a
    scheme's step changes along its curve, explained in a list under the plot
-   (`curves.py`, labels placed by `placement.py`);
+   (`curves.py`, labels placed by `placement.py`; `sweep_notes` gives that list
+   as text, for a document that shows the figure without it);
 2. each scheme's step time at the defaults, as stacked bars of its components
    (compute, transform, sync inside a dc, sync across dcs), the binding one
    outlined (`steps.py`);
@@ -25,8 +26,8 @@ Determinism: the Agg renderer, DejaVu Sans (bundled with matplotlib), a fixed
 """
 
 from ctdsl.report.plots.canvas import png_bytes, save
-from ctdsl.report.plots.figure import sweep_figure
+from ctdsl.report.plots.figure import sweep_figure, sweep_notes
 from ctdsl.report.plots.topology import topology_figure
 from ctdsl.report.plots.typeset import math_png
 
-__all__ = ["math_png", "png_bytes", "save", "sweep_figure", "topology_figure"]
+__all__ = ["math_png", "png_bytes", "save", "sweep_figure", "sweep_notes", "topology_figure"]

@@ -49,10 +49,15 @@ def save(fig, path: str, fmt: str | None = None) -> None:
         fig.savefig(fh, format=fmt, metadata=meta, dpi=150 if fmt == "png" else 72)
 
 
+# zlib level of the PNGs embedded in documents: level 3 compresses the figures as small as 6 (within a
+# tenth, smaller for the sweep figure) in half to two thirds of the time (Pillow's default is 6)
+PNG_LEVEL = 3
+
+
 def png_bytes(fig, dpi: int = 150) -> bytes:
     """A figure as PNG bytes, without metadata that would change between runs."""
     matplotlib = mpl()
     buf = io.BytesIO()
     with matplotlib.rc_context(RC):
-        fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+        fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None}, pil_kwargs={"compress_level": PNG_LEVEL})
     return buf.getvalue()

@@ -32,17 +32,37 @@ def placeholder_figure(title: str, text: str):
     return fig
 
 
+def sweep_notes(sol, curves) -> list[tuple[str, list[str]]]:
+    """The notes `sweep_figure` draws under the curves, as text: (heading, its lines) in order."""
+    if not sol.schemes or curves is None:
+        return []
+    out: list[tuple[str, list[str]]] = []
+    for kind, text, _ in CurveView(sol, curves).notes:
+        if kind == "head" or not out:
+            out.append((text if kind == "head" else "", []))
+        if kind != "head":
+            out[-1][1].append(text)
+    return out
+
+
 def _title(sol) -> str:
     return f"{PurePath(sol.spec.root).name}: which sync scheme reaches the target first"
 
 
-def sweep_figure(sol, curves):
-    """The three-panel figure: time to target against bandwidth, step components, module stages."""
+def sweep_figure(sol, curves, notes: bool = True):
+    """The three-panel figure: time to target against bandwidth, step components, module stages.
+
+    `notes=False` leaves the notes under the curves out (the legend stays): a
+    document gives them as text instead (`sweep_notes`), where they cost no
+    drawing and read where an image does not.
+    """
     if not sol.schemes:
         return placeholder_figure(_title(sol), NO_SCHEMES)
     matplotlib = mpl()
     with matplotlib.rc_context(RC):
         view = CurveView(sol, curves) if curves is not None else None
+        if view is not None and not notes:
+            view.notes = []
         n_legend = math.ceil(len(curves.ranked) / 2) if view else 0
         n_notes = len(view.notes) if view else 0
         modules = [r for r in sol.schemes.values() if r.module is not None]

@@ -18,7 +18,11 @@ from __future__ import annotations
 import numpy as np
 
 SLACK = 0.01  # display px the bound's text box is shrunk by, against rounding in where the text lands
-ARROW_SLACK = 0.2  # display px: matplotlib finds where the arrow ends by bisection, to 0.01 px
+ARROW_SLACK = 0.2  # display px, against rounding in whether an arrow is drawn at all (`_apart`)
+# display px: matplotlib finds where the arrow ends by bisection, to 0.01 px. Tight, because the tip of a
+# label's arrow sits on its own mark, a heavy obstacle: each 0.1 px of slack there lowers every offset's
+# bound by about a thousand, more than the costs of the offsets differ by, and they would all be tried
+TIP_SLACK = 0.02
 # an annotation's arrow stops 2 points short of both its ends (matplotlib's default), and until it is
 # drawn matplotlib takes a point for a display px there: how short, in display px, when it is measured
 SHRINK = 2.0
@@ -106,7 +110,7 @@ class Placer:
                 # the arrow runs from the text's centre to the point, and stops SHRINK short of it
                 cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
                 d = float(np.hypot(cx - px, cy - py))
-                ex, ey = px + (cx - px) * (SHRINK + ARROW_SLACK) / d, py + (cy - py) * (SHRINK + ARROW_SLACK) / d
+                ex, ey = px + (cx - px) * (SHRINK + TIP_SLACK) / d, py + (cy - py) * (SHRINK + TIP_SLACK) / d
                 x0, x1, y0, y1 = min(x0, ex), max(x1, ex), min(y0, ey), max(y1, ey)
             boxes.append((x0 - 2.0, y0 - 2.0, x1 + 2.0, y1 + 2.0))
         return self._box_costs(np.array(boxes), frame).tolist()
