@@ -163,7 +163,8 @@ def test_report_for_small_examples(tmp_path, name):
 
 def test_typesetting_is_bounded_per_form_and_per_report():
     """A form over MAX_TYPESET_CHARS, and every form past MAX_TYPESET_TOTAL characters typeset, is source only."""
-    from ctdsl.report.document import MAX_TYPESET_CHARS, MAX_TYPESET_TOTAL, Math, Para, Section, _typeset_plan
+    from ctdsl.report.blocks import Math, Para, Section
+    from ctdsl.report.document_md import MAX_TYPESET_CHARS, MAX_TYPESET_TOTAL, _typeset_plan
 
     assert (MAX_TYPESET_CHARS, MAX_TYPESET_TOTAL) == (600, 3000)
     forms = [Math("x" * n, str) for n in (600, 601, 500, 500, 500, 500, 400, 1, 1)]

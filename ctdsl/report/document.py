@@ -21,7 +21,7 @@ LaTeX is rendered to an image by matplotlib's mathtext (a subset of LaTeX that
 covers these forms) and its source is given underneath in a code block, so it
 can be copied. Where mathtext cannot typeset a form, only the source is shown,
 and so it is for a form over MAX_TYPESET_CHARS characters of LaTeX, or past
-MAX_TYPESET_TOTAL characters typeset in one report (`_typeset_plan`).
+MAX_TYPESET_TOTAL characters typeset in one report (`document_md._typeset_plan`).
 
 The same spec gives the same bytes: no dates, no absolute paths (the spec is
 named as it was given), images rendered deterministically.
@@ -29,84 +29,25 @@ named as it was given), images rendered deterministically.
 
 from __future__ import annotations
 
-import base64
 import os
 import stat
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from ctdsl import __version__, limits
+from ctdsl import limits
 from ctdsl import units as U
 from ctdsl.model.graph import replicas_text
-from ctdsl.report.encode import html_text as escape
-from ctdsl.report.encode import md_cell, md_item, md_text
+from ctdsl.report.blocks import Bullets, Grid, Image, Math, Para, Section
+from ctdsl.report.document_html import to_html
+from ctdsl.report.document_md import to_markdown
 from ctdsl.report.explore.mathml import mathml_equation
-from ctdsl.report.html import table_html
 from ctdsl.report.paper_forms import Printer
 from ctdsl.report.latex import _qtex, _unit_tex, symbol_tex
 from ctdsl.report.words import count_of
 from ctdsl.results.quantity import Quantity
-from ctdsl.report.plots import math_png, png_bytes, sweep_figure, sweep_notes, topology_figure
+from ctdsl.report.plots import png_bytes, sweep_figure, sweep_notes, topology_figure
 from ctdsl.report.tables import all_tables, params_line
-
-MAX_TYPESET_CHARS = 600  # characters of one form's LaTeX typeset as a picture (wider is not legible at a page's width)
-MAX_TYPESET_TOTAL = 3_000  # characters of LaTeX one Markdown report typesets in all (mathtext: 0.3 ms or so each)
-
-
-@dataclass
-class Image:
-    png: bytes
-    alt: str
-    width: int | None = None  # CSS pixels to show it at
-
-
-@dataclass
-class Math:
-    latex: str
-    # the same form as MathML, what the HTML shows (selectable, searchable text): made when the HTML asks for
-    # it, since Markdown shows a picture instead (printing MathML of a long form takes a tenth of a second)
-    make_mathml: Callable[[], str]
-
-    @property
-    def mathml(self) -> str:
-        return self.make_mathml()
-
-
-@dataclass
-class Code:
-    text: str
-    lang: str = ""
-
-
-@dataclass
-class Para:
-    text: str
-
-
-@dataclass
-class Bullets:
-    items: list[str]
-
-
-@dataclass
-class Grid:
-    """A table: header, rows of strings, cells to emphasise, notes under it."""
-
-    title: str | None
-    header: list[str]
-    rows: list[list[str]]
-    marked: set = field(default_factory=set)
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Section:
-    title: str
-    blocks: list = field(default_factory=list)
-    level: int = 2
 
 
 def _opening_comment(path: str) -> list[str]:
@@ -285,147 +226,6 @@ def _break_evens(sol) -> Section:
             )
         be.blocks.append(sub)
     return be
-
-
-# ---- HTML ------------------------------------------------------------------------------
-
-CSS = """
-body { font-family: "DejaVu Sans", Verdana, sans-serif; max-width: 1060px; margin: 2em auto; padding: 0 1em; color: #111; line-height: 1.45; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 1.8em; }
-table { border-collapse: collapse; margin: .6em 0 .3em; font-size: .88em; }
-th, td { border: 1px solid #bbb; padding: .25em .55em; text-align: left; vertical-align: top; }
-th { background: #eee; } td.mark { font-weight: bold; background: #fff4d6; }
-caption { text-align: left; font-weight: bold; padding: .3em 0; }
-p.note { font-size: .85em; color: #444; margin: .1em 0 .9em; }
-img { max-width: 100%; height: auto; display: block; margin: .6em 0; }
-pre { background: #f6f6f6; border: 1px solid #ddd; padding: .6em; overflow-x: auto; font-size: .85em; white-space: pre-wrap; word-break: break-all; }
-footer { margin-top: 3em; font-size: .8em; color: #666; }
-@media print { body { max-width: none; } h2 { page-break-after: avoid; } img { page-break-inside: avoid; } }
-"""
-
-
-def _data_uri(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-
-
-def _html_block(b) -> str:
-    if isinstance(b, Para):
-        return f"<p>{escape(b.text)}</p>"
-    if isinstance(b, Bullets):
-        return "<ul>" + "".join(f"<li>{escape(i)}</li>" for i in b.items) + "</ul>"
-    if isinstance(b, Code):
-        return f"<pre><code>{escape(b.text)}</code></pre>"
-    if isinstance(b, Image):
-        w = f' width="{b.width}"' if b.width else ""
-        return f'<img src="{_data_uri(b.png)}" alt="{escape(b.alt)}"{w}>'
-    if isinstance(b, Math):  # MathML: text a reader can select and search, no picture
-        return b.mathml + f'<pre><code class="language-latex">{escape(b.latex)}</code></pre>'
-    if isinstance(b, Grid):
-        return table_html(b.header, b.rows, b.marked, b.notes, caption=b.title or None)
-    if isinstance(b, Section):
-        return _html_section(b)
-    raise TypeError(b)  # pragma: no cover
-
-
-def _html_section(s: Section) -> str:
-    return f"<section><h{s.level}>{escape(s.title)}</h{s.level}>\n" + "\n".join(_html_block(b) for b in s.blocks) + "\n</section>"
-
-
-def to_html(title: str, sections: list[Section]) -> str:
-    body = "\n".join(_html_section(s) for s in sections)
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
-        f"<h1>{escape(title)}</h1>\n{body}\n"
-        f"<footer>Made by ctdsl {escape(__version__)}: ctdsl report. Equations rendered by matplotlib mathtext; LaTeX source under each.</footer>\n"
-        "</body>\n</html>\n"
-    )
-
-
-# ---- Markdown -------------------------------------------------------------------------
-
-def _md_cell(c: str) -> str:
-    return md_cell(c)
-
-
-def _typeset_plan(sections: list[Section]) -> dict[int, str]:
-    """Which forms Markdown shows as source only, and why: id of the Math block -> the reason.
-
-    Typesetting costs a third of a millisecond or so per character of LaTeX
-    (mathtext's parser: half a second for the 1,624 characters of a break-even of
-    examples/18_uncertainty.ct, a picture 6,400 px wide), and a picture of a long
-    form is wider than a page can show legibly: a form over MAX_TYPESET_CHARS is
-    not typeset, and no form is once the report has typeset MAX_TYPESET_TOTAL
-    characters. Both bound what a spec can make the report do, whatever its
-    number of break-evens.
-    """
-    plan, total = {}, 0
-    for b in _blocks(sections):
-        if not isinstance(b, Math):
-            continue
-        n = len(b.latex)
-        if n > MAX_TYPESET_CHARS:
-            plan[id(b)] = f"{n:,} characters of LaTeX, too wide to typeset legibly (over {MAX_TYPESET_CHARS:,})"
-        elif total + n > MAX_TYPESET_TOTAL:
-            plan[id(b)] = f"the report has typeset the {MAX_TYPESET_TOTAL:,} characters of forms it typesets at most"
-        else:
-            total += n
-    return plan
-
-
-def _blocks(items):
-    """Every block, sections opened, in document order."""
-    for b in items:
-        if isinstance(b, Section):
-            yield from _blocks(b.blocks)
-        else:
-            yield b
-
-
-def _md_block(b, plan: dict[int, str]) -> str:
-    if isinstance(b, Para):
-        return md_text(b.text)
-    if isinstance(b, Bullets):
-        return "\n".join(f"- {md_item(i)}" for i in b.items)
-    if isinstance(b, Code):
-        return f"```{b.lang}\n{b.text}\n```"
-    if isinstance(b, Image):
-        return f"![{md_text(b.alt)}]({_data_uri(b.png)})"
-    if isinstance(b, Math):  # Markdown cannot carry MathML: the form typeset as a picture, then its source
-        why = plan.get(id(b))
-        png = math_png(b.latex) if why is None else None
-        if png is not None:
-            out = f"![the exact form, typeset]({_data_uri(png)})\n\n"
-        else:
-            out = f"({why or 'matplotlib cannot typeset this form'}; its LaTeX source:)\n\n"
-        return out + f"```latex\n{b.latex}\n```"
-    if isinstance(b, Grid):
-        lines = [f"**{md_text(b.title)}**", ""] if b.title else []
-        lines.append("| " + " | ".join(_md_cell(h) for h in b.header) + " |")
-        lines.append("|" + "|".join("---" for _ in b.header) + "|")
-        for i, row in enumerate(b.rows):
-            cells = [f"**{_md_cell(c)}**" if (i, j) in b.marked and c else _md_cell(c) for j, c in enumerate(row)]
-            lines.append("| " + " | ".join(cells) + " |")
-        for n in b.notes:
-            lines += ["", f"_{md_text(n)}_"]
-        return "\n".join(lines)
-    if isinstance(b, Section):
-        return _md_section(b, plan)
-    raise TypeError(b)  # pragma: no cover
-
-
-def _md_section(s: Section, plan: dict[int, str]) -> str:
-    return "#" * s.level + " " + md_text(s.title) + "\n\n" + "\n\n".join(_md_block(b, plan) for b in s.blocks)
-
-
-def to_markdown(title: str, sections: list[Section]) -> str:
-    plan = _typeset_plan(sections)
-    body = "\n\n".join(_md_section(s, plan) for s in sections)
-    return (
-        f"# {md_text(title)}\n\n{body}\n\n---\n\n"
-        f"_Made by ctdsl {__version__}: ctdsl report. Images are embedded as data URIs; equations rendered by matplotlib mathtext, LaTeX source under each._\n"
-    )
 
 
 def render_document(sol, graph, curves, fmt: str, extra=()) -> str:

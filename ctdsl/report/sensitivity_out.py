@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from ctdsl import units as U
-from ctdsl.report.document import Grid, Image, Para, Section
+from ctdsl.report.blocks import Grid, Image, Para, Section
 from ctdsl.report.encode import json_number as _num
 from ctdsl.report.encode import html_text, md_cell, md_text
 from ctdsl.report.html import table_html

@@ -1,0 +1,64 @@
+"""A report document as one self-contained HTML page: images as data URIs, each exact form as
+MathML (selectable, searchable) with its LaTeX source; every text from a spec escaped."""
+
+from __future__ import annotations
+
+import base64
+
+from ctdsl import __version__
+from ctdsl.report.blocks import Bullets, Code, Grid, Image, Math, Para, Section
+from ctdsl.report.encode import html_text as escape
+from ctdsl.report.html import table_html
+
+CSS = """
+body { font-family: "DejaVu Sans", Verdana, sans-serif; max-width: 1060px; margin: 2em auto; padding: 0 1em; color: #111; line-height: 1.45; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 1.8em; }
+table { border-collapse: collapse; margin: .6em 0 .3em; font-size: .88em; }
+th, td { border: 1px solid #bbb; padding: .25em .55em; text-align: left; vertical-align: top; }
+th { background: #eee; } td.mark { font-weight: bold; background: #fff4d6; }
+caption { text-align: left; font-weight: bold; padding: .3em 0; }
+p.note { font-size: .85em; color: #444; margin: .1em 0 .9em; }
+img { max-width: 100%; height: auto; display: block; margin: .6em 0; }
+pre { background: #f6f6f6; border: 1px solid #ddd; padding: .6em; overflow-x: auto; font-size: .85em; white-space: pre-wrap; word-break: break-all; }
+footer { margin-top: 3em; font-size: .8em; color: #666; }
+@media print { body { max-width: none; } h2 { page-break-after: avoid; } img { page-break-inside: avoid; } }
+"""
+
+
+def data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _html_block(b) -> str:
+    if isinstance(b, Para):
+        return f"<p>{escape(b.text)}</p>"
+    if isinstance(b, Bullets):
+        return "<ul>" + "".join(f"<li>{escape(i)}</li>" for i in b.items) + "</ul>"
+    if isinstance(b, Code):
+        return f"<pre><code>{escape(b.text)}</code></pre>"
+    if isinstance(b, Image):
+        w = f' width="{b.width}"' if b.width else ""
+        return f'<img src="{data_uri(b.png)}" alt="{escape(b.alt)}"{w}>'
+    if isinstance(b, Math):  # MathML: text a reader can select and search, no picture
+        return b.mathml + f'<pre><code class="language-latex">{escape(b.latex)}</code></pre>'
+    if isinstance(b, Grid):
+        return table_html(b.header, b.rows, b.marked, b.notes, caption=b.title or None)
+    if isinstance(b, Section):
+        return _html_section(b)
+    raise TypeError(b)  # pragma: no cover
+
+
+def _html_section(s: Section) -> str:
+    return f"<section><h{s.level}>{escape(s.title)}</h{s.level}>\n" + "\n".join(_html_block(b) for b in s.blocks) + "\n</section>"
+
+
+def to_html(title: str, sections: list[Section]) -> str:
+    body = "\n".join(_html_section(s) for s in sections)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"<h1>{escape(title)}</h1>\n{body}\n"
+        f"<footer>Made by ctdsl {escape(__version__)}: ctdsl report. Equations rendered by matplotlib mathtext; LaTeX source under each.</footer>\n"
+        "</body>\n</html>\n"
+    )
