@@ -107,6 +107,8 @@ def exact_roots(diff: sp.Expr, b: sp.Symbol, back, env) -> tuple[list[sp.Expr], 
     if deg == 1:
         c1, c0 = poly.all_coeffs()
         return [-c0 / c1], 1, True
+    if deg == 2:
+        return _quadratic_roots(*poly.all_coeffs()), 2, True
     if deg > MAX_EXACT_DEGREE:
         return [], deg, False
     try:
@@ -115,6 +117,21 @@ def exact_roots(diff: sp.Expr, b: sp.Symbol, back, env) -> tuple[list[sp.Expr], 
         return [], deg, False
     kept = [r for r in found if not r.has(sp.CRootOf)]
     return kept, deg, len(kept) == len(found) and sum(found.values()) == deg
+
+
+def _quadratic_roots(a: sp.Expr, b: sp.Expr, c: sp.Expr) -> list[sp.Expr]:
+    """The two roots of a b^2 + b b + c, as sympy's roots_quadratic gives them (-b/2a -+ sqrt(d)/2a,
+    d = b^2 - 4ac) but without its simplify or factor of each coefficient: those took most of
+    a break-even's solve (1.1 of 1.8 CPU-seconds for the three quadratic break-evens of
+    examples/20_codesign_study.ct), and the roots are the same numbers."""
+    if c == 0:
+        return [sp.Integer(0), -b / a]
+    if b == 0:
+        r = sp.sqrt(-c / a)
+        return [-r, r]
+    B = -b / (2 * a)
+    D = sp.sqrt(b**2 - 4 * a * c) / (2 * a)
+    return [B - D, B + D]
 
 
 def _laurent_roots(diff: sp.Expr, b: sp.Symbol, back, env) -> tuple[list[sp.Expr], int] | None:
