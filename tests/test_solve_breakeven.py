@@ -17,6 +17,7 @@ import pytest
 import sympy as sp
 from scipy.optimize import brentq
 
+import ctdsl
 from solvekit import ROOT, solve_file, solve_text
 
 # the links are counted per hop: the derivations below charge every edge its latency
@@ -302,3 +303,52 @@ def test_exact_roots_are_kept_exact(tmp_path):
     (root,) = be.roots
     assert not root.numeric and root.expr == sp.Rational(250000000000000, 20021)
     assert root.value == pytest.approx(expected, rel=1e-12)
+
+
+def test_quadratic_break_evens_by_the_formula_agree_with_brentq(tmp_path, monkeypatch):
+    """examples/20_codesign_study.ct with ZeRO-3 (a variant the fuzz campaign found slow): its money
+    break-evens are quadratic in the param. Their roots come from the quadratic formula, not from
+    sympy's roots (whose simplify and factor took most of the solve), and agree with brentq on the
+    time-to-target difference; a root larger than MAX_TIDY_NODES is given as solved, not cancelled."""
+    from ctdsl.symbolic import breakeven as B
+    from ctdsl.symbolic import regimes as R
+
+    text = (ROOT / "examples" / "20_codesign_study.ct").read_text(encoding="utf-8")
+    assert text.count("zero = 1") == 1
+    path = tmp_path / "zero3.ct"
+    path.write_text(text.replace("zero = 1", "zero = 3"), encoding="utf-8")
+    degrees = []
+    real_exact = R.exact_roots
+
+    def spy(diff, b, back, env):
+        out = real_exact(diff, b, back, env)
+        degrees.append(out[1])
+        return out
+
+    def no_roots(*a, **k):
+        raise AssertionError("sympy's roots was asked for a quadratic")
+
+    monkeypatch.setattr(B, "exact_roots", spy)
+    monkeypatch.setattr(sp, "roots", no_roots)
+    sol = ctdsl.load(path).solve()
+    assert 2 in degrees
+    roots = [r for be in sol.breakevens for r in be.result.roots]
+    assert roots and not any(r.numeric for r in roots)
+    for be in sol.breakevens:  # on cost: brentq on the difference of the two costs to target
+        if not be.result.roots:
+            continue
+        sym = sol.symbols[be.over]
+        others = {s: v for s, v in sol.symbols.defaults().items() if s != sym}
+        diff = (sol.schemes[be.x].cost_to_target.expr - sol.schemes[be.y].cost_to_target.expr).xreplace(others)
+        f = sp.lambdify((sym,), diff, modules="math")
+        grid = np.geomspace(be.result.lo, be.result.hi, 2001)
+        vals = [f(v) for v in grid]
+        found = [brentq(f, grid[i], grid[i + 1], xtol=1e-9, rtol=1e-15) for i in range(len(grid) - 1) if np.sign(vals[i]) != np.sign(vals[i + 1])]
+        assert sorted(r.value for r in be.result.roots) == pytest.approx(sorted(found), rel=1e-9)
+    sizes = {id(r): sum(1 for _ in sp.preorder_traversal(r.raw)) for r in roots}
+    assert any(n > B.MAX_TIDY_NODES for n in sizes.values()) and any(n <= B.MAX_TIDY_NODES for n in sizes.values())
+    for r in roots:
+        if sizes[id(r)] > B.MAX_TIDY_NODES:
+            assert r.expr is r.raw
+        else:
+            assert r.expr == sp.cancel(r.raw)

@@ -40,13 +40,14 @@ import sympy as sp
 
 from ctdsl.language.tolerances import REL
 from ctdsl.symbolic.convert import NumericError, value
-from ctdsl.symbolic.regimes import EVAL_FAILURES, TooManyRegimes, exact_roots, freeze_constants, regimes
+from ctdsl.symbolic.regimes import EVAL_FAILURES, TooManyRegimes, exact_roots, freeze_constants, larger_than, regimes
 from ctdsl.symbolic.roots import brent, grid, real_function, sign_changes
 
 MAX_REGIMES = 4096  # regime pairs of one break-even (each max/min in b multiplies them)
 SCAN_STEPS = 256  # intervals of the scan that finds the roots sympy may have missed
 CONFIRM_STEPS = 64  # intervals of the scan that confirms a complete exact answer with no root in range
 VERIFY_REL = 1e-6  # half-width, relative, of the bracket a root's sign change is checked across
+MAX_TIDY_NODES = 400  # nodes of a root as solved past which it is not cancelled (cancel's cost grows faster than the size)
 
 
 class Unsolvable(Exception):
@@ -282,8 +283,11 @@ def _dedupe(words: list[str]) -> list[str]:
 
 
 def _tidy(e: sp.Expr) -> sp.Expr:
-    """A readable exact form: cancel common factors, keep it cheap."""
-    if not e.free_symbols:
+    """A readable exact form: cancel common factors, keep it cheap. A form past MAX_TIDY_NODES
+    nodes is kept as it is: cancel took 0.71 CPU-seconds for a root of 513 nodes (a ZeRO-3
+    variant of examples/20_codesign_study.ct, found by the fuzz campaign), 0.14 for the largest
+    a shipped spec has (276 nodes, in that example)."""
+    if not e.free_symbols or larger_than(e, MAX_TIDY_NODES):
         return e
     try:
         return sp.cancel(e)

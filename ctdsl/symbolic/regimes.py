@@ -76,7 +76,8 @@ def freeze_constants(exprs: list[sp.Expr], b: sp.Symbol):
     return frozen, back
 
 
-def _larger_than(e: sp.Expr, cap: int) -> bool:
+def larger_than(e: sp.Expr, cap: int) -> bool:
+    """Whether e has more than cap nodes, counted only up to cap."""
     for n, _ in enumerate(sp.preorder_traversal(e)):
         if n >= cap:
             return True
@@ -94,7 +95,7 @@ def exact_roots(diff: sp.Expr, b: sp.Symbol, back, env) -> tuple[list[sp.Expr], 
     quick = _laurent_roots(diff, b, back, env)
     if quick is not None:
         return quick[0], quick[1], True
-    if _larger_than(diff, MAX_EXACT_NODES):
+    if larger_than(diff, MAX_EXACT_NODES):
         return [], None, False
     try:
         num, _den = sp.fraction(sp.together(diff))
