@@ -21,8 +21,8 @@ def _typeset_plan(sections: list[Section]) -> dict[int, str]:
     """Which forms Markdown shows as source only, and why: id of the Math block -> the reason.
 
     Typesetting costs a third of a millisecond or so per character of LaTeX
-    (mathtext's parser: half a second for the 1,624 characters of a break-even of
-    examples/18_uncertainty.ct, a picture 6,400 px wide), and a picture of a long
+    (mathtext's parser: half a second for a break-even of 1,624 characters that
+    examples/18_uncertainty.ct had, a picture 6,400 px wide), and a picture of a long
     form is wider than a page can show legibly: a form over MAX_TYPESET_CHARS is
     not typeset, and no form is once the report has typeset MAX_TYPESET_TOTAL
     characters. Both bound what a spec can make the report do, whatever its

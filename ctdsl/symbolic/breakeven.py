@@ -286,10 +286,16 @@ def _tidy(e: sp.Expr) -> sp.Expr:
     """A readable exact form: cancel common factors, keep it cheap. A form past MAX_TIDY_NODES
     nodes is kept as it is: cancel took 0.71 CPU-seconds for a root of 513 nodes (a ZeRO-3
     variant of examples/20_codesign_study.ct, found by the fuzz campaign), 0.14 for the largest
-    a shipped spec has (276 nodes, in that example)."""
-    if not e.free_symbols or larger_than(e, MAX_TIDY_NODES):
+    a shipped spec has (276 nodes, in that example). A quadratic's root (a square root in it) is
+    kept as solved too: cancel takes the radical for a new variable and multiplies it out (that
+    root of 276 nodes came back with 837)."""
+    if not e.free_symbols or larger_than(e, MAX_TIDY_NODES) or _has_radical(e):
         return e
     try:
         return sp.cancel(e)
     except (sp.PolynomialError, TypeError, ValueError):  # pragma: no cover
         return e
+
+
+def _has_radical(e: sp.Expr) -> bool:
+    return any(p.exp.is_Rational and not p.exp.is_Integer for p in e.atoms(sp.Pow))
