@@ -354,3 +354,34 @@ def test_quadratic_break_evens_by_the_formula_agree_with_brentq(tmp_path, monkey
             assert r.expr is r.raw
         else:
             assert r.expr == sp.cancel(r.raw)
+
+
+def test_a_break_even_of_many_regime_pairs_is_solved_numerically(tmp_path, monkeypatch):
+    """examples/20_sites.ct with as many replicas a site as sites (a case the fuzz campaign found at
+    16 CPU-seconds): n_sites enters every max squared, and the break-even over it splits into more
+    than MAX_EXACT_PAIRS regime pairs. No pair is solved exactly; the scan and Brent's method find
+    the root, marked numeric, and it agrees with brentq on the times to target (numeric_check)."""
+    from ctdsl.symbolic import breakeven as B
+
+    text = (ROOT / "examples" / "20_sites.ct").read_text(encoding="utf-8")
+    assert text.count("replicas = 32 ") == 1
+    path = tmp_path / "sites.ct"
+    path.write_text(text.replace("replicas = 32 ", "replicas = n_sites "), encoding="utf-8")
+    pairs = []
+    real = B._candidates
+
+    def spy(*a, **k):
+        out = real(*a, **k)
+        pairs.append(len(out[0]))
+        return out
+
+    def no_exact(*a, **k):
+        raise AssertionError("a pair was solved exactly")
+
+    monkeypatch.setattr(B, "_candidates", spy)
+    monkeypatch.setattr(B, "exact_roots", no_exact)
+    sol = ctdsl.load(path).solve()
+    (be,) = sol.breakevens
+    assert pairs[0] > B.MAX_EXACT_PAIRS
+    assert be.result.roots and all(r.numeric for r in be.result.roots)
+    numeric_check(sol, be)

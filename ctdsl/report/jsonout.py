@@ -7,19 +7,32 @@ named and versioned in `"schema"`; fields are only ever added.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
 from ctdsl.report.encode import json_number as _num
 
 SCHEMA = "ctdsl.solve/1"
+PRINT_CACHE = 256  # printed forms kept: a break-even stated many times is printed once
 
 
 def _expr(e) -> str:
-    return sp.sstr(e, order="lex") if e is not None else None
+    return _sstr(e) if e is not None else None
 
 
 def _latex(e) -> str:
-    return sp.latex(e) if e is not None else None
+    return _tex(e) if e is not None else None
+
+
+@lru_cache(maxsize=PRINT_CACHE)
+def _sstr(e) -> str:
+    return sp.sstr(e, order="lex")
+
+
+@lru_cache(maxsize=PRINT_CACHE)
+def _tex(e) -> str:
+    return sp.latex(e)
 
 
 def solution_json(sol) -> dict:
