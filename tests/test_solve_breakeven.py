@@ -58,6 +58,35 @@ def numeric_check(sol, be):
     return found
 
 
+def _example_variant(tmp_path, name: str, old: str, new: str):
+    """examples/NAME with its one `old` replaced by `new`, written to tmp_path."""
+    text = (ROOT / "examples" / name).read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path = tmp_path / name
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return path
+
+
+def _record(monkeypatch, module, name: str, keep) -> list:
+    """Wrap module.name so that keep(its result) is appended to the list returned."""
+    seen, real = [], getattr(module, name)
+
+    def spy(*a, **k):
+        out = real(*a, **k)
+        seen.append(keep(out))
+        return out
+
+    monkeypatch.setattr(module, name, spy)
+    return seen
+
+
+def _refuse(monkeypatch, module, name: str, why: str) -> None:
+    def refuse(*a, **k):
+        raise AssertionError(why)
+
+    monkeypatch.setattr(module, name, refuse)
+
+
 def test_hand_derived_root_and_sides(tmp_path):
     # x: dense hierarchical all-reduce, 100 steps. Below 20 GB/s the WAN binds its
     #   cross-DC phase: T_x = 0.06 + 2 (0.1 + 2 us) + 2 (12 us) + 2e9 / b  [s]
@@ -311,25 +340,10 @@ def test_quadratic_break_evens_by_the_formula_agree_with_brentq(tmp_path, monkey
     sympy's roots (whose simplify and factor took most of the solve), and agree with brentq on the
     costs to target; a root larger than MAX_TIDY_NODES, or with a square root, is given as solved."""
     from ctdsl.symbolic import breakeven as B
-    from ctdsl.symbolic import regimes as R
 
-    text = (ROOT / "examples" / "20_codesign_study.ct").read_text(encoding="utf-8")
-    assert text.count("zero = 1") == 1
-    path = tmp_path / "zero3.ct"
-    path.write_text(text.replace("zero = 1", "zero = 3"), encoding="utf-8")
-    degrees = []
-    real_exact = R.exact_roots
-
-    def spy(diff, b, back, env):
-        out = real_exact(diff, b, back, env)
-        degrees.append(out[1])
-        return out
-
-    def no_roots(*a, **k):
-        raise AssertionError("sympy's roots was asked for a quadratic")
-
-    monkeypatch.setattr(B, "exact_roots", spy)
-    monkeypatch.setattr(sp, "roots", no_roots)
+    path = _example_variant(tmp_path, "20_codesign_study.ct", "zero = 1", "zero = 3")
+    degrees = _record(monkeypatch, B, "exact_roots", lambda out: out[1])
+    _refuse(monkeypatch, sp, "roots", "sympy's roots was asked for a quadratic")
     sol = ctdsl.load(path).solve()
     assert 2 in degrees
     roots = [r for be in sol.breakevens for r in be.result.roots]
@@ -363,23 +377,9 @@ def test_a_break_even_of_many_regime_pairs_is_solved_numerically(tmp_path, monke
     the root, marked numeric, and it agrees with brentq on the times to target (numeric_check)."""
     from ctdsl.symbolic import breakeven as B
 
-    text = (ROOT / "examples" / "20_sites.ct").read_text(encoding="utf-8")
-    assert text.count("replicas = 32 ") == 1
-    path = tmp_path / "sites.ct"
-    path.write_text(text.replace("replicas = 32 ", "replicas = n_sites "), encoding="utf-8")
-    pairs = []
-    real = B._candidates
-
-    def spy(*a, **k):
-        out = real(*a, **k)
-        pairs.append(len(out[0]))
-        return out
-
-    def no_exact(*a, **k):
-        raise AssertionError("a pair was solved exactly")
-
-    monkeypatch.setattr(B, "_candidates", spy)
-    monkeypatch.setattr(B, "exact_roots", no_exact)
+    path = _example_variant(tmp_path, "20_sites.ct", "replicas = 32 ", "replicas = n_sites ")
+    pairs = _record(monkeypatch, B, "_candidates", lambda out: len(out[0]))
+    _refuse(monkeypatch, B, "exact_roots", "a pair was solved exactly")
     sol = ctdsl.load(path).solve()
     (be,) = sol.breakevens
     assert pairs[0] > B.MAX_EXACT_PAIRS
