@@ -139,6 +139,41 @@ def test_a_variant_replaces_a_wan_link_and_inherits_its_base(spec_path, sol):
     assert _step(sol, "dense_fat") == pytest.approx(0.012 + 0.01 + 2 * 0.02 + 0.01, rel=1e-12)
 
 
+def test_a_variants_wan_takes_its_own_count_of_links(tmp_path):
+    # `= wan * 8` in a variant: eight links of W in parallel, 8 x 12.5e9 = 1e11 B/s across.
+    # across dcs: 2 x max(c/4 / B = 0.005, (c/2) / 8W = 1e9 / 1e11 = 0.01) = 0.02 s
+    # A variant's WAN is the link and count it writes: `= wan4` on sites declared `= wan * 2` is one
+    # link of 4W, not two: 2 x 1e9 / 5e10 = 0.04 s across, where the declared 2W take 2 x 0.04 = 0.08 s.
+    sites = SITES.format(plug="").replace("= wan\n", "= wan * 2\n")
+    text = HARDWARE + sites + textwrap.dedent("""\
+        variant eight { wan east <-> west = wan * 8 }
+        variant more : eight { workers = 2 }
+        variant swap { wan east <-> west = wan4 }
+        scheme declared { payload = dense; collective = hier_allreduce; steps = 1000 }
+        scheme on_eight { payload = dense; collective = hier_allreduce; steps = 1000; sites = eight }
+        scheme on_more { payload = dense; collective = hier_allreduce; steps = 1000; sites = more }
+        scheme on_swap { payload = dense; collective = hier_allreduce; steps = 1000; sites = swap }
+        """)
+    sol = solve_text(tmp_path, text)
+    rest = 0.012 + 0.01 + 0.01  # compute, reduce-scatter and all-gather inside each dc
+    assert _step(sol, "declared") == pytest.approx(rest + 2 * 1e9 / (2 * W), rel=1e-12)
+    assert _step(sol, "on_eight") == pytest.approx(rest + 2 * 0.01, rel=1e-12)
+    assert _step(sol, "on_more") == pytest.approx(rest + 2 * 0.01, rel=1e-12)  # inherited with its count
+    assert _step(sol, "on_swap") == pytest.approx(rest + 2 * 1e9 / (4 * W), rel=1e-12)
+
+
+def test_a_variants_wan_count_with_a_unit_is_an_error(tmp_path):
+    text = HARDWARE + SITES.format(plug="") + "variant v { wan east <-> west = wan * 8 GB }\n"
+    path = tmp_path / "spec.ct"
+    path.write_text(text, encoding="utf-8")
+    r = CliRunner().invoke(app, ["check", str(path)])
+    line = text.count("\n")  # the variant is the last line
+    col = text.splitlines()[-1].index("8 GB") + 1
+    assert r.exit_code == 1
+    assert f"spec.ct:{line}:{col}: CT202" in r.output
+    assert r.output.count("CT202") == 1  # one mistake, one diagnostic, though it names both directions
+
+
 def test_one_direction_of_a_wan(spec_path, sol):
     g = ctdsl.load(spec_path).spec.variants["oneway"].topology
     env = {"wan_bw": W}

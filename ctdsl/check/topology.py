@@ -15,13 +15,11 @@ from ctdsl import limits
 from ctdsl.check.blocks import BlockChecker
 from ctdsl.check.complete import Completeness
 from ctdsl.check.draft import Draft
-from ctdsl.check.fields import check_bound
 from ctdsl.check.names import Namespace
 from ctdsl.check.placement import PlacementCheck
 from ctdsl.check.replicas import ReplicaCheck
-from ctdsl.check.variants import VariantCheck
+from ctdsl.check.variants import VariantCheck, wan_count
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
-from ctdsl import units as U
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.model import graph as G
@@ -163,7 +161,7 @@ class _TopologyCheck:
                     help="only a dc of replicas that stands for several alike sites (sites = 4) is joined to itself, each site to the next",
                 )
                 continue
-            count = self._wan_count(stmt)
+            count = wan_count(self.sink, self.complete.blocks.reader, stmt)
             if stmt.count is not None and count is None:
                 continue
             dirs = [(stmt.a.text, stmt.b.text)] + ([(stmt.b.text, stmt.a.text)] if stmt.both and not ring else [])
@@ -181,26 +179,6 @@ class _TopologyCheck:
                 self.spec.wans.append(M.WanLink(a, b, stmt.link.text, stmt.span, count))
             user = f"the WAN {stmt.a.text} {'<->' if stmt.both else '->'} {stmt.b.text}"
             self.complete.wan_link(stmt.link.text, stmt.link.span, user)
-
-    def _wan_count(self, stmt) -> "E.Expr | None":
-        """The count of `= link * N`, a whole number (a param may set it), or None."""
-        if stmt.count is None:
-            return None
-        reader = self.complete.blocks.reader
-        typed = reader.type_expr(stmt.count)
-        if typed is None:
-            return None
-        if typed.dim != U.ONE:
-            self.sink.error(
-                "CT202",
-                f"the WAN's count of links must be a plain number, not {typed.dim.describe()}",
-                stmt.count.span,
-                help=f"write wan {stmt.a.text} <-> {stmt.b.text} = {stmt.link.text} * 64",
-            )
-            return None
-        if not check_bound(self.sink, typed, "count", f"the WAN {stmt.a.text} - {stmt.b.text}'s count", stmt.count.span, reader.params):
-            return None
-        return typed.expr
 
     # ---- graph --------------------------------------------------------------------
 

@@ -23,12 +23,38 @@ from typing import Mapping, Sequence
 from ctdsl.check.blocks import NONE, BlockChecker
 from ctdsl.check.complete import Completeness
 from ctdsl.check.draft import Draft
+from ctdsl.check.fields import check_bound
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.check.placement import PlacementCheck
 from ctdsl.diagnostics import DiagnosticSink, Span
+from ctdsl import units as U
 from ctdsl.language import schema as S
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
+
+
+def wan_count(sink, reader, stmt) -> "E.Expr | None":
+    """The count of a WAN statement's `= link * N`, a whole number (a param may set it), or None.
+
+    None where the statement has no count (one link) and where the count is wrong
+    (reported: CT202 for a count with a unit, the bound checks for the rest).
+    """
+    if stmt.count is None:
+        return None
+    typed = reader.type_expr(stmt.count)
+    if typed is None:
+        return None
+    if typed.dim != U.ONE:
+        sink.error(
+            "CT202",
+            f"the WAN's count of links must be a plain number, not {typed.dim.describe()}",
+            stmt.count.span,
+            help=f"write wan {stmt.a.text} <-> {stmt.b.text} = {stmt.link.text} * 64",
+        )
+        return None
+    if not check_bound(sink, typed, "count", f"the WAN {stmt.a.text} - {stmt.b.text}'s count", stmt.count.span, reader.params):
+        return None
+    return typed.expr
 
 
 class Tables:
@@ -133,7 +159,11 @@ class VariantCheck:
                 )
                 ok = False
                 continue
-            wans[declared[(a, b)]] = M.WanLink(a, b, stmt.link.text, stmt.span)
+            count = wan_count(self.sink, self.blocks.reader, stmt)
+            if stmt.count is not None and count is None:
+                ok = False
+                continue
+            wans[declared[(a, b)]] = M.WanLink(a, b, stmt.link.text, stmt.span, count)
         return wans if ok else None
 
     def check(self, name: str, tables: Tables, complete: Completeness, schemes: list[M.Scheme]):
@@ -156,4 +186,4 @@ class VariantCheck:
         return noting
 
 
-__all__ = ["VariantCheck", "Tables"]
+__all__ = ["VariantCheck", "Tables", "wan_count"]
