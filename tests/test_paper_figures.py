@@ -119,3 +119,25 @@ def test_panels_match_their_baselines(sol, tmp_path, panel, size):
     fig = panel_figure(sol, panel, size, "paper", curves=curves, wmap=wm)
     _compare(fig, f"{panel}_{size}.png", tmp_path)
     assert np.isfinite(fig.get_size_inches()).all()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("style", ["paper", "screen"])
+def test_the_winner_maps_legend_is_whole_on_the_figure(sol, size, style):
+    # the flagship's own default sweep (wan_bw log 41 by budget lin 10): four schemes win somewhere,
+    # so the legend has a second row; every entry must lie on the figure, under the x label
+    wm = winner_map(CompiledForms(sol), Axis("wan_bw", 0.1e9, 1000e9, 41, "log"), Axis("budget", 10e9, 99e9, 10))
+    won = {wm.ranked[c] for c in np.unique(wm.winner) if c >= 0}
+    assert len(won) >= 4
+    fig = panel_figure(sol, "winner", size, style, wmap=wm)
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    legend = ax.get_legend()
+    assert sorted(t.get_text() for t in legend.get_texts()) == sorted(won)
+    page = fig.bbox
+    under = ax.xaxis.label.get_window_extent(r)
+    for t in legend.get_texts():
+        box = t.get_window_extent(r)
+        assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1, t.get_text()
+        assert box.y1 <= under.y0, t.get_text()  # under the x label, not over it

@@ -19,7 +19,7 @@ from ctdsl.report.plots.curves import CurveView, curves_panel
 from ctdsl.report.plots.figure import placeholder_figure
 from ctdsl.report.plots.steps import components_panel, module_panel
 from ctdsl.report.plots.style import RC
-from ctdsl.report.plots.winner import winner_panel
+from ctdsl.report.plots.winner import legend_columns, winner_panel
 
 PANELS = ("time", "steps", "stages", "winner")
 SIZES = {"column": 3.5, "page": 7.0, "slide": 10.0}
@@ -55,14 +55,15 @@ def panel_figure(sol, panel: str, size: str = "page", style: str = "paper", titl
         if panel == "winner":
             if wmap is None:
                 return placeholder_figure(title or "Winner map", "A winner map needs two swept params: give --sweep twice.")
-            won = len({int(c) for c in wmap.winner.reshape(-1) if c >= 0})
-            legend = (1 + math.ceil(won / 3)) * 1.9 * rc["legend.fontsize"] / 72 + 0.15  # its title and rows, under the map
+            won = sorted({int(c) for c in wmap.winner.reshape(-1) if c >= 0})
+            columns = legend_columns([wmap.ranked[k] for k in won], width - 0.85, rc["legend.fontsize"])
+            legend = (1 + math.ceil(len(won) / columns)) * 1.9 * rc["legend.fontsize"] / 72 + 0.15  # its title and rows
             main = width * 0.62
             bottom = 0.5 + legend
             height = top + main + bottom
             fig = new_figure(width, height)
             ax = fig.add_axes([0.7 / width, bottom / height, (width - 0.85) / width, main / height])
-            winner_panel(ax, wmap)
+            winner_panel(ax, wmap, columns)
         elif panel == "time":
             view = CurveView(sol, curves) if curves is not None else None
             n = math.ceil(len(curves.ranked) / 2) if view else 1  # the legend's rows, two schemes a row

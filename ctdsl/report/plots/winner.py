@@ -16,14 +16,28 @@ from ctdsl import units as U
 from ctdsl.report.encode import mpl_text
 from ctdsl.report.plots.style import colour
 
+LEGEND_COLUMNS = 3  # schemes a row in the legend under the map, at most
+LEGEND_FOOT = 0.08  # inches between the legend and the figure's bottom edge
+
+
+def legend_columns(names: list[str], width: float, fontsize: float) -> int:
+    """Entries a row of the legend under a map `width` inches wide: as many as fit, at most LEGEND_COLUMNS.
+
+    An entry is its patch and gaps (about 4.5 em) and its name (a character is at most 0.65 em in
+    the sans-serif fonts the figures use).
+    """
+    em = fontsize / 72
+    entry = (4.5 + 0.65 * max((len(n) for n in names), default=1)) * em
+    return max(1, min(LEGEND_COLUMNS, int(width // entry)))
+
 
 def _scaled(p, values):
     scale, unit = U.best_unit([float(np.median(values))], p.dim) if not p.dim.dimensionless else (1.0, "")
     return values / scale, unit
 
 
-def winner_panel(ax, wm) -> None:
-    """Draw the map into `ax`."""
+def winner_panel(ax, wm, columns: int = LEGEND_COLUMNS) -> None:
+    """Draw the map into `ax`, with a legend of `columns` schemes a row."""
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
@@ -57,5 +71,9 @@ def winner_panel(ax, wm) -> None:
     ax.set_xlabel(mpl_text(wm.x.name + (f" ({xunit})" if xunit else "")))
     ax.set_ylabel(mpl_text(wm.y.name + (f" ({yunit})" if yunit else "")))
     handles = [Patch(facecolor=colour(k), alpha=0.45, edgecolor="black", label=mpl_text(wm.ranked[k])) for k in won]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0.0, frameon=False, ncol=3,
+    # at the foot of the figure, where the figure keeps room for it (`panels.panel_figure`): anchored in the
+    # figure's own coordinates, so that it stays under the x label whatever the map's height
+    fig = ax.figure
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(ax.get_position().x0, LEGEND_FOOT / fig.get_figheight()),
+              bbox_transform=fig.transFigure, borderaxespad=0.0, frameon=False, ncol=columns,
               title="First to the target", alignment="left")  # fmt: skip
