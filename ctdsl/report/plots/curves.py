@@ -20,7 +20,7 @@ import numpy as np
 from ctdsl import units as U
 from ctdsl.report.encode import mpl_text
 from ctdsl.report.words import count_of
-from ctdsl.report.plots.placement import Placer
+from ctdsl.report.plots.placement import FAR, OFFSETS, Placer
 from ctdsl.report.plots.style import MARKERS, STYLES, colour, plain
 from ctdsl.report.plots.typeset import typesets
 
@@ -247,6 +247,7 @@ def _draw_marks(ax, view: CurveView, xv, placer: Placer, compact: bool = False) 
             b.x / xs,
             b.y / ts,
             f"{b.breakeven.x} = {b.breakeven.y}\n{U.format_quantity(b.x, b.breakeven.dim)}",
+            offsets=OFFSETS + FAR,
             fontsize="x-small" if compact else 9,
             fontweight="bold",
             bbox=dict(boxstyle="round,pad=0.25", facecolor="white", edgecolor="black", linewidth=0.8),
