@@ -95,7 +95,9 @@ class ReplicaCheck:
                         self._experts(model, rep, d)
 
     def degrees(self, rep: M.Replica) -> dict[str, int | None]:
-        return {k: _int(getattr(rep, k), self.env) for k in DEGREES}
+        """Each degree as a whole number; None where it is not one of at least 1 (CT301 or CT305 at its field)."""
+        out = {k: _int(getattr(rep, k), self.env) for k in DEGREES}
+        return {k: (v if v is not None and v >= 1 else None) for k, v in out.items()}
 
     def _nodes(self, d: M.DataCentre, rep: M.Replica) -> None:
         deg = self.degrees(rep)

@@ -10,6 +10,8 @@ entity, with P and the FLOPs per token from the formulas of
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import replace
 
 from ctdsl.check.names import MergedBlock
@@ -46,8 +48,8 @@ _value = E.value_or_none
 
 def _check_heads(sink, b: MergedBlock, shape, env) -> None:
     dv, hv, gv = (_value(shape[k], env) for k in ("width", "heads", "kv_heads"))
-    if None in (dv, hv, gv):
-        return
+    if None in (dv, hv, gv) or not all(math.isfinite(v) and v > 0 for v in (dv, hv, gv)):
+        return  # a count of zero or less is CT301 at its field
     if "head_dim" not in shape and dv % hv:
         sink.error(
             "CT308",
