@@ -340,6 +340,34 @@ def test_a_count_of_sites_against_the_hand_formula(browser, tmp_path):
     o.page.close()
 
 
+def test_a_count_takes_whole_values_on_the_slider_the_box_and_the_fragment(browser, tmp_path):
+    """K (sites = K) is a count: every slider step, a typed 13.6 and a fragment's 7.4 give whole
+    numbers of sites, and the table shows the solver's step at that whole number (siteskit's hand
+    formula)."""
+    from siteskit import BREAKEVEN, step
+
+    path = tmp_path / "sites.ct"
+    path.write_text(BREAKEVEN, encoding="utf-8")
+    out = tmp_path / "e.html"
+    ctdsl.load(path).explore(out)
+    o = open_page(browser, out, "p.K=7.4")
+    page = o.page
+    assert page.evaluate("ctdslExplorer.values()")[0] == 7
+    assert page.get_attribute("#num-0", "step") == "1"
+    page.fill("#num-0", "13.6")
+    assert page.evaluate("ctdslExplorer.values()")[0] == 14
+    assert close(shown(page)["rows"]["adamw"]["step"], step(14, 1))
+    seen = set()
+    page.focus("#slider-0")
+    page.keyboard.press("Home")
+    for key in ["ArrowRight"] * 5 + ["PageUp"] * 10:  # from the low end: steps of 1/1000, then of 1/10
+        page.keyboard.press(key)
+        seen.add(page.evaluate("ctdslExplorer.values()")[0])
+    assert all(float(k).is_integer() for k in seen), sorted(seen)
+    assert {2, 64} <= seen and len(seen) >= 8  # 2 .. 64, log: 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64
+    o.page.close()
+
+
 def test_hostile_label_is_shown_not_run(browser, tmp_path):
     text = (ROOT / "examples" / "14_breakeven.ct").read_text(encoding="utf-8")
     label = "</script><script>alert(1)</script><img src=x onerror=alert(2)>"

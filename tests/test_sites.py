@@ -413,3 +413,11 @@ scheme x { payload = dense; collective = hier_allreduce; period = 10; inner = dc
     assert close(got["all-reduce of each slice across dcs"].value, across / 10)
     assert close(got["all-gather of the updated parameters in each dc"].value, ring / 10)
     assert close(r.wan.value, 2 * (K - 1) / K * D)
+
+
+def test_a_param_a_count_is_set_to_is_whole():
+    # `sites = n_sites` and a WAN's `* zr_links` are counts set to a param directly: whole numbers
+    # (the explorer steps them by one); the flagship's params are bandwidths, a budget, a fraction
+    assert ctdsl.load(ROOT / "examples" / "20_sites.ct").spec.whole == {"n_sites"}
+    assert ctdsl.load(ROOT / "specs" / "llama405b_3dc.ct").spec.whole == {"zr_links"}
+    assert ctdsl.load(ROOT / "specs" / "llama70b_wan.ct").spec.whole == frozenset()

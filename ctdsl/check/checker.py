@@ -64,6 +64,7 @@ class Checker:
         check_targets(self.ns, self.sink, self.draft)
         if self.sink.has_errors or topology is None:
             return None
+        self.draft.whole = set(blocks.reader.counts)
         return self.draft.freeze(topology)
 
     # ---- statements that tie definitions together -------------------------------

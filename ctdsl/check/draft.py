@@ -40,6 +40,7 @@ class Draft:
     simulation: M.Simulation | None = None
     variants: dict[str, M.Sites] = field(default_factory=dict)
     searches: list = field(default_factory=list)  # ctdsl.model.search.Search, from ctdsl.check.search
+    whole: set[str] = field(default_factory=set)  # params a count field is set to directly (FieldReader.counts)
 
     def defaults(self) -> dict[str, float]:
         return {p.name: p.default for p in self.params.values()}
@@ -76,4 +77,5 @@ class Draft:
             replicas=self.replicas,
             searches=tuple(self.searches),
             targets=tuple(self.targets),
+            whole=frozenset(self.whole),
         )

@@ -43,6 +43,7 @@ class FieldReader:
         self._stack: list[tuple] = []
         self._too_deep = False
         self.derived: dict[tuple, Typed] = {}  # e.g. (model, None, "params") from a shape
+        self.counts: set[str] = set()  # params a count field is set to directly (`replicas = R`): whole numbers
         # fields already found wrong: a field inherited by several blocks is one mistake
         self._wrong: set[int] = set()
 
@@ -244,6 +245,13 @@ class FieldReader:
         owner = f"{block.name}.{stage}.{key}" if stage else f"{block.name}.{key}"
         if not check_bound(self.sink, typed, spec.bound, owner, node.value.span, self.params, spec):
             self._wrong.add(id(node))
+        elif spec.bound == "count":
+            self.count_param(typed)
+
+    def count_param(self, typed: Typed) -> None:
+        """Note a param that a count is set to directly: it takes whole values only (its range's ends were checked)."""
+        if isinstance(typed.expr, E.Sym):
+            self.counts.add(typed.expr.name)
 
 
 def points(expr: E.Expr, params: dict[str, Param]) -> Iterable[tuple[str, dict[str, float]]]:

@@ -54,6 +54,7 @@ def wan_count(sink, reader, stmt) -> "E.Expr | None":
         return None
     if not check_bound(sink, typed, "count", f"the WAN {stmt.a.text} - {stmt.b.text}'s count", stmt.count.span, reader.params):
         return None
+    reader.count_param(typed)
     return typed.expr
 
 

@@ -341,6 +341,7 @@ class Spec:
     replicas: Mapping[str, Replica] = field(default_factory=dict)  # the replica definitions, by name
     searches: tuple = ()  # design searches (ctdsl.model.search.Search), in the order written
     targets: tuple = ()  # model.targets.Target, one per value and scheme of each `target` statement
+    whole: frozenset = frozenset()  # params a count is set to directly (replicas = R): whole numbers only
 
     def __post_init__(self) -> None:
         maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants", "replicas")

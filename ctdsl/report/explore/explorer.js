@@ -94,7 +94,11 @@
     const p = P[i];
     if (t <= 0) return p.lo;
     if (t >= 1) return p.hi;
-    return p.log ? Math.exp(Math.log(p.lo) + t * (Math.log(p.hi) - Math.log(p.lo))) : p.lo + t * (p.hi - p.lo);
+    return snap(i, p.log ? Math.exp(Math.log(p.lo) + t * (Math.log(p.hi) - Math.log(p.lo))) : p.lo + t * (p.hi - p.lo));
+  }
+  // a param a count is set to (replicas = R, sites = K) takes whole values only: the nearest
+  function snap(i, v) {
+    return P[i].whole ? Math.max(1, Math.round(v)) : v;
   }
   const controls = [];
   function buildControls() {
@@ -106,14 +110,14 @@
         (p.display ? ' <span class="display" title="display name">' + p.display + "</span>" : ""));
       const slider = el("input", { type: "range", id: "slider-" + i, min: "0", max: String(SLIDER_STEPS), step: "1",
         "aria-labelledby": "label-" + i, "data-param": decoded(p.name) });
-      const num = el("input", { type: "number", id: "num-" + i, step: "any", "aria-label": decoded(p.name) + " in " + (decoded(p.unit) || "its unit"),
+      const num = el("input", { type: "number", id: "num-" + i, step: p.whole ? "1" : "any", "aria-label": decoded(p.name) + " in " + (decoded(p.unit) || "its unit"),
         "data-param": decoded(p.name), class: "num" });
       const range = el("span", { class: "range" }, fmt(p.lo, p.dim) + " .. " + fmt(p.hi, p.dim) + (p.log ? " log" : " lin"));
       slider.addEventListener("input", () => { vals[i] = fromFrac(i, slider.valueAsNumber / SLIDER_STEPS); showParam(i, true); update(); });
       const fromBox = () => {
         const v = parseFloat(num.value);
         if (!Number.isFinite(v)) return;
-        vals[i] = v * p.scale;
+        vals[i] = snap(i, v * p.scale);
         showParam(i, false);
         update();
       };
@@ -146,7 +150,7 @@
       else if (k.startsWith("p.")) {
         const i = P.findIndex((p) => decoded(p.name) === decodeURIComponent(k.slice(2)));
         const f = parseFloat(v);
-        if (i >= 0 && Number.isFinite(f)) vals[i] = f;
+        if (i >= 0 && Number.isFinite(f)) vals[i] = snap(i, f);
       }
     }
   }

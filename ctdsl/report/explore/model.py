@@ -39,7 +39,7 @@ def _range(p) -> tuple[float, float, bool]:
     return (d - 1.0, d + 1.0, False) if d == 0 else (d * 1e6, d * 1e-6, False)
 
 
-def _param(p) -> dict:
+def _param(p, whole: bool = False) -> dict:
     lo, hi, log = _range(p)
     unit = p.unit if p.unit else (None if p.dim.dimensionless else p.dim.symbol())
     scale = float(p.unit_scale) if p.unit else 1.0
@@ -53,6 +53,7 @@ def _param(p) -> dict:
         "log": log,
         "start": float(p.default),
         "dim": list(p.dim.exps),
+        "whole": whole,  # a count is set to it: the page takes whole values only
     }
 
 
@@ -139,7 +140,7 @@ def page_model(solution) -> tuple[dict, str]:
     names = list(solution.schemes)
     data = {
         "title": html_text(str(solution.spec.root)),
-        "params": [_param(i.param) for i in infos],
+        "params": [_param(i.param, i.param.name in solution.spec.whole) for i in infos],
         "schemes": schemes,
         "baseline": names.index(solution.baseline) if solution.baseline in names else None,
         "breakevens": [_breakeven(b, names, pnames) for b in solution.breakevens if b.on == "time"],  # the page solves times
