@@ -313,6 +313,15 @@ def check_bound(
                 help="counts of workers, layers, chunks and values are whole numbers",
             )
             return False
+        if bound == "count" and round(value) < 1:  # positive, and whole to within REL: of zero (1e-12)
+            sink.error(
+                code,
+                f"{owner} must be at least 1, but it is {value:g}{when}",
+                span,
+                label=f"{value:g}",
+                help="a count is a whole number of at least 1",
+            )
+            return False
     return True
 
 
