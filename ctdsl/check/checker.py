@@ -20,6 +20,8 @@ The passes fill a `Draft`; only when no error was found is it frozen into the
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ctdsl.check.blocks import BlockChecker
 from ctdsl.check.build import Builder
 from ctdsl.check.draft import Draft
@@ -65,6 +67,10 @@ class Checker:
         if self.sink.has_errors or topology is None:
             return None
         self.draft.whole = set(blocks.reader.counts)
+        # the fields' bounds, then the others (a ring's sites), each numbered as a field of its own
+        fields = len(blocks.reader._fields)
+        others = [replace(b, field=fields + k) for k, b in enumerate(self.draft.bounds)]
+        self.draft.bounds = blocks.reader.bounds + others
         return self.draft.freeze(topology)
 
     # ---- statements that tie definitions together -------------------------------

@@ -15,6 +15,7 @@ from ctdsl.check.exprs import ExprTyper, Typed
 from ctdsl.check.loader import Loaded
 from ctdsl.check.names import Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
+from ctdsl.language.bounds import OUTSIDE_RANGE
 from ctdsl.language.enums import Spacing
 from ctdsl.language.texname import safe_display
 from ctdsl.model import entities as M
@@ -138,13 +139,13 @@ class ParamChecker:
             )
         elif overridden and not lo_v <= value <= hi_v:
             where, text = f"--set {name}", self.overrides[name]
+            code, message, help = OUTSIDE_RANGE
             self.sink.warning(
-                "CT311",
-                f"--set {name} = {U.format_quantity(value, dim)} lies outside its declared range"
-                f" {U.format_quantity(lo_v, dim)} .. {U.format_quantity(hi_v, dim)}; the value is used",
+                code,
+                message.format(param=name, shown=U.format_quantity(value, dim), low=U.format_quantity(lo_v, dim), high=U.format_quantity(hi_v, dim)),
                 Span(where, 1, 1, 1, len(text) + 1),
                 secondary=(Label(r.span, "declared range"),),
-                help="widen the param's range in the spec if the value is meant",
+                help=help,
             )
         elif not overridden and not lo_v <= value <= hi_v:
             self.sink.error(

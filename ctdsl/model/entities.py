@@ -310,6 +310,21 @@ class Simulation(Definition):
     latency: SimLatency = SimLatency.PROPAGATE  # whether a loaded link is held during a transfer's latency
 
 
+@dataclass(frozen=True, slots=True)
+class CheckedBound:
+    """A bound the checker tested on an expression of params (`ctdsl.language.bounds`), at the
+    defaults and at the ends of the params' ranges, kept so that a reader of the model (the
+    explorer's page) can test other values of the params against it as the checker tests `--set`."""
+
+    owner: str  # what the message names: `accel.efficiency`, or a dc's name for `ring_sites`
+    bound: str  # a key of ctdsl.language.bounds.BOUNDS
+    expr: Expr  # in base units; names at least one param
+    dim: Dim
+    span: Span
+    help: str | None
+    field: int  # the written field: a field that several blocks inherit is one mistake, reported once
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Spec:
     """A checked spec: every definition visible from the root file, and its topology.
@@ -342,10 +357,11 @@ class Spec:
     searches: tuple = ()  # design searches (ctdsl.model.search.Search), in the order written
     targets: tuple = ()  # model.targets.Target, one per value and scheme of each `target` statement
     whole: frozenset = frozenset()  # params a count is set to directly (replicas = R): whole numbers only
+    bounds: tuple[CheckedBound, ...] = ()  # the bounds checked on expressions of params, in the order checked
 
     def __post_init__(self) -> None:
         maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants", "replicas")
-        freeze(self, files=tuple, wans=tuple, breakevens=tuple, searches=tuple, targets=tuple, **{k: frozen_map for k in maps})
+        freeze(self, files=tuple, wans=tuple, breakevens=tuple, searches=tuple, targets=tuple, bounds=tuple, **{k: frozen_map for k in maps})
 
     @property
     def sites(self) -> Sites:
