@@ -92,3 +92,45 @@ def open_page(browser, path: Path, fragment: str = "", viewport=(1200, 2400)) ->
     except Exception as exc:
         raise AssertionError(f"the page did not start: {opened.problems}") from exc
     return opened
+
+
+FLAGSHIP = Path(__file__).resolve().parents[1] / "specs" / "llama70b_wan.ct"
+
+
+def wide_spec(params: int = 20, schemes: int = 30) -> str:
+    """The flagship spec widened to `params` params and `schemes` schemes (for the palette test and the
+    redraw benchmark): its 4 params and 9 schemes, then more schemes of its kinds (top-k and band at
+    fractions, DiLoCo at periods), each further param a fraction, a period or a count of steps one of
+    them reads. Every added param has a declared range; every added scheme's label is unique."""
+    assert params >= 4 and schemes >= 9
+    text = FLAGSHIP.read_text(encoding="utf-8")
+    extra = params - 4
+    lines = []
+    kinds = ("fraction", "period", "steps")
+    names = []
+    for k in range(extra):
+        kind = kinds[k % 3]
+        name = f"{kind}_{k}"
+        names.append((kind, name))
+        if kind == "fraction":
+            lines.append(f"param {name} = 1/{8 * (1 + k % 4)} in 1/256 .. 1/2 log 9")
+        elif kind == "period":
+            lines.append(f"param {name} = {20 * (1 + k % 5)} in 2 .. 1000 log 9")
+        else:
+            lines.append(f"param {name} = {11000 + 100 * k} in 8000 .. 20000")
+    blocks = []
+    for j in range(schemes - 9):
+        fr = [n for kd, n in names if kd == "fraction"] or ["1/16"]
+        pe = [n for kd, n in names if kd == "period"] or ["100"]
+        st = [n for kd, n in names if kd == "steps"] or ["12000"]
+        f, h, s = fr[j % len(fr)], pe[j % len(pe)], st[j % len(st)]
+        kind = j % 3
+        if kind == 0:
+            body = f'label = "top-k {j}"\n  payload = topk\n  fraction = {f}\n  chunk = 65536\n  collective = hier_allgather'
+        elif kind == 1:
+            body = f'label = "band {j}"\n  payload = band\n  fraction = {f}\n  cost = 10 FLOP/B\n  collective = hier_allreduce'
+        else:
+            body = f'label = "DiLoCo {j}"\n  payload = dense\n  collective = hier_allreduce\n  period = {h}\n  inner = dc'
+        blocks.append(f"scheme extra_{j} {{\n  {body}\n  overlap = backward\n  steps = {s}\n}}\n")
+    head, tail = text.split("\nmodel llama70b", 1)
+    return head + "\n".join(lines) + "\n\nmodel llama70b" + tail.replace("\nbaseline adamw", "\n" + "\n".join(blocks) + "\nbaseline adamw", 1)
