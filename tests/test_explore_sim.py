@@ -187,3 +187,15 @@ def test_traced_run_is_the_plain_run():
         assert (traced.step, traced.steps, traced.events, traced.background, traced.stragglers) == (
             plain.step, plain.steps, plain.events, plain.background, plain.stragglers), name
         assert [(l.utilisation, l.sync_wait, l.sync_count) for l in traced.links] == [(l.utilisation, l.sync_wait, l.sync_count) for l in plain.links]
+
+
+def test_the_docs_state_each_pages_size():
+    """docs/explorer.md's table of page sizes: each page written here, its size within 3% of the
+    figure stated (in kB of 1,000 bytes)."""
+    doc = (ROOT / "docs" / "explorer.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `ctdsl explore (\S+)((?: --\S+)*)(?: --set (\S+)=(\S+))?` \| ([0-9.]+) kB \|$", doc, re.M)
+    assert len(rows) >= 4, rows
+    for spec, flags, name, value, stated in rows:
+        study = ctdsl.load(ROOT / spec, {name: value} if name else {})
+        size = len(study.explore(simulate="--simulate" in flags).encode("utf-8"))
+        assert abs(size / 1000 - float(stated)) <= 0.03 * float(stated), (spec, flags, name, value, size, stated)

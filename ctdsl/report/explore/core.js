@@ -20,6 +20,9 @@ const el = (tag, attrs, html) => {
   return e;
 };
 const setHTML = (e, html) => { if (e._html !== html) { e.innerHTML = html; e._html = html; } }; // no relayout when unchanged
+const setText = (e, text) => { if (e._text !== text) { e.textContent = text; e._text = text; } };
+const setData = (e, key, v) => { if (e.dataset[key] !== v) e.dataset[key] = v; };
+const setWidth = (e, w) => { if (e._w !== w) { e.style.width = w; e._w = w; } };
 const decoded = (html) => { const t = document.createElement("textarea"); t.innerHTML = html; return t.value; };
 const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 // a template of ctdsl.language.bounds ("{owner} {words}, ..."): each {name} from vals, own keys only
@@ -276,5 +279,5 @@ function update() {
   clearTimeout(fragmentTimer);
   fragmentTimer = setTimeout(writeFragment, 120);  // history.replaceState is slow: once the moves pause
   last = performance.now() - t0;
-  $("timing").textContent = "redrawn in " + last.toFixed(1) + " ms";
+  setText($("timing"), "redrawn in " + last.toFixed(1) + " ms");
 }

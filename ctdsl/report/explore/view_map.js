@@ -123,9 +123,9 @@ view({
     computeMap();
     drawMap();
     const n = state.n, ix = state.mx, iy = state.my;
-    $("map-caption").textContent = "x: " + P[ix].nameText + " " + fmt(P[ix].lo, P[ix].dim) + " .. " + fmt(P[ix].hi, P[ix].dim) + (P[ix].log ? " (log)" : "") +
+    setText($("map-caption"), "x: " + P[ix].nameText + " " + fmt(P[ix].lo, P[ix].dim) + " .. " + fmt(P[ix].hi, P[ix].dim) + (P[ix].log ? " (log)" : "") +
       "; y: " + P[iy].nameText + " " + fmt(P[iy].lo, P[iy].dim) + " .. " + fmt(P[iy].hi, P[iy].dim) + (P[iy].log ? " (log)" : "") +
-      "; " + n + " x " + n + " points; the ring marks the current values.";
+      "; " + n + " x " + n + " points; the ring marks the current values.");
     const counts = new Int32Array(S.length + 2);  // -2 (refused), -1 (no finite time), then each scheme
     for (let k = 0; k < mapWinners.length; k++) counts[mapWinners[k] + 2]++;
     let html = "";

@@ -29,13 +29,14 @@ view({
       const b = bars[j], comps = f.comps[j];
       comps.forEach((v, k) => {
         const seg = b.segs[k];
-        seg.style.width = (top > 0 && v > 0 ? (100 * v / top) : 0).toFixed(3) + "%";
-        seg.classList.toggle("binding", k === f.bind[j]);
-        seg.dataset.value = String(v);
+        setWidth(seg, (top > 0 && v > 0 ? (100 * v / top) : 0).toFixed(3) + "%");
+        if (seg._binds !== (k === f.bind[j])) { seg._binds = k === f.bind[j]; seg.classList.toggle("binding", seg._binds); }
+        setData(seg, "value", String(v));
       });
-      b.note.textContent = fmt(f.all[s.i.step], TIME) + "; binds: " + bindText(j);
-      b.note.dataset.binding = bindText(j);
-      b.track.setAttribute("aria-label", s.components.map((c, k) => s.compText[k] + " " + fmt(comps[k], TIME)).join(", "));
+      setText(b.note, fmt(f.all[s.i.step], TIME) + "; binds: " + bindText(j));
+      setData(b.note, "binding", bindText(j));
+      const label = s.components.map((c, k) => s.compText[k] + " " + fmt(comps[k], TIME)).join(", ");
+      if (b.track._label !== label) { b.track.setAttribute("aria-label", label); b.track._label = label; }
     });
   },
 });
@@ -74,13 +75,13 @@ view({
       let bi = 0; ts.forEach((t, k) => { if (t > ts[bi]) bi = k; });
       const top = Math.max(...ts.filter(Number.isFinite), 0);
       st.rows.forEach((r, k) => {
-        r.bar.style.width = (top > 0 ? 60 * ts[k] / top : 0).toFixed(3) + "%";
-        r.val.textContent = fmt(ts[k], TIME) + (k === bi ? "  binds" : "");
-        r.val.dataset.value = String(ts[k]);
+        setWidth(r.bar, (top > 0 ? 60 * ts[k] / top : 0).toFixed(3) + "%");
+        setText(r.val, fmt(ts[k], TIME) + (k === bi ? "  binds" : ""));
+        setData(r.val, "value", String(ts[k]));
         r.row.classList.toggle("binding", k === bi);
       });
       st.binding = m.stageText[bi];
-      st.rows[0].row.parentElement.dataset.binding = st.binding;
+      setData(st.rows[0].row.parentElement, "binding", st.binding);
       const text = m.breaks.map((b) => {
         const pi = P.findIndex((p) => p.name === b.param);
         const dim = pi >= 0 ? P[pi].dim : b.dim;
@@ -113,7 +114,7 @@ view({
     });
   },
   update(f) {
-    const set = (td, v, dim) => { td.dataset.value = String(v); td.textContent = fmt(v, dim); };
+    const set = (td, v, dim) => { setData(td, "value", String(v)); setText(td, fmt(v, dim)); };
     S.forEach((s, j) => {
       const c = cells[j], o = s.i;
       set(c.step, f.all[o.step], TIME);
@@ -122,9 +123,9 @@ view({
       set(c.eps, f.all[o.eps], ENERGY);
       set(c.payload, f.all[o.payload], DATA);
       set(c.wan, f.all[o.wan], DATA);
-      c.binding.textContent = bindText(j);
-      c.binding.dataset.value = bindText(j);
-      c.tr.classList.toggle("winner", j === f.winner);
+      setText(c.binding, bindText(j));
+      setData(c.binding, "value", bindText(j));
+      if (c.tr._winner !== (j === f.winner)) { c.tr._winner = j === f.winner; c.tr.classList.toggle("winner", c.tr._winner); }
     });
     setHTML($("winner-now"), f.winner >= 0 ? "Fastest to target here: <strong>" + S[f.winner].label + "</strong>, " + fmt(f.best, TIME) + "." : "No scheme has a time to target.");
   },
