@@ -10,7 +10,7 @@ def test_without_pygls_it_says_what_to_install():
     code = "import sys; sys.modules['pygls'] = None; sys.argv = ['ctdsl', 'lsp']; from ctdsl.cli import main; main()"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert r.returncode == 2
-    assert r.stderr == "error: ctdsl lsp needs pygls and lsprotocol (pygls is missing): pip install 'ctdsl[lsp]'\n"
+    assert r.stderr == "CT890 ctdsl lsp needs pygls, which is not installed\n  = help: pip install 'ctdsl[lsp]'\n\n"
 
 
 def test_help():

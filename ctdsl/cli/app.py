@@ -24,8 +24,9 @@ import typer
 from typer.core import TyperGroup
 
 from ctdsl import __version__
-from ctdsl.diagnostics import Sources, did_you_mean, render_text, summary_line
+from ctdsl.diagnostics import Diagnostic, Sources, did_you_mean, render_text, summary_line
 from ctdsl.diagnostics.terminal import printable
+from ctdsl.extras import MissingExtra
 from ctdsl.failure import Failure
 from ctdsl.files import atomic_open
 
@@ -109,6 +110,9 @@ def handle_exception(exc: Exception) -> int:
         print_diagnostics(diags, _Session.sources or Sources(), err=True)
         typer.echo(summary_line(diags), err=True)
         return Exit.FINDINGS
+    if isinstance(exc, MissingExtra):  # a feature of an optional extra: what to install (ctdsl/extras.py)
+        print_diagnostics([Diagnostic(exc.code, exc.args[0], None, help=exc.help)], Sources(), err=True)
+        return Exit.USAGE
     if _Session.debug:
         traceback.print_exception(exc, file=sys.stderr)
     message = " ".join(str(exc).split())

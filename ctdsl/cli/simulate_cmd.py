@@ -20,6 +20,7 @@ from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print
 from ctdsl.cli.progress import progress_bar as _progress_bar
 from ctdsl.diagnostics import Diagnostic, Severity, did_you_mean
 from ctdsl.diagnostics.terminal import printable
+from ctdsl.extras import require
 
 
 class SimFormat(str, Enum):
@@ -196,10 +197,9 @@ def _backend(address: str | None, study):
     if address is None:
         yield None
         return
-    try:
-        from ctdsl.simulate import cluster
-    except ImportError:
-        raise fail_usage("--scheduler needs Dask: pip install 'ctdsl[dask]'")
+    require("distributed", "--scheduler")
+    from ctdsl.simulate import cluster
+
     try:
         client = cluster.connect(address)
     except cluster.Unreachable as exc:
@@ -346,6 +346,7 @@ def _write_sweep(result, format: SimFormat, output: str | None, plot: str | None
         if binary:
             if not output or output == "-":
                 raise fail_usage("-f parquet writes a file: give -o FILE.parquet")
+            require("pyarrow", "-f parquet")
             with atomic_open(output, "wb") as fh:
                 simsweep_out.write_parquet(result, fh)
         elif output and output != "-":
@@ -355,8 +356,6 @@ def _write_sweep(result, format: SimFormat, output: str | None, plot: str | None
             typer.echo(simsweep_out.render_csv(result), nl=False)
         else:
             simsweep_out.render_rich(result, stdout_console())
-    except ImportError:
-        raise fail_usage("Parquet needs pyarrow: pip install 'ctdsl[data]'")
     except OSError as exc:
         raise fail_usage(f"cannot write {printable(output or '-')}: {exc.strerror or exc}")
     if output and output != "-":

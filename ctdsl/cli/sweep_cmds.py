@@ -47,6 +47,7 @@ from ctdsl.diagnostics import (
     sort_diagnostics,
     summary_line,
 )
+from ctdsl.extras import require
 from ctdsl.files import atomic_open
 
 PLOT_FORMATS = ("png", "svg", "pdf")
@@ -258,10 +259,7 @@ def _check_binary(format: SweepFormat, output: str | None) -> None:
     if (output is None or output == "-") and sys.stdout.isatty():
         raise fail_usage(f"--format {format.value} writes binary data: give -o FILE (or pipe stdout)")
     if format is not SweepFormat.npz:
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise fail_usage(f"--format {format.value} needs pyarrow: pip install 'ctdsl[data]' (or use --format npz)")
+        require("pyarrow", f"--format {format.value}", "or use --format npz")
 
 
 def _write_data(format: SweepFormat, output, forms, grid, components: bool, chunk: int) -> None:

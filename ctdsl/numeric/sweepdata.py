@@ -21,6 +21,7 @@ from typing import Mapping
 
 import numpy as np
 
+from ctdsl.extras import require
 from ctdsl.numeric.chunked import DEFAULT_CHUNK, iter_chunks
 from ctdsl.numeric.columns import columns
 from ctdsl.numeric.grid import Axis, Grid
@@ -68,7 +69,7 @@ class SweepResult:
 
     def to_pandas(self):
         """A DataFrame, one row per point; categorical columns as pandas Categoricals."""
-        import pandas as pd
+        pd = require("pandas", "to_pandas()")
 
         out = {}
         for name, a in self.data.items():
@@ -83,7 +84,7 @@ class SweepResult:
 
     def to_xarray(self):
         """An xarray Dataset over the swept axes; each variable carries its unit in `attrs`."""
-        import xarray as xr
+        xr = require("xarray", "to_xarray()")
 
         dims = [a.name for a in self.axes]
         coords = {a.name: (a.name, np.asarray(a.values), {"unit": self.units[self.param_columns[a.name]]}) for a in self.axes}
