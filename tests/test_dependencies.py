@@ -33,12 +33,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from backstop import HANG
 from ctdsl.cli import app
 from ctdsl.extras import EXTRAS, MissingExtra
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-HANG = 1800  # seconds: a backstop for a subprocess that hangs, never a measure (tests/test_no_timed_asserts.py)
 
 
 def _name(requirement: str) -> str:

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+from backstop import HANG
 
 nbformat = pytest.importorskip("nbformat", reason="the notebook extra (nbformat, nbclient, ipykernel) is not installed")
 nbclient = pytest.importorskip("nbclient", reason="the notebook extra is not installed")
@@ -30,7 +31,7 @@ def test_the_committed_notebook_has_no_outputs():
 @pytest.fixture(scope="module")
 def executed():
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(EXAMPLES)}}).execute()
+    nbclient.NotebookClient(nb, timeout=HANG, kernel_name="python3", resources={"metadata": {"path": str(EXAMPLES)}}).execute()
     return nb
 
 

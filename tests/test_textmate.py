@@ -22,6 +22,7 @@ import pytest
 from pygments.token import Token
 
 from ctdsl.highlight import CtLexer
+from backstop import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 GRAMMAR = ROOT / "editors" / "vscode" / "syntaxes" / "ct.tmLanguage.json"
@@ -46,7 +47,7 @@ def tokens() -> dict[str, list]:
     if modules is None:
         pytest.skip("vscode-textmate and vscode-oniguruma are not installed: run bash .ci/setup.d/node.sh")
     env = dict(os.environ, NODE_PATH=str(modules))
-    r = subprocess.run([node, str(SCRIPT), str(GRAMMAR), *map(str, SPECS)], capture_output=True, text=True, env=env, timeout=300)
+    r = subprocess.run([node, str(SCRIPT), str(GRAMMAR), *map(str, SPECS)], capture_output=True, text=True, env=env, timeout=HANG)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
