@@ -4,7 +4,7 @@ A plain `pip install ctdsl` installs what every command needs (pyproject.toml's
 `dependencies`). A few features need more, each from an extra named in
 pyproject.toml's `optional-dependencies` and in the docs page of the feature:
 
-    data          pyarrow, pandas, xarray, h5netcdf   Parquet and Arrow sweeps, to_pandas(), to_xarray(), netCDF
+    data          pyarrow, pandas, xarray, h5netcdf, h5py   Parquet and Arrow sweeps, to_pandas(), to_xarray(), to_netcdf()
     dask          dask, distributed                   --scheduler and Study.simulate(client=...)
     lsp           pygls, lsprotocol                   ctdsl lsp
     uncertainty   SALib                               Sobol indices in ctdsl uncertainty
@@ -31,6 +31,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "pandas": ("data", "pandas"),
     "xarray": ("data", "xarray"),
     "h5netcdf": ("data", "h5netcdf"),
+    "h5py": ("data", "h5py"),
     "dask": ("dask", "dask"),
     "distributed": ("dask", "distributed"),
     "pygls": ("lsp", "pygls"),
