@@ -47,7 +47,7 @@ def why_no_browser() -> str | None:
     except ImportError:
         return "playwright is not installed (pip install playwright; the test extra has it)"
     if find_chromium() is None:
-        return "no chromium on PATH (Debian: apt-get install chromium; or set CTDSL_CHROMIUM)"
+        return "no chromium on PATH: run bash .ci/setup.d/chromium.sh (Debian's chromium), or set CTDSL_CHROMIUM"
     return None
 
 
