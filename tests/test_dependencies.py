@@ -179,3 +179,17 @@ def test_search_runs_without_scipy():
                        capture_output=True, text=True, cwd=ROOT, timeout=HANG)  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "scipy" not in r.stderr and "Pareto" in r.stdout
+
+
+def test_the_help_shows_each_extra_it_names():
+    """`ctdsl[lsp]` in a help string is rich markup unless escaped: the help showed `pip install 'ctdsl'`."""
+    from typer.main import get_command
+
+    root = get_command(app)
+    for name, cmd in root.commands.items():
+        shown = CliRunner().invoke(app, [name, "--help"], env={"COLUMNS": "200", "TERM": "dumb"}).stdout
+        flat = " ".join(shown.split())
+        assert "pip install 'ctdsl'" not in flat and "needs ctdsl." not in flat and "need ctdsl)" not in flat, name
+    for name, extra in (("lsp", "lsp"), ("sweep", "data"), ("simulate", "dask"), ("uncertainty", "uncertainty")):
+        shown = " ".join(CliRunner().invoke(app, [name, "--help"], env={"COLUMNS": "200", "TERM": "dumb"}).stdout.split())
+        assert f"ctdsl[{extra}]" in shown, name

@@ -158,7 +158,10 @@ class _GuardedGroup(TyperGroup):
             raise typer.Exit(handle_exception(exc)) from None
 
 
-EPILOG = """\b
+EPILOG = """The examples of each command's --help use the files that ctdsl init -e
+writes into the current folder (specs/ and examples/).
+
+\b
 Examples:
   ctdsl check specs/llama70b_wan.ct examples/*.ct
   ctdsl graph specs/llama70b_wan.ct -f svg -o topology.svg
@@ -311,6 +314,9 @@ def load_or_exit(path: str, overrides: dict[str, str] | None = None):
     try:
         result = check_runnable(path, overrides=overrides)
     except Unreadable as exc:
+        if exc.shipped:
+            typer.echo(f"error: {printable(str(exc))}\n  = help: {exc.help}", err=True)
+            raise typer.Exit(Exit.USAGE)
         raise fail_usage(str(exc))
     if not result.ok:
         print_diagnostics(result.diagnostics, result.sources, err=True)

@@ -16,7 +16,8 @@ def lsp(
 
     Editors start it: diagnostics as you type (the checker's and lint's), hover,
     go to definition, references, completion, symbols, semantic tokens and quick
-    fixes. Set-up for VS Code, Neovim and others: docs/editors.md.
+    fixes. Set-up for VS Code, Neovim and others: docs/editors.md. It needs
+    the lsp extra: pip install 'ctdsl\\[lsp]'.
 
     \b
     Examples:

@@ -327,7 +327,7 @@ def sweep(
         None, "--sweep", help="Vary a param: name=lo:hi:n[:log|lin] with units, or a name alone for its range in the spec."
     ),
     set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
-    format: SweepFormat = typer.Option(SweepFormat.csv, "--format", "-f", help="csv, json, or binary columns: parquet, arrow (both need ctdsl[data]) or npz."),
+    format: SweepFormat = typer.Option(SweepFormat.csv, "--format", "-f", help="csv, json, or binary columns: parquet, arrow (both need ctdsl\\[data]) or npz."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the data to this file ('-': stdout)."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Draw the figure to FILE.png, .svg or .pdf."),
     components: bool = typer.Option(False, "--components", help="Add a column per step-time component."),
