@@ -86,9 +86,7 @@ def simulate(
 
     if validate and partial:
         raise fail_usage("--partial keeps the seeds of a plain run; --validate runs its own")
-    if trace and (validate or sweep):
-        raise fail_usage("--trace records the runs of a plain simulation: it takes neither --validate nor --sweep")
-    _check_options(validate, jobs, scheduler, sweep, output, plot, format, partial)
+    _check_options(validate, jobs, scheduler, sweep, output, plot, format, partial, trace)
     from ctdsl.simulate.runner import settings
 
     cfg = dataclasses.replace(settings(spec, steps, seeds, warmup, seed), engine=engine.value)
@@ -140,7 +138,9 @@ def _write_trace(study, cfg, schemes, path: str) -> None:
     typer.echo(f"wrote {printable(path)} (open it in ui.perfetto.dev or chrome://tracing)", err=True)
 
 
-def _check_options(validate, jobs, scheduler, sweep, output, plot, format, partial) -> None:
+def _check_options(validate, jobs, scheduler, sweep, output, plot, format, partial, trace=None) -> None:
+    if trace and (validate or sweep):
+        raise fail_usage("--trace records the runs of a plain simulation: it takes neither --validate nor --sweep")
     if scheduler is not None and jobs is not None:
         raise fail_usage("-j sets the local processes; --scheduler runs on a cluster's: give one")
     if validate and (scheduler or sweep):

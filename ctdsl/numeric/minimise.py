@@ -22,7 +22,7 @@ from typing import Callable
 
 GOLDEN = 0.5 * (3.0 - math.sqrt(5.0))  # the golden section's smaller part, 0.381966...
 SQRT_EPS = math.sqrt(2.0**-52)
-MAX_STEPS = 500  # a golden step shrinks the bracket by 0.618: 500 of them are far more than a float needs
+MAX_MINIMISE_STEPS = 500  # a golden step shrinks the bracket by 0.618: 500 of them are far more than a float needs
 
 
 def minimise(f: Callable[[float], float], a: float, b: float, xatol: float) -> tuple[float, float, int]:
@@ -33,7 +33,7 @@ def minimise(f: Callable[[float], float], a: float, b: float, xatol: float) -> t
     fx = fw = fv = f(x)
     calls = 1
     d = e = 0.0  # the last step and the one before it
-    for _ in range(MAX_STEPS):
+    for _ in range(MAX_MINIMISE_STEPS):
         m = 0.5 * (a + b)
         tol = SQRT_EPS * abs(x) + xatol / 3.0
         if abs(x - m) <= 2.0 * tol - 0.5 * (b - a):
