@@ -12,7 +12,8 @@ reused. The hundreds say which phase found the problem:
 - CT6xx  limits that keep a hostile file from making the machine work hard
 - CT7xx  solving: what a spec that checks clean still asks the solver in vain
   (raised by the back ends after checking, as `ctdsl.failure.Failure`)
-- CT8xx  running: the processes or the Dask cluster a simulation runs on
+- CT8xx  running: the processes or the Dask cluster a simulation runs on, and
+         the optional packages a feature needs (CT890, ctdsl/extras.py)
 
 docs/diagnostics.md lists them with an example each; `tools/gen_diagnostics_doc.py`
 writes it, and a test keeps it, this table and the source in step.
@@ -140,6 +141,7 @@ _TABLE = [
     # running: where the simulation's runs go
     Code("CT801", "scheduler-unreachable", "no Dask scheduler answered at the address given to --scheduler"),
     Code("CT802", "simulation-run-failed", "a simulated run raised, or the process or Dask worker running it died"),
+    Code("CT890", "extra-not-installed", "a feature of an optional extra (Parquet, netCDF, Dask, the language server) whose package is not installed"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _TABLE}

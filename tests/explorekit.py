@@ -14,6 +14,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from backstop import HANG_MS
 
 # Without the background-networking flags Chromium opens connections of its own.
 CHROMIUM_ARGS = [
@@ -46,7 +47,7 @@ def why_no_browser() -> str | None:
     except ImportError:
         return "playwright is not installed (pip install playwright; the test extra has it)"
     if find_chromium() is None:
-        return "no chromium on PATH (Debian: apt-get install chromium; or set CTDSL_CHROMIUM)"
+        return "no chromium on PATH: run bash .ci/setup.d/chromium.sh (Debian's chromium), or set CTDSL_CHROMIUM"
     return None
 
 
@@ -72,6 +73,7 @@ class Opened:
 
 def open_page(browser, path: Path, fragment: str = "", viewport=(1200, 2400)) -> Opened:
     page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+    page.set_default_timeout(HANG_MS)  # every wait of the page: a backstop, not a measure (tests/backstop.py)
     opened = Opened(page)
     url = Path(path).resolve().as_uri()
 
@@ -88,7 +90,7 @@ def open_page(browser, path: Path, fragment: str = "", viewport=(1200, 2400)) ->
     page.on("requestfailed", lambda r: opened.problems.append(f"request failed: {r.url}"))
     page.goto(url + ("#" + fragment if fragment else ""))
     try:
-        page.wait_for_function("() => window.ctdslExplorer !== undefined", timeout=10_000)
+        page.wait_for_function("() => window.ctdslExplorer !== undefined", timeout=HANG_MS)
     except Exception as exc:
         raise AssertionError(f"the page did not start: {opened.problems}") from exc
     return opened

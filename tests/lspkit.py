@@ -17,9 +17,10 @@ from pathlib import Path
 
 from lsprotocol import types as T
 from pygls.lsp.client import LanguageClient
+from backstop import HANG
 
 SERVER = [sys.executable, "-c", "import sys; from ctdsl.cli import main; sys.argv = ['ctdsl', 'lsp']; main()"]
-WAIT = 60.0  # seconds: generous for a loaded CI machine; a healthy server answers in well under one
+WAIT = HANG  # seconds: a backstop for a server that never answers (tests/backstop.py); a healthy one answers in well under one
 
 
 class Session:
@@ -32,7 +33,7 @@ class Session:
 
         @self.client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def _diagnostics(params: T.PublishDiagnosticsParams) -> None:
-            self.received_at.append(time.perf_counter())
+            self.received_at.append(time.perf_counter())  # for bench/bench_lsp.py: no test reads it
             self.published.put_nowait(params)
 
         self.run(self.client.start_io(*SERVER))

@@ -16,6 +16,7 @@ import pytest
 
 import ctdsl
 from explorekit import launch, open_page, why_no_browser
+from backstop import HANG_MS
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAGSHIP = ROOT / "specs" / "llama70b_wan.ct"
@@ -70,7 +71,7 @@ def test_view_plays_and_shows_the_recorded_mean(browser, sim_page):
     t0 = float(page.get_attribute("#sim-now", "data-value"))
     page.click("#sim-play")
     assert page.get_attribute("#sim-play", "aria-pressed") == "true"
-    page.wait_for_function(f"() => window.ctdslSim.time() > {t0}", timeout=10_000)  # waits for progress, asserts no duration
+    page.wait_for_function(f"() => window.ctdslSim.time() > {t0}", timeout=HANG_MS)  # waits for progress, asserts no duration
     page.click("#sim-play")
     assert page.get_attribute("#sim-play", "aria-pressed") == "false"
     assert float(page.get_attribute("#sim-now", "data-value")) > t0
@@ -91,7 +92,7 @@ def test_view_is_keyboard_operable(browser, sim_page):
     page.keyboard.press("Home")
     page.focus("#sim-play")
     page.keyboard.press("Space")
-    page.wait_for_function("() => window.ctdslSim.time() > 0", timeout=10_000)
+    page.wait_for_function("() => window.ctdslSim.time() > 0", timeout=HANG_MS)
     page.keyboard.press("Space")
     assert page.get_attribute("#sim-play", "aria-pressed") == "false"
     assert opened.problems == []

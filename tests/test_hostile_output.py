@@ -25,6 +25,7 @@ from ctdsl.cli import app
 from ctdsl.diagnostics.terminal import printable
 from ctdsl.language.texname import safe_display
 from ctdsl.report.encode import clip, csv_cell, html_text, md_cell, md_item, md_text, mpl_text, rich_text, safe_href, tex_display, tex_text
+from backstop import HANG
 
 runner = CliRunner()
 
@@ -186,7 +187,7 @@ def _compiles(where, name):
         cwd=where,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
     )
     assert proc.returncode == 0, proc.stdout[-3000:]
 

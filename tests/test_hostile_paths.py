@@ -29,6 +29,7 @@ from typer.testing import CliRunner
 from ctdsl import limits
 from ctdsl.check import loader, reading
 from ctdsl.cli import app
+from backstop import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "SECRET_3f9a_do_not_print"
@@ -59,14 +60,14 @@ def run_sarif(*args: str):
     return result.exit_code, sarif_results(result.stdout), result.stdout + result.stderr
 
 
-def run_subprocess(*args: str, cwd: Path, timeout: float = 60):
+def run_subprocess(*args: str, cwd: Path):
     """A case that could hang or fill memory: a real process, killed at the timeout."""
     done = subprocess.run(
         [sys.executable, "-c", "from ctdsl.cli import main; main()", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=HANG,
         env={**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)},
     )
     out = done.stdout + done.stderr

@@ -146,6 +146,12 @@ def _synthetic(code: str) -> str | None:
         diag = Diagnostic("CT801", "no Dask scheduler answered at tcp://127.0.0.1:8786 within 5s: ConnectionRefusedError: [Errno 111] Connection refused", None,
                           help="start one (dask scheduler), or check the address: tcp://host:8786")  # fmt: skip
         return render_text(diag, Sources())
+    if code == "CT890":
+        from ctdsl.extras import MissingExtra
+
+        exc = MissingExtra("pyarrow", "--format parquet", "or use --format npz")
+        diag = Diagnostic("CT890", exc.args[0], None, help=exc.help)
+        return render_text(diag, Sources())
     if code == "CT802":
         diag = Diagnostic("CT802", "the simulation stopped: scheme 'adamw' seed 3: a worker process died while running it (killed, out of memory, or a crash in native code)", None,
                           notes=("the runs finished are kept in runs.json: scheme 'adamw' seeds 0-2, 4",), help="a bug in ctdsl or a lost worker: run that seed alone with -j 1 to see it")  # fmt: skip

@@ -25,17 +25,28 @@ class Unreadable(Exception):
 
     code = "CT001"
 
-    def __init__(self, message: str, path: str | Path | None = None):
+    def __init__(self, message: str, path: str | Path | None = None, missing: bool = False):
         super().__init__(message)
         self.path = str(path) if path is not None else None
+        self.missing = missing  # no file at the path
+
+    @property
+    def shipped(self) -> bool:
+        """A missing file under specs/ or examples/: one that `ctdsl init -e` writes, as --help's examples expect."""
+        return self.missing and self.path is not None and Path(self.path).parts[:1] in (("specs",), ("examples",))
+
+    @property
+    def help(self) -> str:
+        if self.shipped:
+            return f"give the path of a spec file; {INIT_HINT}"
+        return "give the path of a UTF-8 text file, e.g. specs/llama70b_wan.ct"
 
     def diagnostic(self) -> Diagnostic:
-        return Diagnostic(
-            self.code,
-            str(self),
-            None,
-            help="give the path of a UTF-8 text file, e.g. specs/llama70b_wan.ct",
-        )
+        return Diagnostic(self.code, str(self), None, help=self.help)
+
+
+# the files the --help examples and the docs name come with the package
+INIT_HINT = "`ctdsl init -e` writes the specs/ and examples/ that --help and the docs use into this folder"
 
 
 def _escape(c: str) -> str:
@@ -101,7 +112,7 @@ def stat_source(path: Path) -> os.stat_result:
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise Unreadable(f"no such file: {shown(path)}", path) from None
+        raise Unreadable(f"no such file: {shown(path)}", path, missing=True) from None
     except (OSError, ValueError) as exc:
         raise Unreadable(f"cannot read {shown(path)}: {os_problem(exc)}", path) from None
     kind = file_kind(st.st_mode)
@@ -143,7 +154,7 @@ def read_source(path: Path) -> str:
     try:
         data = _read_bounded(path)
     except FileNotFoundError:
-        raise Unreadable(f"no such file: {shown(path)}", path) from None
+        raise Unreadable(f"no such file: {shown(path)}", path, missing=True) from None
     except (OSError, ValueError) as exc:
         raise Unreadable(f"cannot read {shown(path)}: {os_problem(exc)}", path) from None
     if len(data) > limits.MAX_FILE_BYTES:

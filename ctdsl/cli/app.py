@@ -24,8 +24,9 @@ import typer
 from typer.core import TyperGroup
 
 from ctdsl import __version__
-from ctdsl.diagnostics import Sources, did_you_mean, render_text, summary_line
+from ctdsl.diagnostics import Diagnostic, Sources, did_you_mean, render_text, summary_line
 from ctdsl.diagnostics.terminal import printable
+from ctdsl.extras import MissingExtra
 from ctdsl.failure import Failure
 from ctdsl.files import atomic_open
 
@@ -109,6 +110,9 @@ def handle_exception(exc: Exception) -> int:
         print_diagnostics(diags, _Session.sources or Sources(), err=True)
         typer.echo(summary_line(diags), err=True)
         return Exit.FINDINGS
+    if isinstance(exc, MissingExtra):  # a feature of an optional extra: what to install (ctdsl/extras.py)
+        print_diagnostics([Diagnostic(exc.code, exc.args[0], None, help=exc.help)], Sources(), err=True)
+        return Exit.USAGE
     if _Session.debug:
         traceback.print_exception(exc, file=sys.stderr)
     message = " ".join(str(exc).split())
@@ -154,7 +158,10 @@ class _GuardedGroup(TyperGroup):
             raise typer.Exit(handle_exception(exc)) from None
 
 
-EPILOG = """\b
+EPILOG = """The examples of each command's --help use the files that ctdsl init -e
+writes into the current folder (specs/ and examples/).
+
+\b
 Examples:
   ctdsl check specs/llama70b_wan.ct examples/*.ct
   ctdsl graph specs/llama70b_wan.ct -f svg -o topology.svg
@@ -307,6 +314,9 @@ def load_or_exit(path: str, overrides: dict[str, str] | None = None):
     try:
         result = check_runnable(path, overrides=overrides)
     except Unreadable as exc:
+        if exc.shipped:
+            typer.echo(f"error: {printable(str(exc))}\n  = help: {exc.help}", err=True)
+            raise typer.Exit(Exit.USAGE)
         raise fail_usage(str(exc))
     if not result.ok:
         print_diagnostics(result.diagnostics, result.sources, err=True)

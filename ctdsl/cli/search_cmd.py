@@ -38,7 +38,7 @@ def search(
       ctdsl search examples/18_codesign_search.ct
       ctdsl search examples/18_codesign_search.ct --format json
       ctdsl search examples/18_codesign_search.ct --plot front.png
-      ctdsl search examples/18_codesign_search.ct -s module_price="2 kUSD"
+      ctdsl search examples/20_codesign_study.ct -s optics_price="2 kUSD"
     """
     with startup_work():
         _search(file, name, set_, format, plot)

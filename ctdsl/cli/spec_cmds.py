@@ -83,6 +83,8 @@ def check(
     if format is Format.text:
         for d in report.unreadable:
             typer.echo(f"error: {printable(d.message)}", err=True)
+        if any(d.help and "ctdsl init -e" in d.help for d in report.unreadable):  # a missing file, once
+            typer.echo(f"  = help: {next(d.help for d in report.unreadable if 'ctdsl init -e' in (d.help or ''))}", err=True)
     if report.unreadable:
         raise typer.Exit(Exit.USAGE)
     raise typer.Exit(Exit.FINDINGS if report.diagnostics else Exit.OK)
@@ -111,7 +113,7 @@ def graph(
       ctdsl graph specs/llama70b_wan.ct
       ctdsl graph specs/llama70b_wan.ct -f svg -o topology.svg
       ctdsl graph specs/llama70b_wan.ct --format dot | dot -Tsvg > topology.svg
-      ctdsl graph examples/16_variants.ct --variant bare
+      ctdsl graph examples/16_variants.ct --variant gpu_only
       ctdsl graph specs/llama405b_3dc.ct --format dot
     """
     from ctdsl.model.graph import to_dot, to_json

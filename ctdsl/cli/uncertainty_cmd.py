@@ -30,7 +30,7 @@ def uncertainty(
     file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
     samples: int = typer.Option(10_000, "--samples", "-n", min=2, max=SAMPLES_LIMIT, help="Draws of every param that carries a distribution."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the draws; the same seed gives the same output."),
-    sobol: bool = typer.Option(True, "--sobol/--no-sobol", help="Sobol indices of each scheme's time (and cost) to target (needs SALib: pip install 'ctdsl[uncertainty]')."),
+    sobol: bool = typer.Option(True, "--sobol/--no-sobol", help="Sobol indices of each scheme's time (and cost) to target (needs SALib: pip install 'ctdsl\\[uncertainty]')."),
     set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
     format: UncFormat = typer.Option(UncFormat.table, "--format", "-f", help="table, json or csv."),
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),

@@ -21,6 +21,8 @@ from typing import Callable
 
 import numpy as np
 
+from ctdsl import units as U
+
 
 @dataclass(frozen=True)
 class Column:
@@ -28,6 +30,9 @@ class Column:
     unit: str | None  # base SI unit symbol ("1" when dimensionless); None for a categorical column
     get: Callable  # chunk -> np.ndarray: float64 values, or int codes into `categories`
     categories: tuple[str, ...] = ()  # a categorical column's names, code i -> categories[i]
+    long_name: str = ""  # what it holds, in words (the CF convention's long_name)
+    cf_units: str | None = None  # `unit` in UDUNITS-2 syntax (byte/s for B/s); None where it has none (USD)
+    param: bool = False  # a param's value (a coordinate of the grid), not a result
 
     @property
     def categorical(self) -> bool:
@@ -58,17 +63,20 @@ def columns(forms, components: bool = False) -> list[Column]:
     for p in spec.params.values():
         unit = None if p.dim.dimensionless else p.dim.symbol()
         name = p.name if unit is None else f"{p.name}_{unit_suffix(unit)}"
-        cols.append(Column(name, unit or "1", _param_getter(p.name, float(p.default))))
+        cols.append(Column(name, unit or "1", _param_getter(p.name, float(p.default)), long_name=f"param {p.name}",
+                           cf_units=U.udunits(p.dim), param=True))  # fmt: skip
     for s, sf in forms.schemes.items():
-        cols.append(Column(f"{s}.step_s", "s", _value_getter(s, "step")))
-        cols.append(Column(f"{s}.time_to_target_s", "s", _value_getter(s, "time_to_target") if sf.has_steps else _none))
-        cols.append(Column(f"{s}.energy_to_target_J", "J", _value_getter(s, "energy_to_target") if sf.has_steps else _none))
+        cols.append(Column(f"{s}.step_s", "s", _value_getter(s, "step"), long_name=f"{s} step time", cf_units="s"))
+        cols.append(Column(f"{s}.time_to_target_s", "s", _value_getter(s, "time_to_target") if sf.has_steps else _none,
+                           long_name=f"{s} time to target", cf_units="s"))  # fmt: skip
+        cols.append(Column(f"{s}.energy_to_target_J", "J", _value_getter(s, "energy_to_target") if sf.has_steps else _none,
+                           long_name=f"{s} energy to target", cf_units="J"))  # fmt: skip
         if components:
             for comp in sf.components:
-                cols.append(Column(f"{s}.{comp}_s", "s", _value_getter(s, "component:" + comp)))
-        cols.append(Column(f"{s}.binding", None, _binding_getter(s), tuple(sf.components)))
+                cols.append(Column(f"{s}.{comp}_s", "s", _value_getter(s, "component:" + comp), long_name=f"{s} {comp} time", cf_units="s"))
+        cols.append(Column(f"{s}.binding", None, _binding_getter(s), tuple(sf.components), long_name=f"{s} binding component"))
     ranked = tuple(name for name, sf in forms.schemes.items() if sf.has_steps)
-    cols.append(Column("winner", None, _winner, ranked))
+    cols.append(Column("winner", None, _winner, ranked, long_name="scheme with the shortest time to target"))
     return cols
 
 

@@ -62,6 +62,8 @@ def collect_on(client, forms, grid: Grid, components: bool = False, chunk: int =
         units=MappingProxyType({c.name: c.unit for c in cols}),
         categories=MappingProxyType({c.name: c.categories for c in cols if c.categorical}),
         param_columns=MappingProxyType({p: c.name for p, c in zip(forms.spec.params, cols)}),
+        long_names=MappingProxyType({c.name: c.long_name for c in cols}),
+        cf_units=MappingProxyType({c.name: c.cf_units for c in cols if not c.categorical}),
     )
 
 

@@ -18,7 +18,8 @@
    is infeasible, the constraint's boundary is solved exactly (Brent's method of
    `ctdsl.symbolic.roots` on quantity - bound, to a few ulps) and the interval
    cut there; then the range end or boundary, or the interior minimum found by
-   scipy's bounded scalar minimisation (to SEARCH_XTOL), whichever is best.
+   Brent's bounded minimisation (`ctdsl.numeric.minimise`, to SEARCH_XTOL),
+   whichever is best.
 5. The Pareto front of `pareto`'s objectives (each minimised): the non-dominated
    feasible points of the grid over every choice.
 
@@ -42,6 +43,7 @@ from ctdsl.language.enums import Spacing
 from ctdsl.language.tolerances import REL, SEARCH_BINDING, SEARCH_XTOL
 from ctdsl.model.search import CAPS, DEFAULT_GRID
 from ctdsl.numeric.forms import _ceil_numpy, _tolerant
+from ctdsl.numeric.minimise import minimise
 from ctdsl.numeric.search_bounds import interval
 from ctdsl.results.search import ChoiceOutcome, Point, SearchResult
 from ctdsl.symbolic.roots import brent, grid
@@ -171,8 +173,6 @@ def _boundary(problem: _Problem, forms: ChoiceForms, x: dict, name: str, end: fl
 
 def _line(problem: _Problem, choice: str, forms: ChoiceForms, x: dict, name: str, lo: float, hi: float):
     """The best feasible point along param `name` in [lo, hi], the others as in x."""
-    from scipy.optimize import minimize_scalar
-
     cands = [dict(x)]
     ends = []
     for end in (lo, hi):
@@ -191,8 +191,8 @@ def _line(problem: _Problem, choice: str, forms: ChoiceForms, x: dict, name: str
             return m if ok else math.inf
 
         span = _to_u(problem, name, problem.params[name].hi) - _to_u(problem, name, problem.params[name].lo)
-        res = minimize_scalar(f, bounds=(a, b), method="bounded", options={"xatol": SEARCH_XTOL * max(span, 1e-300)})
-        cands.append({**x, name: _from_u(problem, name, float(res.x))})
+        u, _, _ = minimise(f, a, b, SEARCH_XTOL * max(span, 1e-300))
+        cands.append({**x, name: _from_u(problem, name, u)})
     best = None
     for c in cands:
         pt, m, ok = problem.point(choice, forms, c)

@@ -121,6 +121,37 @@ def tex_text(text: str) -> str:
     return _TEX_RE.sub(_tex_one, text)
 
 
+# MathJax (a notebook's text/latex): text goes in \text{...} as runs of plain characters, and every other
+# character as a math-mode command between runs, because MathJax reads \text{...} verbatim unless its
+# textmacros extension is loaded (then `\_` inside shows as `\_`); `\_` in math mode is right in both
+_PLAIN = re.compile(r"[A-Za-z0-9 ,.:;!?'()\[\]+=*/@\-\u00a0-\uffff]+")
+_MATH_CHAR = {"\\": r"\backslash ", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#", "_": r"\_",
+              "%": r"\%", "~": r"\sim ", "^": r"\hat{}", "<": "<", ">": ">", "|": "|", '"': "''"}  # fmt: skip
+_UNTEX = {v: k for k, v in _TEX.items()}
+_UNTEX_RE = re.compile("|".join(re.escape(v) for v in sorted(_UNTEX, key=len, reverse=True)))
+
+
+def mathjax_text(text: str, command: str = "text") -> str:
+    """Spec text for MathJax's math mode: plain runs in \text{...} (or \textbf), the rest as math commands."""
+    out, i = [], 0
+    for m in _PLAIN.finditer(text):
+        out += [_MATH_CHAR.get(c, r"\text{?}") for c in text[i : m.start()]]
+        out.append(f"\\{command}{{{m.group()}}}")
+        i = m.end()
+    out += [_MATH_CHAR.get(c, r"\text{?}") for c in text[i:]]
+    return "".join(out)
+
+
+def tex_text_to_mathjax(tex: str) -> str:
+    """LaTeX math whose \text{...} hold tex_text's escapes, with each such \text made MathJax-safe."""
+
+    def one(m: re.Match) -> str:
+        body = m.group(1)
+        return m.group(0) if "\\" not in body else mathjax_text(_UNTEX_RE.sub(lambda e: _UNTEX[e.group()], body))
+
+    return re.sub(r"\\text\{((?:[^{}\\]|\\[{}]|\\[A-Za-z]+\{\}|\\.)*)\}", one, tex)
+
+
 def tex_display(display: str) -> str:
     """A display name for math mode: as it is when it is safe LaTeX, else as escaped upright text."""
     return display if safe_display(display) else r"\text{" + tex_text(display) + "}"

@@ -22,7 +22,7 @@ DIAGNOSTICS = ROOT / "ctdsl" / "diagnostics"
 
 def fresh(code: str) -> dict:
     proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, capture_output=True, text=True, timeout=3600  # a backstop, not a measure: HANG of tests/backstop.py
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
