@@ -79,7 +79,7 @@ def check(
         render,  # the formats load when a report is rendered
     )
 
-    emit(render(report, format, color=color), None)
+    emit(render(report, format, color=color), None, data=format not in (Format.text, Format.concise))
     if format is Format.text:
         for d in report.unreadable:
             typer.echo(f"error: {printable(d.message)}", err=True)
@@ -139,7 +139,7 @@ def graph(
         _draw(study.spec.on(sites), output, format.value)
         return
     text = to_dot(g, defaults) if format is GraphFormat.dot else json.dumps(to_json(g, defaults), indent=2, sort_keys=True) + "\n"
-    emit(text, None if output == "-" else output)
+    emit(text, None if output == "-" else output, data=True)
     if output not in (None, "-"):
         typer.echo(f"wrote {printable(output)}", err=True)
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 
 from ctdsl import units as U
 from ctdsl.check.loader import STD_PREFIX
 from ctdsl.diagnostics import Diagnostic, Label, Severity, Sources, Span
+from ctdsl.diagnostics.lines import LineIndex
 from ctdsl.language.schema import KINDS, STAGES
 from ctdsl.lint.config import ConfigError, LintConfig, resolve_config
 from ctdsl.lint.fixes import Fix, fix_for
@@ -36,10 +38,15 @@ class Analysis:
     sources: Sources
     spec: object = None  # the checked Spec, when it checks
 
+    @cached_property
+    def index_of_text(self) -> LineIndex:
+        """The document's lines, counted as the parser counts them."""
+        return LineIndex(self.text)
+
     def fixes(self) -> list[tuple[Diagnostic, Fix]]:
         out = []
         for d in self.diagnostics:
-            f = fix_for(d, self.text) if d.span is not None and d.span.file == self.path else None
+            f = fix_for(d, self.index_of_text) if d.span is not None and d.span.file == self.path else None
             if f is not None:
                 out.append((d, f))
         return out
