@@ -30,9 +30,13 @@ def _picture(m: re.Match) -> str:
     return "\ufffd"
 
 
-def printable(text: str) -> str:
-    """`text` with every control character (but tab and newline) replaced by one visible character."""
-    return _BAD.sub(_picture, text)
+_BAD_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str, one_line: bool = False) -> str:
+    """`text` with every control character (but tab and newline) replaced by one visible character;
+    with `one_line` (a file name), tab and newline as well."""
+    return (_BAD_IN_A_LINE if one_line else _BAD).sub(_picture, text)
 
 
 
