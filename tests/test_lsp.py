@@ -76,13 +76,13 @@ def test_hover_on_a_block_shows_its_fields_and_where_each_comes_from(lsp, doc):
     text = lsp.hover(doc, 26, 6)  # `wan` in `link wan : eth100g`
     assert "| `bandwidth` | wan_bw (= 12.5 GB/s) | this block |" in text
     # latency and energy per bit are inherited from the library's eth100g, line 8 of links.ct
-    assert "| `latency` | 20 us | `eth100g` (<std>/links.ct:8) |" in text
-    assert "| `energy_per_bit` | 15 pJ/bit | `eth100g` (<std>/links.ct:8) |" in text
+    assert "| `latency` | 20 us | `eth100g` (&lt;std>/links.ct:8) |" in text
+    assert "| `energy_per_bit` | 15 pJ/bit | `eth100g` (&lt;std>/links.ct:8) |" in text
 
 
 def test_hover_on_a_preset_shows_its_source(lsp, doc):
     text = lsp.hover(doc, 26, 13)  # eth100g
-    assert "preset from the standard library (<std>/links.ct:8)" in text
+    assert "preset from the standard library (&lt;std>/links.ct:8)" in text
     line8 = (ROOT / "ctdsl" / "stdlib" / "links.ct").read_text(encoding="utf-8").splitlines()[7]
     assert line8.startswith("link eth100g {") and line8.split("#")[0].strip() in text  # the preset's own line
 
