@@ -132,7 +132,8 @@ def confine(path: Path, within: Path | None = None) -> None:
     except (OSError, ValueError) as exc:
         raise Unreadable(f"cannot read {shown(path)}: {os_problem(exc)}", path) from None
     if not inside:
-        raise Unreadable(f"{shown(path)} not read: a symbolic link that leads outside {shown(folder)}", path)
+        named = within if within is not None else (os.path.dirname(str(path)) or ".")  # the folder as it was named
+        raise Unreadable(f"{shown(path)} not read: a symbolic link that leads outside {shown(named)}", path)
 
 
 def _read_bounded(path: Path) -> bytes:

@@ -26,7 +26,9 @@ class FailOn(str, Enum):
 
 
 def _explain(code: str) -> None:
+    from ctdsl.diagnostics.rules import checker_rule, help_uri
     from ctdsl.lint.catalogue import all_rules, lookup
+    from ctdsl.lint.formats import RULE_INFOS
 
     r = lookup(code)
     if r is None:
@@ -34,13 +36,17 @@ def _explain(code: str) -> None:
 
         c = check_lookup(code)
         if c is not None:
-            typer.echo(f"{c.code} {c.name} (checker error): {c.summary}\nThe full text: ctdsl docs {c.code}")
+            typer.echo(f"{c.code} {c.name} (checker error): {c.summary}\nThe full text: ctdsl docs {c.code}, or {help_uri(checker_rule(c.code))}")
             raise typer.Exit(Exit.OK)
         codes = ", ".join(x.code for x in all_rules())
         raise fail_usage(f"unknown lint code or name '{code}'; the rules are {codes}")
     typer.echo(f"{r.code} {r.name} ({r.severity.value})\n\n{r.summary}\n\n{r.explanation}\n")
+    if r.fix is not None:
+        applied = "applied by --fix" if r.fix == "safe" else "applied by --fix only with --unsafe-fixes"
+        typer.echo(f"Fix: {r.fix}, {applied}. {r.fix_why}\n")
     typer.echo("Flagged:\n\n" + "\n".join("    " + line for line in r.bad.splitlines()) + "\n")
-    typer.echo("Fixed:\n\n" + "\n".join("    " + line for line in r.good.splitlines()))
+    typer.echo("Fixed:\n\n" + "\n".join("    " + line for line in r.good.splitlines()) + "\n")
+    typer.echo(f"Docs: {help_uri(RULE_INFOS[r.code])}")
     raise typer.Exit(Exit.OK)
 
 
@@ -263,6 +269,8 @@ def _finish(report, targets, config, flags, fixed_stdin: bool) -> None:
     fmt = flags.format
     if not report.files and not report.unreadable and not flags.quiet:
         typer.echo(f"warning: no spec files (*.ct) found in {printable(', '.join(targets))}", err=True)
+    for note in getattr(report, "notes", []) if not flags.quiet else []:
+        typer.echo(f"warning: {printable(note)}", err=True)
     if flags.statistics:
         fixable = {d.code for d, f in _available(report) if f.safe or config.unsafe_fixes}
         text = _statistics(report, fmt, fixable)

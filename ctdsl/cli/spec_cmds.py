@@ -59,7 +59,7 @@ def check_files(files: list[str]) -> Report:
 @app.command()
 def check(
     files: List[str] = typer.Argument(..., help="Spec files to check.", metavar="FILE..."),
-    format: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
+    format: Format = typer.Option(Format.text, "--output-format", "--format", "-f", help="Output format (--format is the older name)."),
 ) -> None:
     """Parse and check spec files: names, units, ranges, topology and placement.
 
@@ -70,8 +70,8 @@ def check(
     \b
     Examples:
       ctdsl check specs/llama70b_wan.ct
-      ctdsl check specs/*.ct examples/*.ct --format json
-      ctdsl check specs/*.ct --format sarif > check.sarif
+      ctdsl check specs/*.ct examples/*.ct --output-format json
+      ctdsl check specs/*.ct --output-format sarif > check.sarif
     """
     report = check_files(files)
     color = format is Format.text and use_color(sys.stdout)

@@ -40,6 +40,7 @@ class LintReport(Report):
 
     tool: str = "ctdsl lint"
     roots: dict = field(default_factory=dict)  # root -> its Loaded and Spec, when asked for (keep=True)
+    notes: list[str] = field(default_factory=list)  # said on stderr: how the walk went (an index it could not read)
 
     def fails(self, fail_on: Severity) -> bool:
         return any(d.severity.rank >= fail_on.rank for d in self.diagnostics)
@@ -81,12 +82,11 @@ def _walked_file(p: Path, root_real: str) -> str | None:
     return f"it is {kind}, not a spec file" if kind is not None else None
 
 
-def _walk(top: Path, config: LintConfig, add, refused: list[tuple[str, Diagnostic]]) -> None:
+def _walk(top: Path, config: LintConfig, add, refused: list[tuple[str, Diagnostic]], git: GitIgnore | None) -> None:
     """Add every *.ct under `top` that may be read, and CT001 for each that may not."""
     # os.walk does not enter symbolic links to directories (followlinks=False): no
     # cycles, and no way out of `top` through a linked directory.
     root_real = os.path.realpath(top)
-    git = GitIgnore() if config.respect_gitignore else None
 
     def skipped(p: Path, is_dir: bool) -> bool:
         return config.excluded(p) or (git is not None and git.ignored(p, is_dir, top))
@@ -109,7 +109,9 @@ def _walk(top: Path, config: LintConfig, add, refused: list[tuple[str, Diagnosti
                 refused.append(_refused(p, why))
 
 
-def discover(paths: Iterable[str], config: LintConfig) -> tuple[list[tuple[Path, Path | None]], list[str], list[tuple[str, Diagnostic]]]:
+def discover(
+    paths: Iterable[str], config: LintConfig, notes: list[str] | None = None
+) -> tuple[list[tuple[Path, Path | None]], list[str], list[tuple[str, Diagnostic]]]:
     """The spec files to lint (sorted within each directory), each with the folder walked to
     find it (None for a file named on the command line), the paths that do not exist, and
     CT001 for each file found under a directory that is not read.
@@ -122,6 +124,7 @@ def discover(paths: Iterable[str], config: LintConfig) -> tuple[list[tuple[Path,
     missing: list[str] = []
     refused: list[tuple[str, Diagnostic]] = []
     seen: set[str] = set()
+    git = GitIgnore() if config.respect_gitignore else None  # one for every walk: each repository's index read once
 
     def add(p: Path, within: Path | None = None) -> None:
         key = os.path.abspath(p)
@@ -147,9 +150,12 @@ def discover(paths: Iterable[str], config: LintConfig) -> tuple[list[tuple[Path,
             refused.append(_refused(p, os_problem(exc)))
             continue
         if stat.S_ISDIR(st.st_mode):
-            _walk(p, config, add, refused)
+            _walk(p, config, add, refused, git)
         else:
             add(p)  # a file named on the command line: read inside its own folder (the loader checks)
+    if git is not None and notes is not None:
+        for repo in sorted(git.unknown):
+            notes.append(f"cannot read git's index in {shown(shown_path(Path(repo)))}: .gitignore files there skipped nothing")
     return out, missing, refused
 
 
@@ -302,7 +308,8 @@ def lint_paths(paths: Iterable[str], config: LintConfig, texts: dict[str, str] |
     Raises UsageError if a path does not exist. `texts` gives the text of a path
     instead of reading it (an editor buffer).
     """
-    files, missing, refused = discover(paths, config)
+    notes: list[str] = []
+    files, missing, refused = discover(paths, config, notes)
     if missing:
         raise UsageError("; ".join(f"no such file or directory: {shown(m)}" for m in missing))
     within = {shown_path(p): top for p, top in files if top is not None}
@@ -310,6 +317,7 @@ def lint_paths(paths: Iterable[str], config: LintConfig, texts: dict[str, str] |
     for where, d in refused:
         report.unreadable.append(d)
         report.origin.setdefault(d, where)
+    report.notes += notes
     return report
 
 

@@ -325,3 +325,45 @@ def test_fix_writes_through_a_symbolic_link(here):
     lint("s.ct", "--fix", "--unsafe-fixes")
     assert (here / "s.ct").is_symlink(), "the link is kept"
     assert real.read_text(encoding="utf-8") == HEAD + FIXED_SLIP
+
+
+# ---- per-file-ignores, --output-format (ruff's names) ---------------------------------------------------
+
+
+def test_per_file_ignores_drops_codes_in_the_files_a_glob_matches(here):
+    for rel in ["examples/a.ct", "specs/b.ct", "specs/legacy_c.ct", "specs/deep/legacy_d.ct"]:
+        write(here / rel, HEAD + SLIP + UNUSED)  # CTL006 once, CTL001 twice in each
+    write(
+        here / "pyproject.toml",
+        "[tool.ctdsl.lint.per-file-ignores]\n"
+        '"examples/*.ct" = ["CTL001"]\n'  # a path relative to pyproject.toml's folder
+        '"legacy_*.ct" = ["CTL00"]\n'  # no '/': a file's name in any folder; a prefix of codes
+        '"!specs/**" = ["CTL006"]\n',  # '!': every file the rest does not match (examples/a.ct)
+    )
+    r = lint(".", "-f", "concise")
+    got = sorted((line.split(":")[0], line.split(": ")[1].split()[0]) for line in r.stdout.splitlines())
+    assert got == [("specs/b.ct", "CTL001"), ("specs/b.ct", "CTL001"), ("specs/b.ct", "CTL006")]
+
+
+@pytest.mark.parametrize(
+    "toml, says",
+    [
+        ('[tool.ctdsl.lint]\nper-file-ignores = ["CTL001"]\n', "per-file-ignores must be a table"),
+        ('[tool.ctdsl.lint.per-file-ignores]\n"x.ct" = "CTL001"\n', "'x.ct' must be a list of codes"),
+        ('[tool.ctdsl.lint.per-file-ignores]\n"x.ct" = ["CT101"]\n', "CT101 is a checker code"),
+        ('[tool.ctdsl.lint.per-file-ignores]\n"x.ct" = ["CTL999"]\n', "unknown lint code 'CTL999'"),
+    ],
+)
+def test_per_file_ignores_mistakes_are_usage_errors(here, toml, says):
+    write(here / "pyproject.toml", toml)
+    write(here / "c.ct", CLEAN)
+    r = lint("c.ct")
+    assert r.exit_code == 2 and says in r.stderr, r.stderr
+
+
+def test_output_format_is_the_option_and_format_its_older_name(here):
+    write(here / "s.ct", HEAD + SLIP)
+    new = lint("s.ct", "--output-format", "json").stdout
+    assert json.loads(new)["diagnostics"][0]["code"] == "CTL006"
+    assert lint("s.ct", "--format", "json").stdout == new == lint("s.ct", "-f", "json").stdout
+    assert "--output-format" in lint("--help").stdout
