@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MAX_INDEX_BYTES = 256 * 1024 * 1024  # an index of a few million files; past it, tracked files are not known
+MAX_INDEX_BYTES = 268_435_456  # bytes of git's index read (256 MiB: a few million files); past it, tracked files are not known
 
 
 class UnreadableIndex(Exception):
