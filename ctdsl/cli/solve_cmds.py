@@ -87,19 +87,19 @@ def _solve(file: str, set_, format: "SolveFormat", explain: str | None, sensitiv
             from ctdsl.report.sensitivity_out import tornado_json
 
             data["tornado"] = tornado_json(chart)
-        typer.echo(json.dumps(data, indent=2, sort_keys=True))
+        emit(json.dumps(data, indent=2, sort_keys=True) + "\n", None, data=True)
     elif format is SolveFormat.markdown:
         from ctdsl.report.tables import render_markdown
 
-        typer.echo(render_markdown(sol), nl=False)
+        emit(render_markdown(sol), None, data=True)
         if sens is not None:
             from ctdsl.report.sensitivity_out import sensitivity_markdown
 
-            typer.echo("\n" + sensitivity_markdown(sens), nl=False)
+            emit("\n" + sensitivity_markdown(sens), None, data=True)
     elif format is SolveFormat.csv:
         from ctdsl.report.tables import render_csv
 
-        typer.echo(render_csv(sol), nl=False)
+        emit(render_csv(sol), None, data=True)
     else:
         from ctdsl.report.tables import render_rich
 
@@ -190,4 +190,4 @@ def export_latex(
 
         extra = (sensitivity_latex(_sensitivity(sol), sol.symbols, units.value, label_prefix, columns),)
     text = paper_latex(sol, standalone=standalone, columns=columns, units=units.value, prefix=label_prefix, extra=extra)
-    emit(text, output)
+    emit(text, output, data=True)

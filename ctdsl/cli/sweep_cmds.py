@@ -30,6 +30,7 @@ from typing import List, Optional
 import typer
 
 from ctdsl.cli.app import (
+    raw_stdout,
     Exit,
     app,
     fail_usage,
@@ -239,7 +240,8 @@ def _plot_format(path: str) -> str:
 def _open_out(path: str | None, binary: bool = False):
     """stdout, or the file `path` written whole or not at all (a failed sweep leaves the old file)."""
     if path is None or path == "-":
-        yield sys.stdout.buffer if binary else sys.stdout
+        out = raw_stdout()  # data, byte for byte
+        yield out.buffer if binary else out
         return
     try:
         if binary:

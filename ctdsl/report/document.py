@@ -37,6 +37,7 @@ from pathlib import Path
 
 from ctdsl import limits
 from ctdsl import units as U
+from ctdsl.diagnostics.lines import split_lines
 from ctdsl.model.graph import replicas_text
 from ctdsl.report.blocks import Bullets, Grid, Image, Math, Para, Section
 from ctdsl.report.document_html import to_html
@@ -61,7 +62,7 @@ def _opening_comment(path: str) -> list[str]:
     except (OSError, ValueError):
         return []
     lines = []
-    for line in text.splitlines():
+    for line in split_lines(text):  # the parser's lines: a comment ends where its line does
         s = line.strip()
         if s.startswith("#"):
             lines.append(s[1:].strip())

@@ -57,7 +57,7 @@ def sensitivity_markdown(sens) -> str:
     """The tables as Markdown (for `ctdsl solve --format markdown --sensitivity`)."""
     lines = []
     for t in sensitivity_tables(sens):
-        lines += [f"## {md_text(t.title)}", "", "| " + " | ".join(t.header) + " |", "|" + "|".join("---" for _ in t.header) + "|"]
+        lines += [f"## {md_text(t.title)}", "", "| " + " | ".join(md_cell(h) for h in t.header) + " |", "|" + "|".join("---" for _ in t.header) + "|"]
         lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in t.rows]
         lines.append("")
         for n in t.notes:

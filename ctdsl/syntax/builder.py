@@ -18,14 +18,15 @@ from lark import Token, Tree
 from ctdsl import limits
 from ctdsl.diagnostics import DiagnosticSink, Span
 from ctdsl.syntax import ast
-from ctdsl.syntax.positions import span_of
+from ctdsl.syntax.positions import Positions
 
 
 class TreeBuilder:
     """Lark tree -> syntax tree, bounded in depth and size."""
 
-    def __init__(self, file: str, sink: DiagnosticSink):
-        self.file = file
+    def __init__(self, positions: Positions, sink: DiagnosticSink):
+        self.file = positions.file
+        self.positions = positions
         self.sink = sink
         self.nodes = 0
         self.too_big_reported = False
@@ -33,7 +34,7 @@ class TreeBuilder:
         self.long_names: set[str] = set()  # names already reported as too long (CT609, once each)
 
     def span(self, item) -> Span:
-        return span_of(self.file, item)
+        return self.positions.span(item)
 
     def name(self, tok: Token) -> ast.Name:
         text = str(tok)
