@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from chunkedfile import SPEC_NAME, read_chunks  # noqa: E402
 
 from ctdsl import limits  # noqa: E402
-from ctdsl.api import check, check_runnable  # noqa: E402,F401  (check: the synthetic examples that need no dc)
+from ctdsl.api import Study, check, check_runnable  # noqa: E402,F401  (check: the synthetic examples that need no dc)
 from ctdsl.check.loader import Unreadable  # noqa: E402
 from ctdsl.codes import CODES, PHASES  # noqa: E402
 from ctdsl.diagnostics import Diagnostic, Sources, render_text  # noqa: E402
@@ -137,6 +137,14 @@ def _synthetic(code: str) -> str | None:
         text = 'param wan_bw = 12.5 GB/s in 1 GB/s .. 100 GB/s log 21\n'
         result = check(SPEC_NAME, text=text, overrides={"wan_bw": "400 GB/s"})
         return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)
+    if code == "CT317":
+        text = (Path(__file__).resolve().parents[1] / "tests" / "data" / "fit_no_root.ct").read_text()
+        result = check_runnable(SPEC_NAME, text=text)
+        try:
+            Study(result).observe()
+        except Failure as exc:
+            return render_text(exc.diagnostics[0], result.sources)
+        return None
     if code == "CT425":
         text = (Path(__file__).resolve().parents[1] / "tests" / "data" / "does_not_fit.ct").read_text()
         result = check_runnable(SPEC_NAME, text=text)

@@ -41,6 +41,9 @@ class Draft:
     variants: dict[str, M.Sites] = field(default_factory=dict)
     searches: list = field(default_factory=list)  # ctdsl.model.search.Search, from ctdsl.check.search
     whole: set[str] = field(default_factory=set)  # params a count field is set to directly (FieldReader.counts)
+    scenarios: dict = field(default_factory=dict)  # model.observed.Scenario, from ctdsl.check.observed
+    observations: list = field(default_factory=list)  # model.observed.Observation
+    fits: list = field(default_factory=list)  # model.observed.Fit
 
     def defaults(self) -> dict[str, float]:
         return {p.name: p.default for p in self.params.values()}
@@ -78,4 +81,7 @@ class Draft:
             searches=tuple(self.searches),
             targets=tuple(self.targets),
             whole=frozenset(self.whole),
+            scenarios=self.scenarios,
+            observations=tuple(self.observations),
+            fits=tuple(self.fits),
         )
