@@ -141,7 +141,9 @@ class Study:
         first and held for all. `solution`: this study's own, when already solved. Raises
         SpecError where a scenario's values break a check, `Failure` (CT317) for a fit
         without a root."""
-        from ctdsl.numeric.observe import fit_param, model_group, predict, value_text
+        from dataclasses import replace as _with
+
+        from ctdsl.numeric.observe import fit_param, implied, model_group, predict, value_text
         from ctdsl.language.observables import OBSERVABLES
         from ctdsl.results.observed import Observed, ObservedRow, rank_groups
 
@@ -172,11 +174,12 @@ class Study:
             sol = solved[obs.scenario]
             value, why = predict(sol, obs)
             shown, key = model_group(sol, obs.scheme)
+            meets = implied(sol, _with(spec.fits[0], scenario=obs.scenario, observation=i), obs) if spec.fits else None
             rows.append(
                 ObservedRow(
                     obs.scenario, obs.scheme, str(obs.observable), obs.value, value, OBSERVABLES[obs.observable].dim, obs.text, obs.source,
                     fitted=bool(spec.fits) and spec.fits[0].observation == i, group=shown, group_key=key,
-                    better=OBSERVABLES[obs.observable].better, note=why,
+                    better=OBSERVABLES[obs.observable].better, note=why, implied=meets,
                 )
             )  # fmt: skip
         return Observed(self.path, tuple(rows), fit, rank_groups(tuple(rows)))

@@ -3,6 +3,8 @@
 - `READERS`: each observable (`ctdsl.language.enums.Observable`) read from a solved scheme;
 - `predict(solution, observation)`: the predicted value at the solution's params, or None
   with the reason;
+- `implied(solution, fit, observation)`: the same for any observation, None where no value
+  in the range meets it (what each row would fit the param to);
 - `fit_param(solution, fit, observation)`: the value of the fit's param at which the
   prediction meets the measurement: the scheme's exact expression as a function of that
   param alone (the others at the solution's values), scanned over the param's range for
@@ -90,8 +92,18 @@ def fit_param(solution, fit: Fit, obs: Observation) -> FitResult:
             f" and {show(hi_v)} at {_shown(p.hi, p.dim)}",
         )
     a, fa, b, fb = brackets[0]
-    root, low, high = brent(f, a, b, fa, fb)
-    return FitResult(fit.param, fit.scenario, root, p.dim, p.lo, p.hi, (low, high), len(brackets), describe(obs))
+    root, _, _ = brent(f, a, b, fa, fb)
+    return FitResult(fit.param, fit.scenario, root, p.dim, p.lo, p.hi, (a, b), len(brackets), describe(obs))
+
+
+def implied(solution, fit: Fit, obs: Observation) -> float | None:
+    """The value of the fit's param at which the prediction would meet `obs` (the others at the
+    solution's values), found as the fit is; None where no value in its range does. Read over a
+    set's observations, it shows where a single value of the param cannot hold."""
+    try:
+        return fit_param(solution, fit, obs).value
+    except Failure:
+        return None
 
 
 def _shown(v: float, dim: U.Dim) -> str:
@@ -138,4 +150,4 @@ def value_text(value: float, dim: U.Dim) -> str:
     return " * ".join([repr(value), *factors])
 
 
-__all__ = ["READERS", "predict", "fit_param", "model_group", "value_text", "describe", "SCAN"]
+__all__ = ["READERS", "predict", "fit_param", "implied", "model_group", "value_text", "describe", "SCAN"]

@@ -38,13 +38,20 @@ def _where(r: ObservedRow) -> str:
 
 
 def observed_table(obs: Observed, title: str = "Observed") -> Table:
-    t = Table(title, ["scenario", "scheme", "observable", "measured", "predicted", "error"])
+    f = obs.fit
+    t = Table(title, ["scenario", "scheme", "observable", "measured", "predicted", "error"] + ([f"{f.param} it implies"] if f is not None else []))
     for i, r in enumerate(obs.rows):
         t.rows.append([_where(r), r.scheme, r.observable, shown(r.measured, r.dim), shown(r.predicted, r.dim) + (" (fitted)" if r.fitted else ""), pct(r.error)])
+        if f is not None:
+            t.rows[-1].append("none in range" if r.implied is None else _param_shown(r.implied, f.dim))
         if r.counted and obs.worst is r:
             t.marked.add((i, 5))
     t.notes.extend(observed_notes(obs))
     return t
+
+
+def _param_shown(v: float, dim: U.Dim) -> str:
+    return U.format_quantity(v, dim) if dim != U.ONE else f"{v:.3f}"
 
 
 def fit_line(obs: Observed) -> str | None:
@@ -76,6 +83,8 @@ def group_line(g) -> str:
 
 def observed_notes(obs: Observed) -> list[str]:
     notes = [n for n in (fit_line(obs), summary_line(obs)) if n]
+    if obs.fit is not None:
+        notes.append(f"{obs.fit.param} it implies: the value of {obs.fit.param} at which that observation alone would be met, the rest of the scenario as it is")
     notes += [group_line(g) for g in obs.groups if len(g.scenarios) > 1]
     notes += [f"{_where(r)}: {r.note}" for r in obs.rows if r.note]
     notes.append("error: (predicted - measured) / measured")
@@ -103,6 +112,7 @@ def observed_json(obs: Observed) -> dict:
                 "source": r.source,
                 "model": r.group,
                 "note": r.note or None,
+                "implied": json_number(r.implied) if r.implied is not None else None,
             }
             for r in obs.rows
         ],

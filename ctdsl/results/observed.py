@@ -41,6 +41,7 @@ class ObservedRow:
     group_key: tuple = ()  # the model's values (rank groups)
     better: str = "lower"  # lower | higher: which way the best layout lies
     note: str = ""  # why there is no prediction
+    implied: float | None = None  # with a fit: the fitted param's value that would meet this observation; None: none in range
 
     @property
     def error(self) -> float | None:
@@ -65,7 +66,7 @@ class FitResult:
     dim: U.Dim
     lo: float  # the range searched
     hi: float
-    bracket: tuple[float, float]  # the last bracket of the root (a sign change at its ends)
+    bracket: tuple[float, float]  # the scan's bracket of the root: predicted - measured changes sign across it
     roots: int  # sign changes found over the range (the first is used)
     observation: str  # what was met, as shown: `step_time of dp = 3.5665 s`
 
