@@ -139,10 +139,8 @@ class Study:
         """Every observation against its prediction (docs/validation.md): each scenario the
         observations name solved once; with a `fit`, its param solved for on its observation
         first and held for all. `solution`: this study's own, when already solved. Raises
-        SpecError where a scenario's values break a check, `Failure` (CT317) for a fit
-        without a root."""
-        from dataclasses import replace as _with
-
+        `Failure`: the errors of a scenario whose values break a check (each noting it), or
+        CT317 for a fit without a root."""
         from ctdsl.numeric.observe import fit_param, implied, model_group, predict, value_text
         from ctdsl.language.observables import OBSERVABLES
         from ctdsl.results.observed import Observed, ObservedRow, rank_groups
@@ -174,7 +172,7 @@ class Study:
             sol = solved[obs.scenario]
             value, why = predict(sol, obs)
             shown, key = model_group(sol, obs.scheme)
-            meets = implied(sol, _with(spec.fits[0], scenario=obs.scenario, observation=i), obs) if spec.fits else None
+            meets = implied(sol, replace(spec.fits[0], scenario=obs.scenario, observation=i), obs) if spec.fits else None
             rows.append(
                 ObservedRow(
                     obs.scenario, obs.scheme, str(obs.observable), obs.value, value, OBSERVABLES[obs.observable].dim, obs.text, obs.source,
