@@ -292,3 +292,27 @@ def test_validate_markdown_and_csv():
     assert md.startswith("# Validation\n") and "## Sets" in md
     rows = run("validate", str(SMALL), "-f", "csv").stdout.splitlines()
     assert rows[0] == "set,scenario,scheme,observable,unit,measured,predicted,error,fitted,source" and len(rows) == 5
+
+
+# ---- the example and the editor ---------------------------------------------------------------
+
+
+def test_the_example_validates_with_its_four_layouts():
+    r = run("validate", str(ROOT / "examples" / "21_scenarios.ct"), "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    (s,) = json.loads(r.stdout)["sets"]
+    assert [x["scenario"] for x in s["rows"]] == ["tp1", "tp2", "tp4", "tp8"]
+    assert [x["fitted"] for x in s["rows"]] == [False, False, False, True]
+    assert s["fit"]["param"] == "eff" and s["summary"]["counted"] == 3
+    assert [x["measured"] for x in s["rows"]] == [3.5665, 3.9752, 4.6344, 5.178]  # vTrain's rows 1, 3, 10, 19
+
+
+def test_the_editor_finds_a_param_where_scenarios_and_fits_name_it():
+    from ctdsl.lsp.index import Index
+
+    path = ROOT / "examples" / "21_scenarios.ct"
+    sink = DiagnosticSink()
+    index = Index([parse_text(path.read_text(encoding="utf-8"), str(path), sink)])
+    lines = sorted(s.line for s in index.references("tp"))
+    assert [l for l in lines if l > 45] == [48, 49, 50, 51]  # the four scenarios
+    assert any(s.line == 60 for s in index.references("eff"))  # fit eff on tp8
