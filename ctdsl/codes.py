@@ -89,6 +89,7 @@ _TABLE = [
     Code("CT315", "not-a-zero-stage", "a replica's ZeRO stage (zero) that is not 0, 1, 2 or 3"),
     Code("CT316", "scenario-outside-range", "a scenario's value outside the param's declared range (an error: unlike --set, the spec declares both)"),
     Code("CT317", "fit-no-root", "a fit with no value of the param in its range at which the prediction meets the observation (found when solving)"),
+    Code("CT318", "too-many-observed-scenarios", "observations naming more scenarios than the limit: each is checked and solved in full"),
     # topology and placement
     Code("CT401", "unsupported-operation", "a transform placed where its operations do not exist, e.g. top-k on a pluggable"),
     Code("CT402", "sum-not-at-switch", "an in-network sum placed on something that is not a switch, or without innet_sum"),

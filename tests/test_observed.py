@@ -210,6 +210,23 @@ def test_a_fit_without_a_root_is_ct317_with_both_ends():
     assert result.exit_code == 1 and "CT317" in result.stderr and result.stdout == ""
 
 
+def test_observations_name_at_most_the_limit_of_scenarios():
+    """Each scenario observed is a full check and solve: past MAX_OBSERVED_SCENARIOS the spec is
+    refused before any work (CT318, at the first observation over the limit)."""
+    import sys
+
+    from ctdsl import limits
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from gen_diagnostics_doc import _many_scenarios
+
+    n = limits.MAX_OBSERVED_SCENARIOS
+    assert check("x.ct", text=_many_scenarios(n)).ok
+    over = check("x.ct", text=_many_scenarios(n + 1))
+    (d,) = over.diagnostics
+    assert d.code == "CT318" and d.span.line == 7 + (n + 1) + (n + 1)  # the last observe statement
+
+
 def test_a_fitted_value_goes_back_through_set_exactly():
     from ctdsl import units as U
     from ctdsl.check.exprs import ExprTyper

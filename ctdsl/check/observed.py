@@ -14,7 +14,9 @@ and `fit` name them.
 An observation names a known observable (CT108), a scheme (CT101, CT102; without
 `of`, the spec's only scheme, else CT119), a scenario if any (CT101), a constant
 value (CT309) of the observable's dimension (CT202) within its bound (CT301, CT302),
-and its source (CT118). The time to target needs the scheme's `steps` (CT105).
+and its source (CT118). The time to target needs the scheme's `steps` (CT105). The
+observations name at most `limits.MAX_OBSERVED_SCENARIOS` scenarios (CT318): solving
+each is a full check and solve.
 
 A fit names a param with a range to look in, that takes any value in it (not a
 count: CT121) and that no scenario sets (CT121); a scenario with exactly one
@@ -23,6 +25,7 @@ observation (CT120); one fit a spec (CT122).
 
 from __future__ import annotations
 
+from ctdsl import limits
 from ctdsl import units as U
 from ctdsl.check.exprs import ExprTyper, Typed, constant_value
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
@@ -250,7 +253,17 @@ def check_observed(ns, sink: DiagnosticSink, draft, scenarios: dict[str, Scenari
     whole.check_whole(scenarios, counts)
     draft.scenarios = scenarios
     known = {s.name.text for s in ns.scenarios}
+    named: set = set()
     for stmt in ns.observes:
+        named.add(stmt.scenario.text if stmt.scenario is not None else None)
+        if len(named) > limits.MAX_OBSERVED_SCENARIOS:
+            sink.error(
+                "CT318",
+                f"the observations name more than {limits.MAX_OBSERVED_SCENARIOS} scenarios, each checked and solved in full",
+                stmt.span,
+                help="split the measurements over several specs (ctdsl validate takes a directory)",
+            )
+            return
         obs = _observation(ns, sink, draft, stmt, known, whole)
         if obs is not None:
             draft.observations.append(obs)
