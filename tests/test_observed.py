@@ -333,3 +333,23 @@ def test_the_editor_finds_a_param_where_scenarios_and_fits_name_it():
     lines = sorted(s.line for s in index.references("tp"))
     assert [l for l in lines if l > 45] == [48, 49, 50, 51]  # the four scenarios
     assert any(s.line == 60 for s in index.references("eff"))  # fit eff on tp8
+
+
+def test_the_observed_json_keys_are_documented_and_the_output_is_deterministic():
+    import re
+
+    doc = (ROOT / "docs" / "solve-json.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"`([a-z_]+)`", doc))
+    data = json.loads(run("solve", str(SMALL), "-f", "json").stdout)["observed"]
+
+    def keys(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                yield k
+                yield from keys(v)
+        elif isinstance(node, list) and node:
+            yield from keys(node[0])
+
+    assert sorted(set(keys(data)) - documented) == []
+    for args in (("solve", str(SMALL)), ("validate", str(SMALL), "-f", "json"), ("validate", str(SMALL))):
+        assert run(*args).stdout == run(*args).stdout
