@@ -14,7 +14,7 @@ It runs in passes and never stops at the first problem:
    dcs and WAN links, with a graph of its own (`variants.py`);
 6. the statements that tie definitions together: break-evens and the baseline;
 7. measurements: scenarios (typed against the params before the blocks), observed
-   points and the fit (`observed.py`).
+   points and the fit (`scenarios.py`, `observed.py`).
 
 Checked "in" a scenario (`scenario=NAME`), the scenario's values take the place of
 the params' defaults, as `--set` values do, and every check runs at them.
@@ -32,7 +32,8 @@ from ctdsl.check.fields import FieldReader
 from ctdsl.check.loader import Loaded
 from ctdsl.check.money import check_money
 from ctdsl.check.names import Namespace
-from ctdsl.check.observed import check_observed, check_scenarios, scenario_nodes
+from ctdsl.check.observed import check_observed
+from ctdsl.check.scenarios import check_scenarios, scenario_nodes
 from ctdsl.check.params import ParamChecker
 from ctdsl.check.schedule import check_schedules
 from ctdsl.check.search import check_searches
