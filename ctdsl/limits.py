@@ -15,7 +15,6 @@ MAX_INHERITANCE_DEPTH = 64  # a : b : c ... (each block's base chain)
 MAX_REFERENCE_DEPTH = 32  # a field that reads a field that reads a field ... (a.bandwidth = b.bandwidth ...)
 MAX_STATEMENTS = 4096  # params, blocks, WANs and break-evens, over the spec and its imports
 MAX_TARGETS = 256  # roots the `target` statements ask for (values x schemes), each a solve (CT628)
-MAX_OBSERVED_SCENARIOS = 128  # scenarios the `observe` statements name, each checked and solved by solve and validate (CT318)
 MAX_DIST_SAMPLES = 10_000  # samples in one table of samples, `~ samples([...])` (CT629)
 MAX_SAMPLE_NODES = 32  # expression nodes of one sample of a table: a number with its unit, or a short constant expression (CT629)
 MAX_IMPORT_DEPTH = 16  # a imports b imports c ...
@@ -68,7 +67,6 @@ CODES: dict[str, str] = {
     "MAX_SIM_WALL_SECONDS": "CT608",
     "MAX_VARIANTS": "CT623",
     "MAX_TARGETS": "CT628",
-    "MAX_OBSERVED_SCENARIOS": "CT318",
     "MAX_DIST_SAMPLES": "CT629",
     "MAX_SAMPLE_NODES": "CT629",
 }

@@ -215,12 +215,12 @@ def test_observations_name_at_most_the_limit_of_scenarios():
     refused before any work (CT318, at the first observation over the limit)."""
     import sys
 
-    from ctdsl import limits
+    from ctdsl.check.observed import MAX_OBSERVED_SCENARIOS
 
     sys.path.insert(0, str(ROOT / "tools"))
     from gen_diagnostics_doc import _many_scenarios
 
-    n = limits.MAX_OBSERVED_SCENARIOS
+    n = MAX_OBSERVED_SCENARIOS
     assert check("x.ct", text=_many_scenarios(n)).ok
     over = check("x.ct", text=_many_scenarios(n + 1))
     (d,) = over.diagnostics

@@ -154,7 +154,9 @@ def _synthetic(code: str) -> str | None:
         result = check(SPEC_NAME, text=text, overrides={"wan_bw": "400 GB/s"})
         return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)
     if code == "CT318":
-        result = check_runnable(SPEC_NAME, text=_many_scenarios(limits.MAX_OBSERVED_SCENARIOS + 1))
+        from ctdsl.check.observed import MAX_OBSERVED_SCENARIOS
+
+        result = check_runnable(SPEC_NAME, text=_many_scenarios(MAX_OBSERVED_SCENARIOS + 1))
         return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)
     if code == "CT317":
         text = (Path(__file__).resolve().parents[1] / "tests" / "data" / "fit_no_root.ct").read_text()

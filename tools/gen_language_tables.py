@@ -225,6 +225,7 @@ def limits_table() -> str:
 
 # bounds kept beside the code they bound: (module, name, what passing it gives)
 BACK_END_LIMITS = [
+    ("ctdsl/check/observed.py", "MAX_OBSERVED_SCENARIOS", "CT318, before any scenario is solved"),
     ("ctdsl/symbolic/breakeven.py", "MAX_REGIMES", "CT701"),
     ("ctdsl/symbolic/regimes.py", "MAX_EXACT_DEGREE", "none: the roots come from the numeric scan"),
     ("ctdsl/symbolic/regimes.py", "MAX_EXACT_NODES", "none: the roots come from the numeric scan"),

@@ -5,8 +5,9 @@ An observation names a known observable (CT108), a scheme (CT101, CT102; without
 the spec's only scheme, else CT119), a scenario if any (CT101), a constant value (CT309)
 of the observable's dimension (CT202) within its bound (CT301, CT302), and its source
 (CT118). The time to target needs the scheme's `steps` (CT105). The observations name at
-most `limits.MAX_OBSERVED_SCENARIOS` scenarios (CT318): solving each is a full check and
-solve.
+most `MAX_OBSERVED_SCENARIOS` scenarios (CT318): solving each is a full check and solve,
+so the bound is on the work solve and validate do, checked before any of it (kept here, with
+the check; docs/language.md lists it with the back ends' bounds).
 
 A fit names a param with a range to look in, that takes any value in it (not a count:
 CT121) and that no scenario sets (CT121); a scenario with exactly one observation (CT120);
@@ -15,7 +16,6 @@ one fit a spec (CT122).
 
 from __future__ import annotations
 
-from ctdsl import limits
 from ctdsl import units as U
 from ctdsl.check.scenarios import ScenarioChecker, constant, source_text
 from ctdsl.diagnostics import DiagnosticSink, Label, did_you_mean
@@ -23,6 +23,8 @@ from ctdsl.language.enums import Observable
 from ctdsl.language.observables import OBSERVABLES
 from ctdsl.model.observed import Fit, Observation, Scenario
 from ctdsl.syntax import ast
+
+MAX_OBSERVED_SCENARIOS = 128  # scenarios the observations name, each a full check and solve in solve and validate
 
 
 def check_observed(ns, sink: DiagnosticSink, draft, scenarios: dict[str, Scenario], whole: ScenarioChecker, counts: set[str]) -> None:
@@ -34,10 +36,10 @@ def check_observed(ns, sink: DiagnosticSink, draft, scenarios: dict[str, Scenari
     named: set = set()
     for stmt in ns.observes:
         named.add(stmt.scenario.text if stmt.scenario is not None else None)
-        if len(named) > limits.MAX_OBSERVED_SCENARIOS:
+        if len(named) > MAX_OBSERVED_SCENARIOS:
             sink.error(
                 "CT318",
-                f"the observations name more than {limits.MAX_OBSERVED_SCENARIOS} scenarios, each checked and solved in full",
+                f"the observations name more than {MAX_OBSERVED_SCENARIOS} scenarios, each checked and solved in full",
                 stmt.span,
                 help="split the measurements over several specs (ctdsl validate takes a directory)",
             )
@@ -218,4 +220,4 @@ def _fit(ns, sink: DiagnosticSink, draft, stmt: ast.Fit, known: set[str], counts
     return Fit(name, scenario, found[0], stmt.span)
 
 
-__all__ = ["check_observed"]
+__all__ = ["check_observed", "MAX_OBSERVED_SCENARIOS"]
