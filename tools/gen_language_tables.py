@@ -11,7 +11,7 @@ docs/language.md marks each table with a pair of comments,
 
 and this script replaces what lies between them: the units (ctdsl/units.py),
 the fields of each kind of block and of each pluggable stage and the payloads
-(ctdsl/language/schema.py), the limits (ctdsl/limits.py, each with its code) and
+(ctdsl/language/schema.py), the observables (ctdsl/language/observables.py), the limits (ctdsl/limits.py, each with its code) and
 the bounds kept beside the back-end code they bound (BACK_END_LIMITS). The prose around
 them is written by hand. tests/test_docs_language.py runs `--check`.
 """
@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 from ctdsl import limits  # noqa: E402
 from ctdsl import units as U  # noqa: E402
 from ctdsl.language import schema as S  # noqa: E402
+from ctdsl.language.observables import OBSERVABLES  # noqa: E402
 from ctdsl.model.expr import FUNCTIONS  # noqa: E402
 
 DOC = ROOT / "docs" / "language.md"
@@ -224,6 +225,7 @@ def limits_table() -> str:
 
 # bounds kept beside the code they bound: (module, name, what passing it gives)
 BACK_END_LIMITS = [
+    ("ctdsl/check/observed.py", "MAX_OBSERVED_SCENARIOS", "CT318, before any scenario is solved"),
     ("ctdsl/symbolic/breakeven.py", "MAX_REGIMES", "CT701"),
     ("ctdsl/symbolic/regimes.py", "MAX_EXACT_DEGREE", "none: the roots come from the numeric scan"),
     ("ctdsl/symbolic/regimes.py", "MAX_EXACT_NODES", "none: the roots come from the numeric scan"),
@@ -268,8 +270,16 @@ def back_end_limits_table() -> str:
     return "\n".join(rows)
 
 
+def observables_table() -> str:
+    rows = ["| observable | takes | bound | best layout | meaning |", "|---|---|---|---|---|"]
+    for o in OBSERVABLES.values():
+        rows.append(f"| `{o.name}` | {o.dim.describe()} | {BOUNDS[o.bound]} | {o.better} | {o.meaning} |")
+    return "\n".join(rows)
+
+
 def tables() -> dict[str, str]:
     out = {
+        "observables": observables_table(),
         "units": units_table(),
         "dimensions": dimensions_table(),
         "functions": functions_table(),

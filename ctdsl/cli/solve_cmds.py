@@ -43,6 +43,9 @@ def solve(
 ) -> None:
     """Derive every scheme's bytes, step time, time and energy to target, and break-evens.
 
+    A spec with observed points also gets the table "Observed": each measured
+    value against the prediction in its scenario (docs/validation.md).
+
     \b
     Examples:
       ctdsl solve specs/llama70b_wan.ct
@@ -77,8 +80,13 @@ def _solve(file: str, set_, format: "SolveFormat", explain: str | None, sensitiv
         raise typer.Exit(Exit.OK)
     sens = _sensitivity(sol) if sensitivity else None
     chart = _tornado(sol, *tornado) if tornado else None
+    observed = study.observe(sol) if study.spec.observations else None  # before any output: a scenario may fail
     if format is SolveFormat.json:
         data = sol.to_json()
+        if observed is not None:
+            from ctdsl.report.observed_out import observed_json
+
+            data["observed"] = observed_json(observed)
         if sens is not None:
             from ctdsl.report.sensitivity_out import sensitivity_json
 
@@ -92,6 +100,10 @@ def _solve(file: str, set_, format: "SolveFormat", explain: str | None, sensitiv
         from ctdsl.report.tables import render_markdown
 
         emit(render_markdown(sol), None, data=True)
+        if observed is not None:
+            from ctdsl.report.observed_out import observed_table, table_markdown
+
+            emit("\n" + table_markdown(observed_table(observed)), None, data=True)
         if sens is not None:
             from ctdsl.report.sensitivity_out import sensitivity_markdown
 
@@ -100,11 +112,20 @@ def _solve(file: str, set_, format: "SolveFormat", explain: str | None, sensitiv
         from ctdsl.report.tables import render_csv
 
         emit(render_csv(sol), None, data=True)
+        if observed is not None:  # a second table, after an empty line
+            from ctdsl.report.observed_out import observed_csv
+
+            emit("\n" + observed_csv(observed), None, data=True)
     else:
         from ctdsl.report.tables import render_rich
 
         console = stdout_console()
         render_rich(sol, console)
+        if observed is not None:
+            from ctdsl.report.observed_out import observed_table
+            from ctdsl.report.tables import print_rich_tables
+
+            print_rich_tables(console, [observed_table(observed)], mark=" *")
         if sens is not None:
             from ctdsl.report.sensitivity_out import sensitivity_tables
             from ctdsl.report.tables import print_rich_tables

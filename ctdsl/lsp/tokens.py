@@ -22,7 +22,7 @@ from ctdsl.lsp.index import Index
 
 TYPES = ["keyword", "class", "variable", "property", "number", "string", "comment", "operator", "enumMember", "type", "namespace", "function"]
 MODIFIERS = ["declaration", "defaultLibrary"]
-KEYWORDS = set(KINDS) | {"import", "param", "wan", "breakeven", "baseline", "target", "for", "search", "vs", "over", "on", "in", "lin", "log", "true", "false"}
+KEYWORDS = set(KINDS) | {"import", "param", "wan", "breakeven", "baseline", "target", "for", "search", "vs", "over", "on", "in", "lin", "log", "true", "false", "scenario", "observe", "of", "source", "fit"}
 ENUMS = {str(v) for e in (Payload, Collective, JitterKind, Operation) for v in e}
 _AFTER_TILDE = re.compile(r"~[ \t]*$")
 

@@ -358,10 +358,13 @@ class Spec:
     targets: tuple = ()  # model.targets.Target, one per value and scheme of each `target` statement
     whole: frozenset = frozenset()  # params a count is set to directly (replicas = R): whole numbers only
     bounds: tuple[CheckedBound, ...] = ()  # the bounds checked on expressions of params, in the order checked
+    scenarios: Mapping[str, object] = field(default_factory=dict)  # model.observed.Scenario, by name
+    observations: tuple = ()  # model.observed.Observation, in the order written
+    fits: tuple = ()  # model.observed.Fit (at most one)
 
     def __post_init__(self) -> None:
-        maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants", "replicas")
-        freeze(self, files=tuple, wans=tuple, breakevens=tuple, searches=tuple, targets=tuple, bounds=tuple, **{k: frozen_map for k in maps})
+        maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants", "replicas", "scenarios")
+        freeze(self, files=tuple, wans=tuple, breakevens=tuple, searches=tuple, targets=tuple, bounds=tuple, observations=tuple, fits=tuple, **{k: frozen_map for k in maps})
 
     @property
     def sites(self) -> Sites:

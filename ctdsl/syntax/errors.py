@@ -27,7 +27,7 @@ from ctdsl.units import UnitError, parse_unit
 RESERVED = {
     "model", "device", "link", "pluggable", "switch", "dc", "variant", "scheme", "simulation",
     "wan", "param", "baseline", "breakeven", "import", "in", "vs", "over", "lin", "log",
-    "target", "for",
+    "target", "for", "scenario", "observe", "of", "source", "fit",
 }
 
 _TOKEN_WORDS = {
@@ -99,7 +99,7 @@ def _acceptable(err: UnexpectedInput) -> set[str]:
     return set(getattr(err, "expected", None) or ())
 
 
-BLOCK_WORDS = ("model", "device", "link", "pluggable", "switch", "dc", "scheme", "simulation", "variant", "param", "wan", "import", "breakeven", "baseline", "target")
+BLOCK_WORDS = ("model", "device", "link", "pluggable", "switch", "dc", "scheme", "simulation", "variant", "param", "wan", "import", "breakeven", "baseline", "target", "scenario", "observe", "fit")
 
 
 def _unclosed_brace(text: str, upto: int) -> int | None:
