@@ -23,11 +23,11 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, LinkKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
 from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.freezing import freeze, frozen_map, operations
-from ctdsl.model.topology import Topology
+from ctdsl.model.topology import Edge, Topology
 from ctdsl.units import Dim
 
 
@@ -115,6 +115,11 @@ class Link(Definition):
     transfer: Expr | None  # B, one background transfer
     counted: Counted = Counted.TRANSFER  # latency and energy once per transfer, or per hop
     price: Expr | None = None  # USD/B: rent per (B/s x s) of capacity, per connection; None: free
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the link carries background traffic (queueing): both `load` and `transfer` are given."""
+        return self.load is not None and self.transfer is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +374,10 @@ class Spec:
 
     def defaults(self) -> dict[str, float]:
         return {p.name: p.default for p in self.params.values()}
+
+    def link_of(self, edge: Edge) -> Link | None:
+        """The link definition an edge inside a dc or across the WAN carries; None for a module's port."""
+        return self.links.get(edge.link) if edge.kind in (LinkKind.INTRA, LinkKind.WAN) else None
 
     @property
     def has_replicas(self) -> bool:

@@ -64,9 +64,9 @@ def columns(forms, components: bool = False) -> list[Column]:
         cols.append(Column(f"{s}.time_to_target_s", "s", _value_getter(s, "time_to_target") if sf.has_steps else _none))
         cols.append(Column(f"{s}.energy_to_target_J", "J", _value_getter(s, "energy_to_target") if sf.has_steps else _none))
         if components:
-            for comp in sf.components:
-                cols.append(Column(f"{s}.{comp}_s", "s", _value_getter(s, "component:" + comp)))
-        cols.append(Column(f"{s}.binding", None, _binding_getter(s), tuple(sf.components)))
+            for comp in sf.components:  # named by its display name, as the tables name it
+                cols.append(Column(f"{s}.{comp.label}_s", "s", _value_getter(s, "component:" + comp.id)))
+        cols.append(Column(f"{s}.binding", None, _binding_getter(s), tuple(c.label for c in sf.components)))
     ranked = tuple(name for name, sf in forms.schemes.items() if sf.has_steps)
     cols.append(Column("winner", None, _winner, ranked))
     return cols

@@ -33,6 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ctdsl import units as U
+from ctdsl.language.components import ComponentId
 from ctdsl.numeric.chunked import Chunk, evaluate
 from ctdsl.numeric.forms import STEP, TIME, CompiledForms
 
@@ -56,8 +57,8 @@ class RegimeChange(NamedTuple):
     x: float
     y: float
     scheme: str
-    before: str  # the component that binds below x
-    after: str  # the one that binds above
+    before: ComponentId  # the component that binds below x
+    after: ComponentId  # the one that binds above
     rank: int  # the scheme's place among the curves (for its colour)
 
 

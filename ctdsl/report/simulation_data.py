@@ -1,4 +1,4 @@
-"""`ctdsl simulate`: JSON (schema `ctdsl.simulate/1`, and `ctdsl.simulate.validate/1` for
+"""`ctdsl simulate`: JSON (schema `ctdsl.simulate/2`, and `ctdsl.simulate.validate/1` for
 `--validate`) and CSV of simulation results.
 
 Numbers are base SI units; a value that is not finite is null in JSON and empty
@@ -15,7 +15,7 @@ from io import StringIO
 from ctdsl.report.encode import csv_cell
 from ctdsl.report.encode import json_number as _num
 
-SCHEMA = "ctdsl.simulate/1"
+SCHEMA = "ctdsl.simulate/2"  # 2: a closed-form term names its component by its key (ctdsl.language.components)
 VALIDATE_SCHEMA = "ctdsl.simulate.validate/1"
 
 
@@ -66,7 +66,7 @@ def _scheme_json(name: str, s) -> dict:
             "queueing": _num(p.queueing),
             "stragglers": _num(p.stragglers),
             "oversubscribed_bound": _num(p.bound),
-            "terms": [{"component": cf.component, "status": cf.status, "formula": cf.formula} for cf in p.closed_forms],
+            "terms": [{"component": cf.component.id, "status": cf.status, "formula": cf.formula} for cf in p.closed_forms],
             "syncs": {sy.name: _num(sy.per_step) for sy in p.step_plan.syncs} if getattr(p, "step_plan", None) else None,
             "pipeline": [_chain_json(ch) for ch in getattr(p, "chains", ())],
         },

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ctdsl import units as U
+from ctdsl.language.components import ComponentKey
 from ctdsl.language.tolerances import REL
 from ctdsl.report.encode import rich_text
 from ctdsl.report.tables import Table, print_rich_tables
@@ -183,9 +184,9 @@ def closed_form_notes(res) -> list[str]:
     seen: dict[tuple, list[str]] = {}
     for name, s in res.schemes.items():
         for cf in s.plan.closed_forms:
-            size = s.plan.stragglers if cf.component == "stragglers" else s.plan.queueing
+            size = s.plan.stragglers if cf.component.key is ComponentKey.STRAGGLERS else s.plan.queueing
             if size:  # a load or jitter of 0 at the defaults adds nothing to say
-                seen.setdefault((cf.component, cf.status, cf.formula), []).append(name)
+                seen.setdefault((cf.component.label, cf.status, cf.formula), []).append(name)
     out = []
     for (component, status, formula), names in seen.items():
         who = "every scheme" if len(names) == len(res.schemes) else ", ".join(names)

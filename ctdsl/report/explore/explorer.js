@@ -26,7 +26,11 @@
   const color = (i) => COLORS[i % COLORS.length];
   // the plain text of the encoded names, decoded once (for attributes, titles and canvas text)
   P.forEach((p) => { p.nameText = decoded(p.name); p.unitText = decoded(p.unit); });
-  S.forEach((s) => { s.compText = s.components.map(decoded).concat([""]); if (s.module) s.module.stageText = s.module.stages.map(decoded); });
+  S.forEach((s) => {
+    s.compText = s.components.map(decoded).concat([""]);
+    s.compKey = s.keys.map(decoded).concat([""]);
+    if (s.module) s.module.stageText = s.module.stages.map(decoded);
+  });
 
   // ---- state ------------------------------------------------------------------------------
   const vals = new Float64Array(NP);
@@ -161,7 +165,7 @@
     try { history.replaceState(null, "", "#" + parts.join("&")); } catch (e) { /* a sandboxed page: no fragment */ }
   }
 
-  // ---- which component binds (ctdsl.language.binding) -------------------------------------
+  // ---- which component binds (ctdsl.language.components) ----------------------------------
   function binding(s, comps) {
     const n = comps.length;
     let worked = 0, others = 0, nw = 0, no = 0;
@@ -170,7 +174,7 @@
     if (s.overlap && no && nw) return worked >= others ? argmax((k) => s.compute_side[k]) : argmax((k) => !s.compute_side[k]);
     if (s.overlap && no && !nw) return argmax((k) => !s.compute_side[k]);
     let total = 0; for (let k = 0; k < n; k++) total += comps[k];
-    return total ? argmax(() => true) : Math.max(0, s.components.indexOf("compute"));
+    return total ? argmax(() => true) : Math.max(0, s.keys.indexOf("compute"));
   }
 
   // ---- break-evens: a scan of T_x - T_y and bisection to the last bit ----------------------
@@ -230,8 +234,8 @@
       const row = el("div", { class: "bar-row", "data-scheme": decoded(s.name) });
       const name = el("div", { class: "bar-name" }, s.label);
       const track = el("div", { class: "bar-track", role: "img" });
-      const segs = s.components.map((c) => {
-        const seg = el("span", { class: "seg", title: decoded(c) });
+      const segs = s.components.map((c, k) => {
+        const seg = el("span", { class: "seg", title: decoded(c), "data-key": s.compKey[k] });
         seg.style.background = compColor.get(c);
         track.append(seg);
         return seg;
@@ -466,7 +470,7 @@
       const comps = o.comp.map((k) => outAll[k]);
       const bi = binding(s, comps);
       c.binding.textContent = s.compText[bi < 0 ? s.compText.length - 1 : bi];
-      c.binding.dataset.value = s.compText[bi < 0 ? s.compText.length - 1 : bi];
+      c.binding.dataset.value = s.compKey[bi < 0 ? s.compKey.length - 1 : bi];
       if (outAll[o.time] < best) { best = outAll[o.time]; winner = j; }
       s._comps = comps; s._bind = bi;
     });
@@ -485,7 +489,7 @@
         seg.dataset.value = String(v);
       });
       b.note.textContent = fmt(outAll[s.i.step], TIME) + "; binds: " + s.compText[s._bind < 0 ? s.compText.length - 1 : s._bind];
-      b.note.dataset.binding = s.compText[s._bind < 0 ? s.compText.length - 1 : s._bind];
+      b.note.dataset.binding = s.compKey[s._bind < 0 ? s.compKey.length - 1 : s._bind];
       b.track.setAttribute("aria-label", s.components.map((c, k) => s.compText[k] + " " + fmt(s._comps[k], TIME)).join(", "));
     });
   }

@@ -20,7 +20,7 @@ strings.
 from __future__ import annotations
 
 from ctdsl import units as U
-from ctdsl.language.binding import COMPUTE_SIDE
+from ctdsl.language.components import Side
 from ctdsl.language.tolerances import CEIL_SLACK
 from ctdsl.report.encode import html_text
 from ctdsl.report.explore.jsprint import js_functions
@@ -69,14 +69,15 @@ class _Outputs:
 
 
 def _scheme(r, full: _Outputs, curve: _Outputs, times: _Outputs) -> dict:
-    comps = list(r.components)
+    terms = r.terms
     entry = {
         "name": html_text(r.name),
         "label": html_text(r.label or r.name),
         "overlap": bool(r.overlap),
         "has_steps": r.time_to_target is not None,
-        "components": [html_text(c) for c in comps],
-        "compute_side": [c in COMPUTE_SIDE for c in comps],
+        "components": [html_text(t.label) for t in terms],  # what the page shows
+        "keys": [html_text(t.id.id) for t in terms],  # what identifies each (ctdsl.language.components)
+        "compute_side": [t.side is Side.COMPUTE for t in terms],
         "i": {
             "step": full.add(r.step_time),
             "time": full.add(r.time_to_target),
@@ -84,7 +85,7 @@ def _scheme(r, full: _Outputs, curve: _Outputs, times: _Outputs) -> dict:
             "eps": full.add(r.energy_per_step),
             "payload": full.add(r.payload),
             "wan": full.add(r.wan),
-            "comp": [full.add(r.components[c]) for c in comps],
+            "comp": [full.add(t.value) for t in terms],
         },
         "c": [curve.add(r.step_time), curve.add(r.time_to_target), curve.add(r.energy_to_target)],
         "t": times.add(r.time_to_target),
