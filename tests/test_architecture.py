@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # low to high; a package may import only packages of lower layers (and itself)
 LAYERS: list[tuple[str, ...]] = [
-    ("ctdsl.limits", "ctdsl.codes", "ctdsl.files", "ctdsl.shipped", "ctdsl.highlight"),
+    ("ctdsl.limits", "ctdsl.codes", "ctdsl.files", "ctdsl.shipped", "ctdsl.highlight", "ctdsl.roots"),
     ("ctdsl.diagnostics",),
     ("ctdsl.units", "ctdsl.failure"),
     ("ctdsl.language",),

@@ -16,7 +16,7 @@
 4. Refine, one param at a time (up to REFINE_ROUNDS passes, a deterministic
    coordinate search), over the bracket of the grid neighbours: where a neighbour
    is infeasible, the constraint's boundary is solved exactly (Brent's method of
-   `ctdsl.symbolic.roots` on quantity - bound, to a few ulps) and the interval
+   `ctdsl.roots` on quantity - bound, to a few ulps) and the interval
    cut there; then the range end or boundary, or the interior minimum found by
    scipy's bounded scalar minimisation (to SEARCH_XTOL), whichever is best.
 5. The Pareto front of `pareto`'s objectives (each minimised): the non-dominated
@@ -44,7 +44,7 @@ from ctdsl.model.search import CAPS, DEFAULT_GRID
 from ctdsl.numeric.forms import _ceil_numpy, _tolerant
 from ctdsl.numeric.search_bounds import interval
 from ctdsl.results.search import ChoiceOutcome, Point, SearchResult
-from ctdsl.symbolic.roots import brent, grid
+from ctdsl.roots import brent, grid
 
 REFINE_ROUNDS = 4
 QUANTITIES = ("time", "energy", "cost", "co2e", "power")

@@ -21,7 +21,7 @@ the other params. Solving it again symbolically per draw would take minutes, so
 g is evaluated on a grid of `BREAKEVEN_GRID` points over b's range (log-spaced
 when the solver searches it on a log scale) for every draw at once, the first
 sign change (or exact zero) is taken, and its bracket is halved `BISECTIONS`
-times, for all draws together (the rule of `crossings.bisect`, vectorised). A
+times, for all draws together (the rule of `ctdsl.roots.bisect`, vectorised). A
 draw without a sign change on the grid is "never in range"; two roots closer
 than a grid step can be missed, as by the solver's own scan. A draw that is
 never in range is split by the sign of g over the range: x lower throughout
