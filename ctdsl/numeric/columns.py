@@ -17,9 +17,12 @@ none. The text formats (CSV, JSON) write the category names; the binary ones
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
+
+if TYPE_CHECKING:  # types only: no import at run time
+    from ctdsl.numeric.forms import CompiledForms
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ def unit_suffix(symbol: str) -> str:
     return symbol.replace("/", "_per_").replace("*", "_").replace("^", "").replace("(", "").replace(")", "")
 
 
-def columns(forms, components: bool = False) -> list[Column]:
+def columns(forms: CompiledForms, components: bool = False) -> list[Column]:
     """The columns of a sweep of `forms`, in order."""
     spec = forms.spec
     cols: list[Column] = []

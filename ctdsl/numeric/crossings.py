@@ -33,8 +33,11 @@ import numpy as np
 
 from ctdsl import units as U
 from ctdsl.language.components import ComponentId
+from ctdsl.model.entities import Param, Spec
 from ctdsl.numeric.chunked import Chunk, evaluate
 from ctdsl.numeric.forms import STEP, TIME, CompiledForms
+from ctdsl.numeric.grid import Axis
+from ctdsl.results.solution import Solution
 from ctdsl.roots import BISECTIONS, bisect, midpoint
 
 CURVE_POINTS = 801  # points along each curve
@@ -91,7 +94,7 @@ class Curves:
         return self.quantity == TIME
 
 
-def x_param(spec):
+def x_param(spec: Spec) -> Param | None:
     """The first ranged data-rate param, else the first ranged param, else the first data rate."""
     params = list(spec.params.values())
     for test in (
@@ -114,7 +117,7 @@ def x_range(p, axis) -> tuple[float, float]:
     return float(p.default) / 100, float(p.default) * 100
 
 
-def sweep_curves(sol, forms: CompiledForms, x_axis=None) -> Curves | None:
+def sweep_curves(sol: Solution, forms: CompiledForms, x_axis: Axis | None = None) -> Curves | None:
     """The curves over `x_param(sol.spec)` (over `x_axis`'s range when given); None when there is no such param."""
     p = x_param(sol.spec)
     ranked = [name for name, sf in forms.schemes.items() if sf.has_steps]

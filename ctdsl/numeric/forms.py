@@ -33,6 +33,7 @@ import sympy as sp
 
 from ctdsl.language.components import ComponentId
 from ctdsl.language.tolerances import CEIL_SLACK
+from ctdsl.results.solution import Solution
 
 _FLOAT_INT = int(sys.float_info.max)  # the largest integer a float holds
 
@@ -104,7 +105,7 @@ class CompiledForms:
     steps to target is a number, `energy_per_step`).
     """
 
-    def __init__(self, solution) -> None:
+    def __init__(self, solution: Solution) -> None:
         self.solution = solution
         self.spec = solution.spec
         infos = list(solution.symbols.info.values())

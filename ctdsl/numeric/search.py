@@ -40,10 +40,11 @@ from ctdsl.diagnostics import Diagnostic
 from ctdsl.failure import Failure
 from ctdsl.language.enums import Spacing
 from ctdsl.language.tolerances import REL, SEARCH_BINDING, SEARCH_XTOL
-from ctdsl.model.search import CAPS, DEFAULT_GRID
+from ctdsl.model.search import CAPS, DEFAULT_GRID, Search
 from ctdsl.numeric.forms import _ceil_numpy, _tolerant
 from ctdsl.numeric.search_bounds import interval
 from ctdsl.results.search import ChoiceOutcome, Point, SearchResult
+from ctdsl.results.solution import Solution
 from ctdsl.roots import brent, grid
 
 REFINE_ROUNDS = 4
@@ -255,7 +256,7 @@ def _infeasible(search) -> Failure:
     )])  # fmt: skip
 
 
-def run_search(solution, search) -> SearchResult:
+def run_search(solution: Solution, search: Search) -> SearchResult:
     problem = _Problem(solution, search)
     mesh = _mesh(problem)
     forms = {c: ChoiceForms(solution, c, search) for c in search.choose}

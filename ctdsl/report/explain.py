@@ -8,13 +8,14 @@ from ctdsl import units as U
 from ctdsl.language.components import ComponentKey, of
 from ctdsl.report.encode import term_text
 from ctdsl.report.tables import oversubscribed
+from ctdsl.results.solution import Solution
 
 
 def _fmt(q) -> str:
     return str(q)
 
 
-def explain(sol, name: str) -> str:
+def explain(sol: Solution, name: str) -> str:
     r = sol.schemes[name]
     out = [f"scheme {r.name}: {r.label}"]
     out.append(f"  payload {r.payload_kind}, collective {r.collective}, transform at {r.at}, H = {r.period:g}")

@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 import re
 
-from ctdsl import __version__
 from ctdsl import units as U
 from ctdsl.report.encode import tex_text
 from ctdsl.report.latex import symbol_tex
@@ -36,6 +35,8 @@ from ctdsl.report.paper_units import PLAIN, SIUNITX, num_tex, qty_tex, unit_tex
 from ctdsl.report.step_form import part_of, step_pieces, step_terms
 from ctdsl.report.target_latex import targets_tex
 from ctdsl.results.quantity import Quantity
+from ctdsl.results.solution import Solution
+from ctdsl.version import __version__
 
 # usable widths in em at 10 pt (1 em = 10 pt), less the equation number: an article's
 # \textwidth is 345 pt; a two-column article's \columnwidth is 229.5 pt
@@ -284,7 +285,7 @@ def _comment(text: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
-def paper_latex(sol, standalone: bool = False, columns: int = 1, units: str = SIUNITX, prefix: str = "ctdsl", extra: tuple[str, ...] = ()) -> str:
+def paper_latex(sol: Solution, standalone: bool = False, columns: int = 1, units: str = SIUNITX, prefix: str = "ctdsl", extra: tuple[str, ...] = ()) -> str:
     """`extra`: LaTeX blocks put after the numbers table (the sensitivity table)."""
     p = Paper(sol, columns, units, prefix)
     p.extra = tuple(extra)

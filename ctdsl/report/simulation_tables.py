@@ -8,12 +8,19 @@ give byte-identical output. JSON and CSV are in `simulation_data.py`.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ctdsl import units as U
 from ctdsl.language.components import ComponentKey
 from ctdsl.language.tolerances import REL
 from ctdsl.report.encode import rich_text
 from ctdsl.report.tables import Table, print_rich_tables
+
+if TYPE_CHECKING:  # types only: no import at run time (the report reads what the CLI hands it)
+    from rich.console import Console
+
+    from ctdsl.simulate.runner import SimResult
+    from ctdsl.simulate.validate import Validation
 
 T = U.TIME
 
@@ -231,7 +238,7 @@ def tables(res) -> list[Table]:
     return out
 
 
-def render_rich(res, console) -> None:
+def render_rich(res: SimResult, console: Console) -> None:
     _render(console, header(res), tables(res))
 
 
@@ -308,7 +315,7 @@ def validation_table(v) -> Table:
     return t
 
 
-def render_validation(v, console) -> None:
+def render_validation(v: Validation, console: Console) -> None:
     c = v.settings
     head = f"{v.spec.root}: validation, {c.seeds} seeds (seed {c.seed}); params: {params_line_spec(v.spec)}"
     _render(console, head, [validation_table(v)])

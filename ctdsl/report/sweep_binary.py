@@ -28,13 +28,16 @@ import shutil
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
 from ctdsl.report.sweepout import SCHEMA
 
-BINARY_FORMATS = ("parquet", "arrow", "npz")
+if TYPE_CHECKING:  # types only: no import at run time (the report reads what the CLI hands it)
+    from ctdsl.numeric.forms import CompiledForms
+    from ctdsl.numeric.grid import Grid
+
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest a zip entry can carry: a fixed date keeps the file deterministic
 
 
@@ -152,7 +155,7 @@ class NpzWriter:
             np.lib.format.write_array(dst, array, allow_pickle=False)
 
 
-def binary_writer(fmt: str, fh: BinaryIO, cols: list, forms, grid):
+def binary_writer(fmt: str, fh: BinaryIO, cols: list, forms: CompiledForms, grid: Grid):
     if fmt == "npz":
         return NpzWriter(fh, cols, forms, grid)
     return ArrowWriter(fh, cols, forms, grid, parquet=fmt == "parquet")

@@ -7,7 +7,9 @@ rows format-free means the terminal, Markdown and notebook views say the same.
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from io import StringIO
+from typing import TYPE_CHECKING
 
 from ctdsl import units as U
 from ctdsl.language.components import ComponentKey, Group
@@ -17,6 +19,10 @@ from ctdsl.report.table_types import Table
 from ctdsl.report.target_tables import bytes_table, targets_table
 from ctdsl.report.words import count_of
 from ctdsl.report.encode import csv_cell, md_cell, md_text, rich_text
+from ctdsl.results.solution import Solution
+
+if TYPE_CHECKING:  # types only: no import at run time
+    from rich.console import Console
 
 
 def _f(q) -> str:
@@ -260,14 +266,14 @@ def all_tables(sol) -> list[Table]:
     return out
 
 
-def render_rich(sol, console) -> None:
+def render_rich(sol: Solution, console: Console) -> None:
     """The tables through rich: every text from the spec passes `rich_text` (markup escaped, control characters shown)."""
     esc = rich_text
     console.print(f"[bold]{esc(sol.spec.root)}[/bold]: {count_of(len(sol.schemes), 'scheme')}, {params_heading(sol)}: " + esc(params_line(sol)))
     print_rich_tables(console, all_tables(sol), mark=" *")
 
 
-def print_rich_tables(console, tables, mark: str = "") -> None:
+def print_rich_tables(console: Console, tables: Sequence[Table], mark: str = "") -> None:
     """Tables through rich, marked cells in bold yellow (followed by `mark`), notes dimmed under each."""
     from rich.table import Table as RichTable
 
@@ -297,7 +303,7 @@ def params_heading(sol) -> str:
     return "params (defaults, except as set)" if any(p.given for p in sol.spec.params.values()) else "params at their defaults"
 
 
-def render_markdown(sol) -> str:
+def render_markdown(sol: Solution) -> str:
     heading = params_heading(sol)
     lines = [f"# {md_text(sol.spec.root)}", "", f"{heading[0].upper() + heading[1:]}: {md_text(params_line(sol))}.", ""]
     for t in all_tables(sol):
@@ -356,7 +362,7 @@ def _value(r, key: ComponentKey) -> float:
 SYNC = (Group.SYNC_IN_SITE, Group.SYNC_ACROSS_SITES, Group.EXPOSED_SYNC)
 
 
-def render_csv(sol) -> str:
+def render_csv(sol: Solution) -> str:
     buf = StringIO()
     w = csv.writer(buf, lineterminator="\n")
     columns = list(CSV_COLUMNS)

@@ -67,7 +67,7 @@ class Env(dict):
     computed for the next. It must not be changed once used.
     """
 
-    def __init__(self, *args, **kw):
+    def __init__(self, *args: object, **kw: float):
         super().__init__(*args, **kw)
         self.memo: dict[sp.Basic, float] = {}
 

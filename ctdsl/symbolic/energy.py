@@ -19,9 +19,6 @@ from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.routing import Edge
 
-PARTS = ("static", "arithmetic", "links", "modules", "switches")
-
-
 def energy_parts(
     ctx: Context, scheme: Scheme, step: DimExpr, compute: C.Compute, dense: DimExpr, charged_bytes: Mapping[Edge, DimExpr],
     period: DimExpr, where: str, dcs: Iterable[str] | None = None,
@@ -54,4 +51,4 @@ def energy_parts(
     }
 
 
-__all__ = ["energy_parts", "PARTS"]
+__all__ = ["energy_parts"]

@@ -17,6 +17,7 @@ Without `seq` the activations are left out, and the note says so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sympy as sp
@@ -24,7 +25,8 @@ import sympy as sp
 from ctdsl import units as U
 from ctdsl.diagnostics import Diagnostic, Label, Severity
 from ctdsl.model import payload as PL
-from ctdsl.model.entities import Model
+from ctdsl.model.entities import Model, Spec
+from ctdsl.results.solution import MemoryResult
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import memory as MEM
 from ctdsl.symbolic.context import Context
@@ -106,7 +108,7 @@ def _activations(ctx: Context, model: Model, tp, pp, cp, micro, recompute: str, 
         return D.zero(U.DATA)
 
 
-def warnings(spec, memory) -> list[Diagnostic]:
+def warnings(spec: Spec, memory: Sequence[MemoryResult]) -> list[Diagnostic]:
     """CT425 at each dc whose GPUs cannot hold their shard of a model, with the figures."""
     out = []
     for m in memory:

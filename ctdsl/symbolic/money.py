@@ -42,10 +42,6 @@ from ctdsl.symbolic.routing import Edge
 
 __all__ = ["Money", "money", "site_energy"]
 
-COST_PARTS = ("devices", "modules", "switches", "links", "energy")
-CO2E_PARTS = ("operational", "embodied")
-
-
 @dataclass(frozen=True)
 class Money:
     """One scheme's cost (USD) and CO2e (gCO2e) to target, with their parts; None: not asked for."""
