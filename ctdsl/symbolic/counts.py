@@ -60,7 +60,7 @@ def mean_shard(ctx: Context, model: Model) -> DimExpr:
     devices): 1, or with replicas 1 / (tp x pp), however uneven the pipeline stages."""
     if not ctx.spec.has_replicas:
         return D.one()
-    rep = ctx.spec.replicas[next(iter(ctx.spec.dcs.values())).replica]
+    rep = ctx.spec.replica
     return D.one() / (ctx.q(rep.tp, U.ONE) * ctx.q(rep.pp, U.ONE))
 
 
@@ -69,7 +69,7 @@ def shard(ctx: Context, model: Model) -> DimExpr:
     their shards) 1 / (tp x pp), or with uneven stages the largest stage's layers / (L x tp)."""
     if not ctx.spec.has_replicas:
         return D.one()
-    rep = ctx.spec.replicas[next(iter(ctx.spec.dcs.values())).replica]
+    rep = ctx.spec.replica
     tp, pp = ctx.q(rep.tp, U.ONE), ctx.q(rep.pp, U.ONE)
     ends = [ctx.q(x, U.ONE) for x in (rep.first_stage_layers, rep.last_stage_layers) if x is not None]
     if not ends or not model.shape or "layers" not in model.shape:
@@ -81,7 +81,7 @@ def shard(ctx: Context, model: Model) -> DimExpr:
 
 def zero_stage(ctx: Context) -> int:
     """The replicas' ZeRO stage (every dc shards alike, CT421), at the params' defaults: 1 by default."""
-    rep = ctx.spec.replicas[next(iter(ctx.spec.dcs.values())).replica]
+    rep = ctx.spec.replica
     if rep.zero is None:
         return 1
     return int(round(value(ctx.q(rep.zero, U.ONE).e, ctx.symbols.defaults())))
