@@ -3,8 +3,9 @@
 Every place that looks for where a quantity crosses a value uses this module: break-evens
 and targets (`ctdsl.symbolic.breakeven`, which checks its exact roots with it and falls back
 on it where sympy cannot solve), the design search's constraint boundaries
-(`ctdsl.numeric.search`), the binding changes of the sweeps (`ctdsl.numeric.crossings`) and
-the regimes the paper's forms write out (`ctdsl.report.paper_cases`):
+(`ctdsl.numeric.search`), the binding changes of the sweeps (`ctdsl.numeric.crossings`), the regimes
+the paper's forms write out (`ctdsl.report.paper_cases`) and the simulation's Student-t
+quantile (`ctdsl.simulate.stats`):
 
 - `grid(lo, hi, n, log)`: the points of a scan, log-spaced for a log param;
 - `sign_changes(xs, ys)`: the brackets where the samples change sign (points where the
