@@ -139,7 +139,7 @@ class TermResult:
     charge: Charge  # every step, once per sync period (in the one quotient over H), or within other terms
     place: Place  # where it is charged
     names: tuple[str, ...] = ()  # the places: links, a phase's links, the sync, the module
-    amount: Quantity | None = None  # per sync period, for a term charged once per period
+    amount: Quantity | None = None  # what it adds to the step where that is not its value: per sync period for a term charged once per period
     behind: str | None = None  # what an overlapped sync hides behind
     closed_form: ClosedFormNote | None = None  # how far to trust it (queueing, stragglers)
     source: str = ""

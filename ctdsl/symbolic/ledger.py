@@ -105,6 +105,7 @@ class Term:
     source: str = ""
 
     def __post_init__(self) -> None:
+        ComponentId(self.key, self.qualifier)  # a qualified key names which one, a plain key does not (ValueError)
         if self.value.dim != U.TIME:
             raise D.DimensionError(f"term {self.key.value} of {self.value.dim.describe()}, not a time: {self.value.e}")
         if self.charge is Charge.PERIOD and (self.amount is None or self.side is not Side.SYNC):
