@@ -201,8 +201,7 @@ def transform_terms(tr: Transform, period: DimExpr) -> list[Term]:
     """The transform, once per sync: on the GPU, in a module's stages, or at a switch."""
     if tr.time == 0:
         return []
-    place = {"gpu": Place.GPU, "pluggable": Place.MODULE, "switch": Place.SWITCH}[tr.where.split()[0]]
-    where = Where(place, tuple(tr.where.split()[1:]))
+    where = Where(tr.place, (tr.on,) if tr.on is not None else ())
     return [Term(K.TRANSFORM, tr.time / period, Charge.PERIOD, where, amount=tr.time, source="transform.py")]
 
 

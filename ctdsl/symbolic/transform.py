@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ctdsl import units as U
+from ctdsl.language.components import Place
 from ctdsl.language.enums import PlacementKind, TransformCharge
 from ctdsl.language.transforms import PAYLOAD_NEEDS, optics_performs_transform
 from ctdsl.model.entities import Scheme
@@ -115,7 +116,9 @@ class Transform:
 
     time: DimExpr  # s, one transform of the scheme's dense buffer (0 s: none)
     where: str  # gpu | pluggable NAME | switch NAME | none
+    place: Place = Place.GPU  # where its term is charged: the GPUs, a module's stages, a switch
     module: ModuleStages | None = None  # the pluggable's stages, when it runs in one
+    on: str | None = None  # the pluggable or the switch it runs in
 
 
 def transform(ctx: Context, scheme: Scheme, dense: DimExpr, up: DimExpr, labels: dict) -> Transform:
@@ -128,9 +131,9 @@ def transform(ctx: Context, scheme: Scheme, dense: DimExpr, up: DimExpr, labels:
         return Transform(_on_gpu(ctx, scheme, dense, labels), "gpu")
     if at.kind == PlacementKind.PLUGGABLE:
         module = _in_module(ctx, scheme, cost, dense, labels)
-        return Transform(module.time, f"pluggable {module.pluggable}", module)
+        return Transform(module.time, f"pluggable {module.pluggable}", Place.MODULE, module, module.pluggable)
     sw = ctx.spec.switches[at.name]
-    return Transform(_at_switch(ctx, sw, up, labels), f"switch {sw.name}")
+    return Transform(_at_switch(ctx, sw, up, labels), f"switch {sw.name}", Place.SWITCH, on=sw.name)
 
 
 def _at_switch(ctx: Context, sw, up: DimExpr, labels: dict) -> DimExpr:
