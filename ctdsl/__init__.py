@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ctdsl.version import __version__
 
 
 def load(path, overrides=None, scenario=None):

@@ -294,7 +294,11 @@ class Study:
         if given is None:
             return Axis.from_param(p)
         lo, hi, count, *rest = given
-        ends = [load(self.path, {**self.overrides, name: str(end)}).spec.params[name].default for end in (lo, hi)]
+        ends = []
+        for result in sweep_ends(self.path, self.overrides, {name: (str(lo), str(hi))}).values():
+            if not result.ok:
+                raise SpecError(list(result.diagnostics), result.sources)
+            ends.append(result.spec.params[name].default)
         return Axis(name, float(ends[0]), float(ends[1]), int(count), rest[0] if rest else "lin")
 
     def __repr__(self) -> str:
@@ -317,6 +321,13 @@ def check_runnable(path: str | Path, text: str | None = None, overrides: dict[st
     return CheckResult(result.path, None, sort_diagnostics([*result.diagnostics, *sink.items]), result.sources, result.loaded, result.text)
 
 
+def sweep_ends(path: str | Path, overrides: dict[str, str], ends: dict[str, tuple[str, str]]) -> dict[str, CheckResult]:
+    """The spec checked at each end of the sweeps, `{"low": ..., "high": ...}`: every param of `ends`
+    (name -> (low, high), each written as --set writes a value) at that end, the other `overrides`
+    as given. The one place a sweep's ends are read: `ctdsl sweep --sweep` and `Study.sweep`."""
+    return {end: check(path, overrides={**overrides, **{n: pair[i] for n, pair in ends.items()}}) for i, end in enumerate(("low", "high"))}
+
+
 def load(path: str | Path, overrides: dict[str, str] | None = None, scenario: str | None = None) -> Study:
     """Parse and check a spec (in `scenario`, when named: its values in place of the defaults);
     raise SpecError (with every diagnostic) if it has errors, KeyError for an unknown scenario."""
@@ -333,4 +344,4 @@ def _load(path: str | Path, overrides: dict[str, str] | None, scenario: str | No
     return Study(result, overrides, scenario)
 
 
-__all__ = ["load", "check", "Study", "SpecError", "CheckResult", "Unreadable"]
+__all__ = ["load", "check", "sweep_ends", "Study", "SpecError", "CheckResult", "Unreadable"]

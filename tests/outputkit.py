@@ -21,7 +21,11 @@ Byte for byte, with two documented exceptions:
   version its pixels may differ by a rounding, and only the text around it is compared;
 - the JSON may differ from the golden file only by the documented key change of
   schema 2 (docs/solve-json.md): `json_as_schema_2` rewrites a golden file of schema 1
-  into schema 2 by the rule stated there, and the result must equal the output exactly.
+  into schema 2 by the rule stated there (a component's display name becomes its key:
+  the inner step's parts by a fixed table, `X (exposed)` -> `exposed_sync:X`,
+  `queueing on L` -> `queueing:L`, a phase P -> `sync_across_sites:P` where the golden
+  file's own phase P crosses a link of kind `wan`, else `sync_in_site:P`), and the
+  result must equal the output exactly, key for key and number for number.
 
 `CTDSL_UPDATE_GOLDEN=1 pytest tests/test_outputs_*.py` rewrites the files (read the diff
 before committing it: the point of these files is that they do not change).
@@ -112,6 +116,53 @@ def compare(spec: str, name: str, produced: str) -> None:
 
 
 def json_as_current(text: str) -> str:
-    """The golden JSON as the current schema prints it (the files are of the schema they were written in)."""
+    """The golden JSON as the current schema prints it: a file of schema 1 through `json_as_schema_2`."""
     data = json.loads(text)
+    if data["schema"] == "ctdsl.solve/1":
+        data = json_as_schema_2(data)
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+# schema 2 (docs/solve-json.md): a component is named by its key, no longer by its display name
+INNER = {
+    "compute": "compute", "recompute": "recompute", "tensor parallel": "tensor_parallel", "context parallel": "context_parallel",
+    "expert parallel": "expert_parallel", "pipeline bubble": "pipeline_bubble", "pipeline parallel": "pipeline_parallel",
+    "optimiser": "optimiser", "parameter gathers": "parameter_gathers",
+}  # fmt: skip
+PLAIN = ("transform", "stragglers", "overhead")
+
+
+def component_key(name: str, phases: dict[str, list]) -> str:
+    """A component's schema-2 key from its schema-1 name; `phases` maps a phase's name to its links."""
+    if name in INNER:
+        return INNER[name]
+    if name in PLAIN:
+        return name
+    if name.endswith(" (exposed)"):
+        return "exposed_sync:" + name.removesuffix(" (exposed)")
+    if name.startswith("queueing on "):
+        return "queueing:" + name.removeprefix("queueing on ")
+    across = any(link["kind"] == "wan" for link in phases[name])  # a phase that crosses a WAN link
+    return ("sync_across_sites:" if across else "sync_in_site:") + name
+
+
+def json_as_schema_2(data: dict) -> dict:
+    """A solve JSON of schema 1 rewritten by the rule of schema 2: every component's display name,
+    where it names one (the step's components and binding, the closed forms, the timeline's
+    parts and traffic), becomes its key; nothing else changes."""
+    data["schema"] = "ctdsl.solve/2"
+    for s in data["schemes"]:
+        phases = {ph["name"]: ph["links"] for ph in s["phases"]}
+        key = lambda name: component_key(name, phases)  # noqa: E731
+        step = s["step"]
+        step["components"] = {key(k): v for k, v in step["components"].items()}
+        step["binding"] = key(step["binding"])
+        for cf in s["closed_forms"]:
+            cf["component"] = key(cf["component"])
+        if s["timeline"] is not None:
+            for d in s["timeline"]["dcs"]:
+                d["per_micro_batch"] = {INNER[k]: v for k, v in d["per_micro_batch"].items()}
+                d["components"] = {INNER[k]: v for k, v in d["components"].items()}
+            for x in s["timeline"]["traffic"]:
+                x["kind"] = INNER[x["kind"]]
+    return data

@@ -231,7 +231,7 @@ BACK_END_LIMITS = [
     ("ctdsl/symbolic/regimes.py", "MAX_EXACT_NODES", "none: the roots come from the numeric scan"),
     ("ctdsl/symbolic/breakeven.py", "MAX_EXACT_PAIRS", "none: the roots come from the numeric scan and Brent's method, marked numeric"),
     ("ctdsl/symbolic/breakeven.py", "MAX_TIDY_NODES", "none: the root's exact form is given as found, not cancelled"),
-    ("ctdsl/symbolic/roots.py", "MAX_BRENT_STEPS", "none: the bracket so far is the answer"),
+    ("ctdsl/roots.py", "MAX_BRENT_STEPS", "none: the bracket so far is the answer"),
     ("ctdsl/numeric/minimise.py", "MAX_MINIMISE_STEPS", "none: the best point so far is the answer"),
     ("ctdsl/cli/sweep_cmds.py", "MAX_POINTS", "usage error (exit 2) for `--sweep`"),
     ("ctdsl/cli/sweep_cmds.py", "MAX_AXIS", "usage error (exit 2) for `--sweep`"),

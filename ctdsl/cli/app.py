@@ -23,7 +23,7 @@ from typing import Iterable, Optional
 import typer
 from typer.core import TyperGroup
 
-from ctdsl import __version__
+from ctdsl.version import __version__
 from ctdsl.diagnostics import Diagnostic, Sources, did_you_mean, render_text, summary_line
 from ctdsl.diagnostics.terminal import CommandSafe, command_safe, printable
 from ctdsl.extras import MissingExtra

@@ -180,14 +180,12 @@ def _check_names(spec, sweeps: list[SweepArg], sets: dict[str, str]) -> Sources:
 
 def _checked_ends(study, explicit: list[SweepArg], sets: dict[str, str]) -> dict[str, dict[str, float]]:
     """Each end of the explicit sweeps, read as --set reads a value (the spec checked with it); exit 1 if one is wrong."""
-    from ctdsl.api import check
+    from ctdsl.api import sweep_ends
 
     ends: dict[str, dict[str, float]] = {"low": {}, "high": {}}
-    for end in ("low", "high"):
-        if not explicit:
-            break
+    checked = sweep_ends(study.path, sets, {s.name: (s.lo, s.hi) for s in explicit}) if explicit else {}
+    for end, result in checked.items():
         over = {**sets, **{s.name: (s.lo if end == "low" else s.hi) for s in explicit}}
-        result = check(study.path, overrides=over)
         if not result.ok:
             given = ", ".join(f"{s.name} = {over[s.name]}" for s in explicit)
             diags = [_relabel(d, explicit, end, given) for d in result.diagnostics]

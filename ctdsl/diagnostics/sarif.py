@@ -16,7 +16,7 @@ import hashlib
 import json
 from urllib.parse import quote
 
-from ctdsl import __version__
+from ctdsl.version import __version__
 from ctdsl.diagnostics.core import Diagnostic, Report, Severity, Span
 from ctdsl.diagnostics.rules import RuleInfo, Rules, describe, help_uri
 

@@ -17,6 +17,7 @@ command: the CLI writes all its human output through it (`CommandSafe`).
 from __future__ import annotations
 
 import re
+from typing import TextIO
 
 _BAD = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
@@ -86,7 +87,7 @@ class CommandSafe:
     stay byte-exact (data formats, a patch, the language server's protocol).
     """
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self.raw = stream
         self._held = ""
         self._at_start = True  # the held text (or the next write) starts a line

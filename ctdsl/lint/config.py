@@ -27,6 +27,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -106,7 +107,7 @@ class LintConfig:
         return out
 
 
-def split_codes(values) -> list[str]:
+def split_codes(values: Iterable[str] | None) -> list[str]:
     """`["CTL001,CTL002", "CTL009"]` -> the codes, upper-cased."""
     out: list[str] = []
     for v in values or []:

@@ -42,7 +42,7 @@ def _contains(outer: Span, inner: Span) -> bool:
     )
 
 
-def iter_refs(value) -> Iterator[ast.Ref]:
+def iter_refs(value: object) -> Iterator[ast.Ref]:
     """Every name reference inside a field value (expressions and lists)."""
     return (v for v in ast.nodes(value) if isinstance(v, ast.Ref))
 

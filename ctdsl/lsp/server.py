@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types as T
 from pygls.lsp.server import LanguageServer
 
-from ctdsl import __version__
+from ctdsl.version import __version__
 from ctdsl.diagnostics import Diagnostic, Severity, Span
 from ctdsl.diagnostics.lines import LineIndex
 from ctdsl.diagnostics.rules import describe, help_uri

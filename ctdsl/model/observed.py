@@ -19,7 +19,7 @@ from typing import Mapping
 
 from ctdsl.diagnostics import Span
 from ctdsl.language.enums import Observable
-from ctdsl.model.freezing import freeze, frozen_map
+from ctdsl.model.entities import freeze, frozen_map
 
 
 @dataclass(frozen=True, slots=True)

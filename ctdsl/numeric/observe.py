@@ -9,7 +9,7 @@
   prediction meets the measurement: the scheme's exact expression as a function of that
   param alone (the others at the solution's values), scanned over the param's range for
   a sign change of predicted - measured, then narrowed by Brent's method inside the
-  bracket (`ctdsl.symbolic.roots`), so the root is bracketed, never extrapolated. No
+  bracket (`ctdsl.roots`), so the root is bracketed, never extrapolated. No
   sign change is `Failure` CT317, with the predictions at both ends of the range;
 - `model_group(solution, scheme)`: which model a layout trains, for the rank groups of
   `ctdsl.results.observed`;
@@ -30,7 +30,9 @@ from ctdsl.model import expr as E
 from ctdsl.model.observed import Fit, Observation
 from ctdsl.results.observed import FitResult
 from ctdsl.results.quantity import Quantity
-from ctdsl.symbolic.roots import brent, grid, real_function, sign_changes
+from ctdsl.results.solution import Solution
+from ctdsl.roots import brent, grid, sign_changes
+from ctdsl.symbolic.convert import real_function
 
 SCAN = 64  # intervals a fit's range is scanned in for a sign change
 
@@ -48,7 +50,7 @@ def quantity(solution, obs: Observation) -> Quantity | None:
     return READERS[obs.observable](solution.schemes[obs.scheme])
 
 
-def predict(solution, obs: Observation) -> tuple[float | None, str]:
+def predict(solution: Solution, obs: Observation) -> tuple[float | None, str]:
     """The predicted value in base units, or None and why."""
     q = quantity(solution, obs)
     if q is None:
@@ -62,7 +64,7 @@ def describe(obs: Observation) -> str:
     return f"{obs.observable} of {obs.scheme} = {obs.text}"
 
 
-def fit_param(solution, fit: Fit, obs: Observation) -> FitResult:
+def fit_param(solution: Solution, fit: Fit, obs: Observation) -> FitResult:
     """Solve for the param so that the prediction meets `obs` (the solution is the fit's scenario's)."""
     p = solution.spec.params[fit.param]
     q = quantity(solution, obs)
@@ -96,7 +98,7 @@ def fit_param(solution, fit: Fit, obs: Observation) -> FitResult:
     return FitResult(fit.param, fit.scenario, root, p.dim, p.lo, p.hi, (a, b), len(brackets), describe(obs))
 
 
-def implied(solution, fit: Fit, obs: Observation) -> float | None:
+def implied(solution: Solution, fit: Fit, obs: Observation) -> float | None:
     """The value of the fit's param at which the prediction would meet `obs` (the others at the
     solution's values), found as the fit is; None where no value in its range does. Read over a
     set's observations, it shows where a single value of the param cannot hold."""
@@ -114,7 +116,7 @@ def _no_root(fit: Fit, message: str) -> Failure:
     return Failure([Diagnostic("CT317", message, fit.span, label="no root in the range", help="widen the param's range, or check the observation and the scenario's values")])
 
 
-def model_group(solution, scheme: str) -> tuple[str, tuple]:
+def model_group(solution: Solution, scheme: str) -> tuple[str, tuple]:
     """The model a scheme trains, as shown, and its identity: the model's fields but `tokens`
     (per worker, which a layout's data-parallel degree changes) at the solution's params."""
     spec = solution.spec

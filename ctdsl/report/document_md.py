@@ -3,7 +3,7 @@ mathtext (within the typesetting bounds below) with its LaTeX source; every text
 
 from __future__ import annotations
 
-from ctdsl import __version__
+from ctdsl.version import __version__
 from ctdsl.report.blocks import Bullets, Code, Grid, Image, Math, Para, Section
 from ctdsl.report.document_html import data_uri
 from ctdsl.report.encode import md_cell, md_fence, md_item, md_text

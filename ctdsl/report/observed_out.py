@@ -13,11 +13,18 @@ from __future__ import annotations
 import csv
 import math
 from io import StringIO
+from typing import Iterable, Protocol
 
 from ctdsl import units as U
 from ctdsl.report.encode import csv_cell, json_number, md_cell, md_text
 from ctdsl.report.table_types import Table
 from ctdsl.results.observed import Observed, ObservedRow
+
+
+class RowWriter(Protocol):
+    """What csv.writer returns: the one method the rows are written with."""
+
+    def writerow(self, row: Iterable[object]) -> object: ...
 
 
 def shown(value: float | None, dim: U.Dim) -> str:
@@ -166,7 +173,7 @@ def table_markdown(t: Table, level: str = "##") -> str:
 CSV_HEADER = ["scenario", "scheme", "observable", "unit", "measured", "predicted", "error", "fitted", "source"]
 
 
-def observed_rows_csv(obs: Observed, writer, path: str | None = None) -> None:
+def observed_rows_csv(obs: Observed, writer: RowWriter, path: str | None = None) -> None:
     for r in obs.rows:
         text = [csv_cell(c) for c in (_where(r), r.scheme, r.observable, r.dim.symbol())]
         numbers = [repr(r.measured), "" if r.predicted is None else repr(r.predicted), "" if r.error is None else repr(r.error)]

@@ -1,22 +1,27 @@
-"""Real roots of a function of one variable, found numerically, in plain Python.
+"""Real roots of a function of one variable, numerically, in plain Python: the one root finder.
 
-The break-even solver finds roots exactly where sympy can. This module is what
-it checks them with, and what it falls back on where sympy gives up or may have
-dropped a root:
+Every place that looks for where a quantity crosses a value uses this module: break-evens
+and targets (`ctdsl.symbolic.breakeven`, which checks its exact roots with it and falls back
+on it where sympy cannot solve), the design search's constraint boundaries
+(`ctdsl.numeric.search`), the binding changes of the sweeps (`ctdsl.numeric.crossings`), the regimes
+the paper's forms write out (`ctdsl.report.paper_cases`) and the simulation's Student-t
+quantile (`ctdsl.simulate.stats`):
 
-- `real_function(expr, x, env)`: expr as a float function of x, evaluated by
-  `convert.value` (so with the same arithmetic as every other figure); what does
-  not depend on x is evaluated once, up front. It returns nan where expr cannot
-  be evaluated (division by zero, overflow, a complex value).
-- `grid(lo, hi, n, log)`: the points of a scan, log-spaced for a log param.
-- `sign_changes(xs, ys)`: the brackets where the samples change sign (points
-  where the function is zero or cannot be evaluated are stepped over).
-- `brent(f, a, b, fa, fb)`: a bracket narrowed to a root by Brent's method
-  (bisection, secant and inverse quadratic steps; it never leaves the bracket,
-  so it also finds where a step function such as ceil() jumps across zero).
+- `grid(lo, hi, n, log)`: the points of a scan, log-spaced for a log param;
+- `sign_changes(xs, ys)`: the brackets where the samples change sign (points where the
+  function is zero or cannot be evaluated are stepped over); no bracket in a scan of the
+  whole range is what "never in range" means, with the signs at its two ends saying which
+  side holds throughout;
+- `changes_sign(f, a, b)`: whether f has opposite signs at a and b, just either side of a
+  root (a crossing, not a touch): how an exact root is verified;
+- `brent(f, a, b, fa, fb)`: a bracket narrowed to a root by Brent's method (bisection,
+  secant and inverse quadratic steps; it never leaves the bracket, so it also finds where
+  a step function such as ceil() jumps across zero);
+- `bisect(a, b, stays, log)`: a bracket halved to where a predicate turns false (a
+  boundary that is no zero of a function: the point where the binding component changes).
 
-scipy is a test-only dependency: nothing here imports it; the tests check this
-module's roots against `scipy.optimize.brentq`.
+It imports nothing (floats in, floats out), so that every layer may use it. scipy is a
+test-only dependency: the tests check these roots against `scipy.optimize.brentq`.
 """
 
 from __future__ import annotations
@@ -24,43 +29,9 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-import sympy as sp
-
-from ctdsl.symbolic.convert import Env, NumericError, value
-
 EPS = 2.0**-52  # the spacing of floats at 1.0
-_FAILURES = (NumericError, ArithmeticError, ValueError, TypeError)  # what evaluating can raise
 MAX_BRENT_STEPS = 200  # Brent halves the bracket at least every few steps: 200 is far more than a float needs
-
-
-def real_function(expr: sp.Expr, x: sp.Symbol, env: dict) -> Callable[[float], float]:
-    """expr as a function of x, the other symbols at `env`; nan where it cannot be evaluated."""
-    const = Env({k: v for k, v in env.items() if k != x})
-    known: dict[sp.Basic, float] = {}  # the value of each largest part without x
-
-    def seed(e: sp.Basic) -> None:
-        if not e.has(x):
-            try:
-                known[e] = value(e, const)
-            except _FAILURES:
-                pass  # evaluating expr fails at every x: f gives nan
-            return
-        for a in e.args:
-            seed(a)
-
-    if isinstance(expr, sp.Basic):
-        seed(expr)
-
-    def f(v: float) -> float:
-        at = Env({x: v})
-        at.memo = dict(known)
-        try:
-            r = value(expr, at)
-        except _FAILURES:
-            return math.nan
-        return r if math.isfinite(r) else math.nan
-
-    return f
+BISECTIONS = 60  # halvings of a bracket at most: far below a float's resolution on any range
 
 
 def grid(lo: float, hi: float, n: int, log: bool) -> list[float]:
@@ -88,6 +59,12 @@ def sign_changes(xs: list[float], ys: list[float]) -> list[tuple[float, float, f
             out.append((prev[0], prev[1], x, y))
         prev = (x, y)
     return out
+
+
+def changes_sign(f: Callable[[float], float], a: float, b: float) -> bool:
+    """Whether f(a) and f(b) are both usable (not zero, not nan) and of opposite signs."""
+    fa, fb = f(a), f(b)
+    return not (math.isnan(fa) or math.isnan(fb)) and fa != 0 and fb != 0 and (fa < 0) != (fb < 0)
 
 
 def brent(f: Callable[[float], float], a: float, b: float, fa: float, fb: float) -> tuple[float, float, float]:
@@ -147,4 +124,23 @@ def brent(f: Callable[[float], float], a: float, b: float, fa: float, fb: float)
     return b, lo, hi
 
 
-__all__ = ["real_function", "grid", "sign_changes", "brent", "EPS"]
+def midpoint(a: float, b: float, log: bool) -> float:
+    """The middle of [a, b]: geometric on a log scale, arithmetic otherwise."""
+    return math.sqrt(a * b) if log else (a + b) / 2
+
+
+def bisect(a: float, b: float, stays: Callable[[float], bool], log: bool = False, steps: int = BISECTIONS) -> float:
+    """The point between a and b where `stays` (true at a, false at b) turns false: the bracket
+    halved `steps` times at most, or until its midpoint is one of its ends; its last midpoint."""
+    for _ in range(steps):
+        m = midpoint(a, b, log)
+        if m in (a, b):
+            break
+        if stays(m):
+            a = m
+        else:
+            b = m
+    return midpoint(a, b, log)
+
+
+__all__ = ["grid", "sign_changes", "changes_sign", "brent", "bisect", "midpoint", "EPS", "BISECTIONS", "MAX_BRENT_STEPS"]
