@@ -86,7 +86,8 @@ def test_units_are_upright_after_a_thin_space(sol):
 def test_scheme_break_even_and_quantity_reprs(sol):
     check_mathjax(sol.schemes["band_switch"]._repr_latex_())
     be = check_mathjax(sol.breakevens[0]._repr_latex_())
-    assert r"\text{band}\_\text{switch faster below, adamw above}" in be[0]
+    assert be[0] == r"\textbf{Break-even}"  # the blocks of export latex (report.paper), in MathJax
+    assert r"\text{band}\_\text{switch}\text{ is faster below it, }\text{adamw}\text{ above}" in be[1]
     q = sol.schemes["band_gpu"].step_time._repr_latex_()
     assert q == r"$14.35\,\mathrm{s}$"
 

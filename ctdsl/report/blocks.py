@@ -42,15 +42,6 @@ class Bullets:
     items: list[str]
 
 
-@dataclass
-class Grid:
-    """A table: header, rows of strings, cells to emphasise, notes under it."""
-
-    title: str | None
-    header: list[str]
-    rows: list[list[str]]
-    marked: set = field(default_factory=set)
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -58,3 +49,87 @@ class Section:
     title: str
     blocks: list = field(default_factory=list)
     level: int = 2
+
+
+# ---- typed cells and runs of text ------------------------------------------------------------
+# A table cell or a run of a paragraph says what it is, and each writer encodes it for its sink
+# (ctdsl.report.encode): spec text is never written into a block already encoded.
+
+
+@dataclass(frozen=True)
+class Text:
+    """Plain words (spec text or ctdsl's own): escaped by each writer."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Name:
+    """A name from the spec (a scheme, a param): typewriter in LaTeX, escaped by each writer."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Qty:
+    """A number with its unit: `value` in `unit` (the column's unit when the table gives one); None
+    or a value that is not finite is shown as no value."""
+
+    value: float | None
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class TeX:
+    """Math, as LaTeX made from the results (symbols through `paper_units.symbol_tex`, numbers and
+    units through `paper_units`): never spec text that was not encoded."""
+
+    tex: str
+
+
+Run = Text | Name | TeX
+Cell = str | Text | Name | Qty | TeX  # a str is Text (the solve tables' rows are strings)
+
+
+@dataclass
+class Prose:
+    """A paragraph of runs, with an optional run-in head (LaTeX's \\paragraph)."""
+
+    runs: tuple
+    head: tuple = ()
+
+
+@dataclass(frozen=True)
+class EqRow:
+    """One row of a display of equations: LaTeX with one `&` alignment point; numbered and labelled
+    when it has a label, else a continuation (the LaTeX writer adds `\\nonumber`)."""
+
+    tex: str
+    label: str | None = None
+
+
+@dataclass
+class Equations:
+    rows: list[EqRow]
+
+
+@dataclass
+class Grid:
+    """A table: a title, a header, rows of cells (`Cell`: a str is Text), cells to emphasise, notes under it.
+
+    For a paper (the LaTeX writer) also: `units`, each column's unit (a Qty column's values are in
+    it, shown under its head); a `caption` (runs) and a `label`; the last column wrapped to a share
+    of the line (`wrap`); spanning both columns of a two-column page (`wide`); `cols`, LaTeX's
+    column spec where the writer should not choose it from the cells."""
+
+    title: str | None
+    header: list
+    rows: list[list]
+    marked: set = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+    units: list[str] = field(default_factory=list)
+    caption: tuple = ()
+    label: str = ""
+    wrap: float | None = None
+    wide: bool = False
+    cols: str | None = None

@@ -46,7 +46,8 @@ from ctdsl.report.document_html import to_html
 from ctdsl.report.document_md import to_markdown
 from ctdsl.report.explore.mathml import mathml_equation
 from ctdsl.report.paper_forms import Printer
-from ctdsl.report.latex import _qtex, _unit_tex, symbol_tex
+from ctdsl.report.encode import tex_text
+from ctdsl.report.paper_units import symbol_tex, text_qty_tex
 from ctdsl.report.words import count_of
 from ctdsl.model.topology import Topology
 from ctdsl.results.quantity import Quantity
@@ -216,12 +217,12 @@ def _break_evens(sol) -> Section:
             words = "; ".join(root.regime)
             shown = U.format_quantity(root.value, b.dim)
             if root.numeric:  # no exact form: the value, found by a scan and Brent's method
-                latex = f"{symbol_tex(info)}^{{*}} \\approx {_qtex(shown)}"
+                latex = f"{symbol_tex(info)}^{{*}} \\approx {text_qty_tex(shown)}"
                 ml = partial(mathml_equation, b.over, None, shown, "", approx=True)
                 how = ". A numeric root (bracketed by a sign change and refined by Brent's method): sympy gives no exact form."
             else:
                 f = printer.form(Quantity(root.expr, root.value, b.dim))  # as export latex writes it
-                latex = f"{symbol_tex(info)}^{{*}} = {' '.join(f.terms)}{_unit_tex(f.unit)}"
+                latex = f"{symbol_tex(info)}^{{*}} = {' '.join(f.terms)}\\,\\mathrm{{{tex_text(f.unit)}}}"
                 ml = partial(mathml_equation, b.over, f.expr, shown, f.unit)
                 how = ". The form is exact in the other params; numbers are rounded to four figures and symbols are in their declared units."
             sub.blocks.append(Math(latex, ml))

@@ -9,7 +9,9 @@ MathJax, which reads math and nothing else: no sectioning, no tabular, no
 preamble. So each view is a sequence of `$$...$$` blocks (`$...$` for a
 quantity), headings and table cells as \\text, tables as `array`, and every
 unit upright after a thin space (`12.5\\,\\mathrm{GB/s}`), as siunitx sets it.
-The document form of the same equations is `ctdsl export latex` (report/latex.py).
+The blocks are those of `ctdsl export latex` (`report.paper.Paper`, the one
+builder of a paper's equations and numbers table), written by the MathJax
+writer (`report.document_mathjax`) with plain units and no labels.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ from ctdsl import units as U
 from ctdsl.report.encode import html_text, mathjax_text, md_cell, md_text, tex_text, tex_text_to_mathjax
 from ctdsl.report.html import scheme_html, solution_html, table_html
 from ctdsl.report.jsonout import solution_json
-from ctdsl.report.latex import breakeven_align, scheme_align, symbol_tex
+from ctdsl.report.blocks import Prose
+from ctdsl.report.document_mathjax import to_mathjax
+from ctdsl.report.paper import Paper
+from ctdsl.report.paper_units import PLAIN, symbol_tex
 from ctdsl.report.simulation_tables import header, step_table  # the simulation's own table, as the terminal shows it
 from ctdsl.report.tables import render_markdown, render_plain
 from ctdsl.results import display
@@ -55,22 +60,23 @@ def _text_quantity(text: str) -> str:
     return _math_quantity(number, unit)
 
 
-def _block(tex: str) -> str:
-    """A LaTeX display (align*) as MathJax's display block, its \\text made MathJax-safe."""
-    return "$$" + tex_text_to_mathjax(tex.replace("align*", "aligned")) + "$$"
+def _paper(sol=None, symbols=None) -> Paper:
+    """The paper's builder for a notebook: plain units (MathJax has no siunitx), a page's width."""
+    return Paper(sol, units=PLAIN, symbols=symbols)
 
 
 def scheme_math(r) -> str:
-    return _block(scheme_align(r, r.symbols))
+    return to_mathjax(_paper(symbols=r.symbols).scheme(r))
 
 
 def breakeven_math(b) -> str:
-    return _block(breakeven_align(b, b.symbols))
+    return to_mathjax(_paper(symbols=b.symbols).breakeven(b))
 
 
 def solution_math(sol) -> str:
     """A Solution for a notebook: its equations, break-evens and numbers as MathJax display blocks."""
     symbols = sol.symbols
+    paper = _paper(sol)
     blocks = []
     units, defaults = [], []
     for info in symbols.info.values():
@@ -88,27 +94,15 @@ def solution_math(sol) -> str:
         blocks.append("$$\\begin{aligned}" + " \\\\ ".join(rows) + "\\end{aligned}$$")
     for r in sol.schemes.values():
         blocks.append("$$" + mathjax_text(f"{r.name}: {r.label}", "textbf") + "$$")
-        blocks.append(_block(scheme_align(r, symbols)))
+        prose, *eqs = paper.scheme(r)
+        blocks.append(to_mathjax([Prose(prose.runs), *eqs]))  # the heading above names the scheme
     if sol.breakevens:
         blocks.append("$$" + mathjax_text("Break-even", "textbf") + "$$")
         for b in sol.breakevens:
-            blocks.append("$$" + mathjax_text(f"{b.x} vs {b.y}", "textbf") + "$$")
-            blocks.append(_block(breakeven_align(b, symbols)))
+            blocks.append(to_mathjax(paper.breakeven(b)))
     blocks.append("$$" + mathjax_text("Numbers at the defaults", "textbf") + "$$")
-    blocks.append(numbers_array(sol))
+    blocks.append(to_mathjax([paper.table()]))
     return "\n\n".join(blocks) + "\n"
-
-
-def numbers_array(sol) -> str:
-    """The numbers at the defaults as a MathJax array: names as text, values with upright units."""
-    head = ["scheme", "payload", "WAN bytes", "step", "binding", "time to target", "energy"]
-    lines = [" & ".join(mathjax_text(h) for h in head) + r" \\ \hline"]
-    for r in sol.schemes.values():
-        cells = [mathjax_text(r.name), _text_quantity(r.payload), _text_quantity(r.wan), _text_quantity(r.step_time),
-                 mathjax_text(r.binding.label), _text_quantity(r.time_to_target) if r.time_to_target else mathjax_text("n/a"),
-                 _text_quantity(r.energy_to_target) if r.energy_to_target else mathjax_text("n/a")]  # fmt: skip
-        lines.append(" & ".join(cells) + r" \\")
-    return "$$\\begin{array}{lllllll}" + "\n".join(lines) + "\n\\end{array}$$"
 
 
 def breakeven_html(b) -> str:

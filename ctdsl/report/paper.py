@@ -28,10 +28,10 @@ import math
 import re
 
 from ctdsl import units as U
-from ctdsl.report.encode import tex_text
-from ctdsl.report.latex import symbol_tex
+from ctdsl.report.blocks import EqRow, Equations, Grid, Name, Prose, Qty, TeX, Text
+from ctdsl.report.document_tex import equations_tex, grid_tex, prose_tex, tt
 from ctdsl.report.paper_forms import Form, Printer, lines, width
-from ctdsl.report.paper_units import PLAIN, SIUNITX, num_tex, qty_tex, unit_tex
+from ctdsl.report.paper_units import PLAIN, SIUNITX, num_tex, qty_tex, symbol_tex, unit_tex
 from ctdsl.report.step_form import part_of, step_pieces, step_terms
 from ctdsl.report.target_latex import targets_tex
 from ctdsl.results.quantity import Quantity
@@ -44,18 +44,19 @@ WIDTH = {1: 27.0, 2: 16.0}
 PACKAGES = {SIUNITX: ("amsmath", "booktabs", "siunitx"), PLAIN: ("amsmath", "booktabs")}
 
 
-def tt(name: str) -> str:
-    """A name in typewriter type that a line may break after each underscore."""
-    return r"\texttt{" + tex_text(name).replace(r"\_", r"\_\allowbreak{}") + "}"
-
-
 def label_key(text: str) -> str:
     """A name as a \\label part: letters, digits and hyphens only."""
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-") or "x"
 
 
 class Paper:
-    def __init__(self, sol, columns: int = 1, units: str = SIUNITX, prefix: str = "ctdsl"):
+    """The blocks of a paper's results (`ctdsl.report.blocks`): a paragraph and a display of
+    equations per scheme and per break-even, the numbers table; the LaTeX writer
+    (`document_tex`) writes them for `export latex`, the MathJax writer (`document_mathjax`) for
+    a notebook. `symbols` and `x` (the swept param) are the solution's; `sol` is needed for the
+    whole document only."""
+
+    def __init__(self, sol, columns: int = 1, units: str = SIUNITX, prefix: str = "ctdsl", symbols=None):
         if columns not in WIDTH:
             raise ValueError("columns is 1 or 2")
         if units not in PACKAGES:
@@ -64,33 +65,33 @@ class Paper:
         self.columns = columns
         self.units = units
         self.prefix = label_key(prefix)
-        self.symbols = sol.symbols
-        x = next((p.name for p in sol.spec.params.values() if p.count and p.count > 1), None)
+        self.symbols = symbols if symbols is not None else sol.symbols
+        x = next((n for n, i in self.symbols.info.items() if i.param.count and i.param.count > 1), None)
         self.x = x  # the swept param: forms are collected by it, and a max's regimes are over its range
-        self.printer = Printer(sol.symbols, x)
+        self.printer = Printer(self.symbols, x)
         self.extra: tuple[str, ...] = ()
 
     # ---- one equation -----------------------------------------------------------
 
     def _label(self, *parts: str) -> str:
-        return rf"\label{{eq:{self.prefix}:{':'.join(label_key(p) for p in parts)}}}"
+        return f"eq:{self.prefix}:{':'.join(label_key(p) for p in parts)}"
 
-    def equation(self, lhs: str, form: Form, label: str) -> str:
+    def equation(self, lhs: str, form: Form, label: str | None) -> list[EqRow]:
         """`lhs = terms` as align rows: the first numbered and labelled, the others continuing it."""
         if form.constant:
-            return rf"{lhs} &= {qty_tex(form.value, form.unit, self.units)} {label}"
+            return [EqRow(rf"{lhs} &= {qty_tex(form.value, form.unit, self.units)}", label)]
         if form.unit not in ("", "1"):
             lhs = rf"{lhs} / {unit_tex(form.unit, self.units)}"
         room = WIDTH[self.columns]
         rows = lines(form.terms, form.widths, room - width(lhs) - 1.5, room - 3.5)
         value = f" = {num_tex(form.value, self.units)}" if math.isfinite(form.value) else ""
         rows[-1] += value
-        out = [rf"{lhs} &= {rows[0]} {label}"]
-        out += [rf"&\quad {r} \nonumber" for r in rows[1:]]
+        out = [EqRow(rf"{lhs} &= {rows[0]}", label)]
+        out += [EqRow(rf"&\quad {r}") for r in rows[1:]]
         out += [row for rg in form.regimes for row in self._regime_rows(rg)]
-        return " \\\\\n".join(out)
+        return out
 
-    def _regime_rows(self, rg) -> list[str]:
+    def _regime_rows(self, rg) -> list[EqRow]:
         """A max's regime split as unnumbered rows: `max(a, b) = {a for x < x0; b for x >= x0}`, packed to the column."""
         info = self.symbols.info[self.x]
         p, x = info.param, symbol_tex(info)
@@ -110,47 +111,52 @@ class Paper:
                 pieces = [rg.head, f"= {low}", rf"\text{{for }} {x} < {at},", high, rf"\text{{for }} {x} \geq {at}"]
         widths = tuple(width(t) + 0.5 if "cases" not in t else wide for t in pieces)
         rows = lines(tuple(pieces), widths, room, room)
-        return [rf"&\quad {rows[0]} \nonumber"] + [rf"&\qquad {r} \nonumber" for r in rows[1:]]
+        return [EqRow(rf"&\quad {rows[0]}")] + [EqRow(rf"&\qquad {r}") for r in rows[1:]]
 
-    def quantity(self, lhs: str, q, *label: str) -> str:
+    def quantity(self, lhs: str, q, *label: str) -> list[EqRow]:
         return self.equation(lhs, self.printer.form(q), self._label(*label))
 
     # ---- a scheme ---------------------------------------------------------------
 
-    def scheme(self, r) -> str:
+    def scheme(self, r) -> list:
+        """A scheme's paragraph (its label, name and phases) and its equations."""
         key = r.name
         rows = [
-            self.quantity("c", r.payload, key, "payload"),
-            self.quantity(r"V_{\mathrm{WAN}}", r.wan, key, "wan"),
-            self.quantity(r"t_{\mathrm{compute}}", part_of(r, "compute"), key, "compute"),
+            *self.quantity("c", r.payload, key, "payload"),
+            *self.quantity(r"V_{\mathrm{WAN}}", r.wan, key, "wan"),
+            *self.quantity(r"t_{\mathrm{compute}}", part_of(r, "compute"), key, "compute"),
         ]
         terms = step_terms(r, overhead_first=True)
         for sym, part in terms.compute:
             if part != "compute":  # the inner step (the training step's timeline) or the stragglers' wait
-                rows.append(self.quantity(sym, part_of(r, part), key, part))
+                rows += self.quantity(sym, part_of(r, part), key, part)
         if r.transform is not None:
-            rows.append(self.quantity(r"t_{\mathrm{transform}}", r.transform, key, "transform"))
+            rows += self.quantity(r"t_{\mathrm{transform}}", r.transform, key, "transform")
         if r.overhead is not None:  # the scheme's fixed time per sync
-            rows.append(self.quantity(r"t_{\mathrm{overhead}}", r.overhead, key, "overhead"))
-        phases = []
+            rows += self.quantity(r"t_{\mathrm{overhead}}", r.overhead, key, "overhead")
+        phases: list[list] = []
         for i, (sym, ph, _plain) in enumerate(terms.phases, 1):
-            rows.append(self.quantity(sym, ph.time, key, f"t{i}"))
+            rows += self.quantity(sym, ph.time, key, f"t{i}")
             every = ", every step" if ph.every_step else ""
-            phases.append(f"${sym}$ {tex_text(ph.name)} ({ph.steps} step{'s' * (ph.steps != 1)}{every})")
+            phases.append([TeX(sym), Text(f" {ph.name} ({ph.steps} step{'s' * (ph.steps != 1)}{every})")])
         for j, (sym, term) in enumerate(terms.exposed, 1):
-            rows.append(self.quantity(sym, term.value, key, f"x{j}"))
-            phases.append(f"${sym}$ {tex_text(term.label)}, per step")
-        rows.append(self._step(r, terms))
+            rows += self.quantity(sym, term.value, key, f"x{j}")
+            phases.append([TeX(sym), Text(f" {term.label}, per step")])
+        rows += self._step(r, terms)
         if r.time_to_target is not None:
             q = r.time_to_target
             scale, label = U.best_unit([q.value], q.dim)
             rhs = (rf"{r.steps:g}\,T", f"= {qty_tex(q.value / scale, label, self.units)}")
-            rows.append(self._rows(r"T_{\mathrm{target}}", rhs, self._label(key, "target")))
-        head = rf"\paragraph{{{tex_text(r.label)}}} ({tt(r.name)})"
-        text = f"{head} The step's phases: " + "; ".join(phases) + "." if phases else head
-        return text + "\n\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}"
+            rows += self._rows(r"T_{\mathrm{target}}", rhs, self._label(key, "target"))
+        runs: list = [Text(" ("), Name(r.name), Text(")")]
+        if phases:
+            runs.append(Text(" The step's phases: "))
+            for k, ph in enumerate(phases):
+                runs += ([Text("; ")] if k else []) + ph
+            runs.append(Text("."))
+        return [Prose(tuple(runs), (Text(r.label),)), Equations(rows)]
 
-    def _step(self, r, terms) -> str:
+    def _step(self, r, terms) -> list[EqRow]:
         rhs = step_pieces(terms, r.period, r.overlap)
         if r.period == 1 and not r.overlap and len(rhs) == 2 and rhs[1] == "+ 0":
             rhs = rhs[:1]  # nothing synced: the step is the compute
@@ -159,84 +165,73 @@ class Paper:
         rhs.append(f"= {qty_tex(q.value / scale, label, self.units)}")
         return self._rows("T", tuple(rhs), self._label(r.name, "step"))
 
-    def _rows(self, lhs: str, rhs: tuple[str, ...], label: str) -> str:
+    def _rows(self, lhs: str, rhs: tuple[str, ...], label: str | None) -> list[EqRow]:
         """`lhs = rhs pieces` as align rows packed to the column's width."""
         room = WIDTH[self.columns]
         rows = lines(rhs, tuple(width(t) + 0.5 for t in rhs), room - width(lhs) - 1.5, room - 3.5)
-        out = [rf"{lhs} &= {rows[0]} {label}"] + [rf"&\quad {x} \nonumber" for x in rows[1:]]
-        return " \\\\\n".join(out)
+        return [EqRow(rf"{lhs} &= {rows[0]}", label)] + [EqRow(rf"&\quad {x}") for x in rows[1:]]
 
     # ---- break-evens, numbers, the whole ---------------------------------------------
 
-    def breakeven(self, b) -> str:
-        head = rf"\paragraph{{Break-even}} Of {tt(b.x)} and {tt(b.y)}:"
+    def breakeven(self, b) -> list:
+        """A break-even's paragraph (what is better where) and its roots' equations."""
+        head = (Text("Break-even"),)
+        runs: list = [Text(" Of "), Name(b.x), Text(" and "), Name(b.y), Text(":")]
         if b.missing:
-            return f"{head} {tex_text(b.missing)}."
+            return [Prose(tuple(runs + [Text(f" {b.missing}.")]), head)]
         r = b.result
         info = self.symbols.info[b.over]
         sym = symbol_tex(info)
         if not r.roots:
-            return f"{head} never in the range of ${sym}$ ({tex_text(r.reason or '')})."
-        rows, notes = [], []
+            return [Prose(tuple(runs + [Text(" never in the range of "), TeX(sym), Text(f" ({r.reason or ''}).")]), head)]
+        rows: list[EqRow] = []
         for i, root in enumerate(r.roots, 1):
             label = self._label("be", f"{b.x}-vs-{b.y}" + (f"-on-{b.on}" if b.on != "time" else ""), *(["root", str(i)] if len(r.roots) > 1 else []))
             star = rf"{sym}^{{*}}"
+            runs.append(Text("; " if i > 1 else " "))
             if root.numeric:
                 scale, unit = U.best_unit([root.value], b.dim)
-                rows.append(rf"{star} &\approx {qty_tex(root.value / scale, unit, self.units)} {label}")
-                notes.append(f"a numeric root: {tt(root.below)} is {b.better} below it, {tt(root.above)} above")
+                rows.append(EqRow(rf"{star} &\approx {qty_tex(root.value / scale, unit, self.units)}", label))
+                runs += [Text("a numeric root: "), Name(root.below), Text(f" is {b.better} below it, "), Name(root.above), Text(" above")]
                 continue
-            rows.append(self.equation(star, self.printer.form(Quantity(root.expr, root.value, b.dim)), label))
-            notes.append(f"{tt(root.below)} is {b.better} below it, {tt(root.above)} above")
-        return f"{head} " + "; ".join(notes) + ".\n\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}"
+            rows += self.equation(star, self.printer.form(Quantity(root.expr, root.value, b.dim)), label)
+            runs += [Name(root.below), Text(f" is {b.better} below it, "), Name(root.above), Text(" above")]
+        runs.append(Text("."))
+        return [Prose(tuple(runs), head), Equations(rows)]
 
-    def table(self) -> str:
+    def table(self) -> Grid:
+        """The numbers at the defaults: a row per scheme, each column in one readable unit."""
         schemes = list(self.sol.schemes.values())
         cols = [
-            ("$c$", U.DATA, lambda r: r.payload.value),
-            (r"$V_{\mathrm{WAN}}$", U.DATA, lambda r: r.wan.value),
-            ("$T$", U.TIME, lambda r: r.step_time.value),
-            (r"$T_{\mathrm{target}}$", U.TIME, lambda r: r.time_to_target.value if r.time_to_target else None),
-            (r"$E_{\mathrm{target}}$", U.ENERGY, lambda r: r.energy_to_target.value if r.energy_to_target else None),
+            ("c", U.DATA, lambda r: r.payload.value),
+            (r"V_{\mathrm{WAN}}", U.DATA, lambda r: r.wan.value),
+            ("T", U.TIME, lambda r: r.step_time.value),
+            (r"T_{\mathrm{target}}", U.TIME, lambda r: r.time_to_target.value if r.time_to_target else None),
+            (r"E_{\mathrm{target}}", U.ENERGY, lambda r: r.energy_to_target.value if r.energy_to_target else None),
         ]
-        header, units, getters = ["scheme"], [""], []
+        header: list = [Text("scheme")]
+        units, getters = [""], []
         for title, dim, get in cols:
             values = [get(r) for r in schemes]
             scale, label = U.best_unit([v for v in values if v is not None and math.isfinite(v)], dim)
-            header.append(title)
-            units.append(f"({self._unit_text(label)})")
-            getters.append((get, scale))
-        header.append("binding")
+            header.append(TeX(title))
+            units.append(label)
+            getters.append((get, scale, label))
+        header.append(Text("binding"))
         units.append("")
         rows = []
         for r in schemes:
-            cells = [tt(r.name)]
-            for get, scale in getters:
+            cells: list = [Name(r.name)]
+            for get, scale, label in getters:
                 v = get(r)
-                cells.append("--" if v is None or not math.isfinite(v) else f"${num_tex(v / scale, self.units)}$")
-            cells.append(tex_text(r.binding.label))
-            rows.append(" & ".join(cells) + r" \\")
-        env = "table*" if self.columns == 2 else "table"
-        spec = "l" + "r" * len(cols) + r"p{0.26\linewidth}"
-        return "\n".join(
-            [
-                rf"\begin{{{env}}}[tbp]",
-                r"\centering\small\setlength{\tabcolsep}{4pt}",
-                rf"\caption{{Each scheme at the params' defaults: payload $c$, bytes on the WAN $V_{{\mathrm{{WAN}}}}$, step time $T$, time and energy to the target; binding: the step's largest component.}}\label{{tab:{self.prefix}:numbers}}",
-                rf"\begin{{tabular}}{{{spec}}}",
-                r"\toprule",
-                " & ".join(header) + r" \\",
-                " & ".join(units) + r" \\",
-                r"\midrule",
-                *rows,
-                r"\bottomrule",
-                r"\end{tabular}",
-                rf"\end{{{env}}}",
-            ]
-        )
-
-    def _unit_text(self, label: str) -> str:
-        return f"${unit_tex(label, self.units)}$"
+                cells.append(Qty(None if v is None or not math.isfinite(v) else v / scale, label))
+            cells.append(Text(r.binding.label))
+            rows.append(cells)
+        caption = (
+            Text("Each scheme at the params' defaults: payload "), TeX("c"), Text(", bytes on the WAN "), TeX(r"V_{\mathrm{WAN}}"),
+            Text(", step time "), TeX("T"), Text(", time and energy to the target; binding: the step's largest component."),
+        )  # fmt: skip
+        return Grid(None, header, rows, units=units, caption=caption, label=f"tab:{self.prefix}:numbers", wrap=0.26, wide=True)
 
     def symbols_note(self) -> str:
         parts = []
@@ -246,6 +241,12 @@ class Paper:
             value = p.default / (p.unit_scale if p.unit else 1.0)
             parts.append(f"${symbol_tex(info)} = {qty_tex(value, label, self.units)}$")
         return ("Params at their defaults, each in its declared unit: " + ", ".join(parts) + ".") if parts else ""
+
+    def _tex(self, blocks) -> str:
+        out = []
+        for b in blocks:
+            out.append(prose_tex(b) if isinstance(b, Prose) else equations_tex(b))
+        return "\n".join(out)
 
     def fragment(self) -> str:
         needs = ", ".join(rf"\usepackage{{{p}}}" for p in PACKAGES[self.units])
@@ -261,10 +262,10 @@ class Paper:
         # a scheme's derivation may run longer than a column: its rows may break across columns and
         # pages (amsmath's \allowdisplaybreaks, kept to the derivations by a group)
         parts.append("\\begingroup\\allowdisplaybreaks")
-        parts += [self.scheme(r) for r in self.sol.schemes.values()]
-        parts += [self.breakeven(b) for b in self.sol.breakevens]
+        parts += [self._tex(self.scheme(r)) for r in self.sol.schemes.values()]
+        parts += [self._tex(self.breakeven(b)) for b in self.sol.breakevens]
         parts.append("\\endgroup")
-        parts.append(self.table())
+        parts.append(grid_tex(self.table(), self.units, self.columns))
         parts += [t for t in [targets_tex(self.sol, self.units, self.prefix)] if t]
         parts += self.extra  # more tables the caller asked for (export latex --sensitivity)
         return "\n\n".join(parts) + "\n"

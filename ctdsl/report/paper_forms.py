@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ctdsl import units as U
-from ctdsl.report.latex import symbol_tex
+from ctdsl.report.paper_units import symbol_tex
 from ctdsl.report.paper_cases import Regime, regime
 
 DIGITS = 4

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from ctdsl.report.encode import tex_text
+from ctdsl.report.encode import tex_display, tex_text
 
 SIUNITX, PLAIN = "siunitx", "plain"
 
@@ -110,3 +110,17 @@ def qty_tex(v: float, label: str, mode: str) -> str:
     if si is not None and "\\" not in text:
         return rf"\qty{{{text}}}{{{si}}}"
     return num_tex(v, mode) + r"\," + rf"\mathrm{{{tex_text(label)}}}"
+
+
+def symbol_tex(info) -> str:
+    """A param's symbol in math mode: its display name when that is safe LaTeX (CT310's rule), else escaped text."""
+    return tex_display(info.param.display) if info.param.display else info.latex
+
+
+def text_qty_tex(text: str) -> str:
+    """A quantity as the tables print it ('37.29 s', `units.format_quantity`) in math mode: '37.29\\,\\mathrm{s}'."""
+    if " " not in text:
+        return tex_text(text)
+    num, unit = text.rsplit(" ", 1)
+    num = num.replace("e", r"\cdot 10^{") + "}" if "e" in num else num
+    return f"{num}\\,\\mathrm{{{tex_text(unit)}}}"

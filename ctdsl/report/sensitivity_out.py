@@ -18,7 +18,7 @@ from ctdsl.report.blocks import Grid, Image, Para, Section
 from ctdsl.report.encode import json_number as _num
 from ctdsl.report.encode import html_text, md_cell, md_text
 from ctdsl.report.html import table_html
-from ctdsl.report.latex import symbol_tex
+from ctdsl.report.paper_units import symbol_tex
 from ctdsl.report.paper import label_key, tt
 from ctdsl.report.paper_units import num_tex
 from ctdsl.report.plots import png_bytes

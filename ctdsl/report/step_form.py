@@ -1,4 +1,5 @@
-"""The terms of a scheme's step equation, as the LaTeX writers print it (report/latex.py, paper.py).
+"""The terms of a scheme's step equation, as the paper's equations print it (report/paper.py:
+export latex, and the notebook's MathJax).
 
 The ledger's composition rule (ctdsl.symbolic.ledger), written with a symbol per term:
 
