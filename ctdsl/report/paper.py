@@ -68,7 +68,7 @@ class Paper:
         self.symbols = symbols if symbols is not None else sol.symbols
         x = next((n for n, i in self.symbols.info.items() if i.param.count and i.param.count > 1), None)
         self.x = x  # the swept param: forms are collected by it, and a max's regimes are over its range
-        self.printer = Printer(self.symbols, x)
+        self.printer = Printer(self.symbols, x, room=WIDTH[columns] - 5.5)  # a piece fits beside a left side of 4.5 em
         self.extra: tuple[str, ...] = ()
 
     # ---- one equation -----------------------------------------------------------
@@ -83,7 +83,8 @@ class Paper:
         if form.unit not in ("", "1"):
             lhs = rf"{lhs} / {unit_tex(form.unit, self.units)}"
         room = WIDTH[self.columns]
-        rows = lines(form.terms, form.widths, room - width(lhs) - 1.5, room - 3.5)
+        # every row of an align is right of the left side's column: a long left side narrows them all
+        rows = lines(form.terms, form.widths, room - width(lhs) - 1.5, room - max(3.5, width(lhs) + 1.0))
         value = f" = {num_tex(form.value, self.units)}" if math.isfinite(form.value) else ""
         rows[-1] += value
         out = [EqRow(rf"{lhs} &= {rows[0]}", label)]
@@ -99,8 +100,8 @@ class Paper:
         q = lambda v: qty_tex(v, unit, self.units) if unit else num_tex(v, self.units)  # noqa: E731
         room = WIDTH[self.columns] - 3.5
         low, high = rg.args[rg.low], rg.args[1 - rg.low]
-        if rg.cross is None:
-            pieces = [rg.head, f"= {low}", rf"\text{{for }} {q(rg.lo)} \leq {x}", rf"\leq {q(rg.hi)}"]
+        if rg.cross is None:  # the form prints `low` alone: say why
+            pieces = [rf"\text{{with }} {rg.head}", f"= {low}", rf"\text{{ for }} {q(rg.lo)} \leq {x}", rf"\leq {q(rg.hi)}"]
         else:
             below, above = rf"{low} & {x} < {q(rg.cross)}", rf"{high} & {x} \geq {q(rg.cross)}"
             wide = max(width(below), width(above)) + 1.0  # a row's two columns (the & counted as their gap) and the brace
@@ -256,12 +257,14 @@ class Paper:
             f"% set for {'a two-column' if self.columns == 2 else 'a one-column'} page; labels eq:{self.prefix}:SCHEME:QUANTITY, tab:{self.prefix}:numbers",
         ]
         parts = ["\n".join(head)]
+        # a scheme's derivation may run longer than a column: its rows may break across columns and
+        # pages (amsmath's \allowdisplaybreaks); its paragraphs hold unbreakable names and quantities,
+        # which a narrow column (acmart's) sets with more space between words rather than past the
+        # margin (\sloppy); both kept to the derivations by a group
+        parts.append("\\begingroup\\allowdisplaybreaks\\sloppy")
         note = self.symbols_note()
         if note:
             parts.append(note)
-        # a scheme's derivation may run longer than a column: its rows may break across columns and
-        # pages (amsmath's \allowdisplaybreaks, kept to the derivations by a group)
-        parts.append("\\begingroup\\allowdisplaybreaks")
         parts += [self._tex(self.scheme(r)) for r in self.sol.schemes.values()]
         parts += [self._tex(self.breakeven(b)) for b in self.sol.breakevens]
         parts.append("\\endgroup")

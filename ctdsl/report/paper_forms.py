@@ -22,15 +22,37 @@ import re
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.printing.latex import LatexPrinter
 
 from ctdsl import units as U
-from ctdsl.report.paper_units import symbol_tex
+from ctdsl.report.paper_units import number, symbol_tex
 from ctdsl.report.paper_cases import Regime, regime
 
 DIGITS = 4
 MAX_OPS = 2_000  # a form larger than this is printed as it comes, unrearranged (a hostile spec)
 WIDE_MAX = 20  # em: a max or min wider than this is broken between its arguments' terms
 NESTED_MAX = 8  # em: and a max inside one of those arguments, wider than this
+NESTED_DROPS = 4  # levels of max inside max whose unbinding arguments are dropped
+ROOM = 23.5  # em: the widest line a form may print (a one-column page; `paper.WIDTH` less the equation number)
+
+
+class _Tex(LatexPrinter):
+    """sympy's LaTeX with each float to four significant figures as `paper_units.number` writes it:
+    `1999` where sympy writes a rounded 1998.97 as `1999.0`, `8 \\cdot 10^{8}` for `8.0 \\cdot 10^{8}`."""
+
+    def _print_Float(self, expr):
+        text = number(float(expr))
+        if "e" not in text:
+            return text
+        m, e = text.split("e")
+        if m in ("1", "-1"):
+            return ("-" if m == "-1" else "") + f"10^{{{e}}}"
+        return rf"{m} \cdot 10^{{{e}}}"
+
+
+def tex_of(e: sp.Expr, names: dict) -> str:
+    """An expression in LaTeX: symbols by `names`, numbers to four significant figures."""
+    return _Tex({"symbol_names": names}).doprint(e)
 
 
 @dataclass(frozen=True)
@@ -47,9 +69,10 @@ class Form:
 class Printer:
     """Forms of one solution's quantities; `x` is the param they are collected by (the swept one)."""
 
-    def __init__(self, symbols, x: str | None, one_line: bool = False):
+    def __init__(self, symbols, x: str | None, one_line: bool = False, room: float = ROOM):
         self.symbols = symbols
         self.one_line = one_line  # a fraction stays one fraction however wide (a page that scrolls, mathtext)
+        self.room = room  # em: a term wider than this is broken at its operators (the line's width)
         self.names = {i.symbol: symbol_tex(i) for i in symbols.info.values()}
         self.x = symbols.info[x].symbol if x in symbols.info else None
         self.xparam = symbols.info[x].param if x in symbols.info else None
@@ -73,8 +96,9 @@ class Printer:
         self.hidden: dict = {}
         self.shown: dict = {}  # each hidden max: its LaTeX and its arguments' LaTeX as printed
         self.args: dict = {}  # each hidden max's symbol: its word and its tidied arguments
+        e, dropped = self._drop_unbinding(e, names)
         e = self._hide(e, names)
-        regimes = self._regimes()
+        regimes = dropped + self._regimes()
         if scale != 1:
             e = sp.Add(*[t / _exact(scale) for t in sp.Add.make_args(e)])
         ratio = self._ratio(e, names)
@@ -84,9 +108,11 @@ class Printer:
         terms, widths = [], []
         for i, t in enumerate(e.as_ordered_terms() if e.is_Add else [e]):
             neg = t.could_extract_minus_sign()
-            body = sp.latex(-t if neg else t, symbol_names=names)
+            body = tex_of(-t if neg else t, names)
             sign = ("- " if neg else "+ ") if i else ("-" if neg else "")
             pieces = self._split(-t if neg else t, names) if width(body) > WIDE_MAX else None
+            if pieces is None and width(body) > self.room and not self.one_line:
+                pieces = self._break(-t if neg else t, names)  # wider than a line: broken at its operators
             if pieces is not None:  # a wide max or min: its arguments' terms are pieces a line may break between
                 pieces[0] = sign + pieces[0]
                 terms.extend(pieces)
@@ -105,13 +131,15 @@ class Printer:
         if rest not in self.args:
             return None
         word, args = self.args[rest]
-        pieces = [(sp.latex(c) + r"\," if c != 1 else "") + rf"{word}\bigl("]
+        pieces = [(tex_of(c, {}) + r"\," if c != 1 else "") + rf"{word}\bigl("]
         for j, a in enumerate(args):
             ts = a.as_ordered_terms() if a.is_Add else [a]
             for i, x in enumerate(ts):
                 neg = x.could_extract_minus_sign()
-                body = sp.latex(-x if neg else x, symbol_names=names)
-                lead = (r",\ " if j else "") if i == 0 else ""
+                body = tex_of(-x if neg else x, names)
+                if j and i == 0:  # the comma ends a line, never starts one
+                    pieces[-1] += r",\ "
+                lead = ""
                 sign = ("- " if neg else "+ ") if i else ("-" if neg else "")
                 inner = self._split(-x if neg else x, names) if width(body) > NESTED_MAX else None
                 if inner is not None:
@@ -151,9 +179,26 @@ class Printer:
         whole = rf"\frac{{{' '.join(top)}}}{{{' '.join(bottom)}}}"
         if width(whole) <= 16 or self.one_line:
             return (whole,), (width(whole),), n / d
-        pieces = [r"\bigl("] + _pieces(n, names) + [r"\bigr) \big/ \bigl("] + _pieces(d, names) + [r"\bigr)"]
+        pieces = [r"\bigl("] + self._pieces(n, names) + [r"\bigr) \big/ \bigl("] + self._pieces(d, names) + [r"\bigr)"]
         merged = [pieces[0] + pieces[1]] + pieces[2:]  # no line starts with an opening bracket alone
         return tuple(merged), tuple(width(p) + 0.3 for p in merged), n / d
+
+    def _pieces(self, e: sp.Expr, names: dict) -> list[str]:
+        """A product as pieces a line may break between: its factors, and the terms of a wide sum in it
+        (each term broken again at its operators where it is wider than a line)."""
+        out: list[str] = []
+        for f in _factors(e):
+            tex = _factor_tex(f, names)
+            if not f.is_Add or width(tex) <= 10:
+                out.append(tex)
+                continue
+            for i, t in enumerate(f.as_ordered_terms()):
+                neg = t.could_extract_minus_sign()
+                ps = self._break(-t if neg else t, names)
+                ps[0] = (r"\bigl(" if i == 0 else "") + ("- " if neg else "+ " if i else "") + ps[0]
+                out += ps
+            out[-1] += r"\bigr)"
+        return out
 
     def _regimes(self) -> tuple[Regime, ...]:
         """The regime split of each max / min over the swept param's declared range, where one is found."""
@@ -163,6 +208,84 @@ class Printer:
         lo, hi = (None, None) if p.lo is None or p.hi is None else (p.lo / p.unit_scale, p.hi / p.unit_scale)
         out = [regime(e, head, args, self.x, lo, hi) for e, (head, args) in self.shown.items()]
         return tuple(r for r in out if r is not None)
+
+    def _drop_unbinding(self, e: sp.Expr, names: dict) -> tuple[sp.Expr, tuple[Regime, ...]]:
+        """Each max / min of the swept param alone one argument of which holds over the param's whole
+        range is that argument (innermost first): the form prints it alone, and its regime, returned,
+        says why (`paper.Paper` writes it under the form)."""
+        if self.x is None or self.one_line or self.xparam.lo is None or self.xparam.hi is None:
+            return e, ()
+        p = self.xparam
+        lo, hi = p.lo / p.unit_scale, p.hi / p.unit_scale
+        dropped: list[Regime] = []
+        for _ in range(NESTED_DROPS):
+            found = {}
+            for m in e.atoms(sp.Max, sp.Min):
+                if any(a.has(sp.Max, sp.Min) for a in m.args):
+                    continue  # the innermost first
+                args = tuple(tex_of(self._tidy(a), names) for a in m.args)
+                word = r"\max" if isinstance(m, sp.Max) else r"\min"
+                rg = regime(m, rf"{word}\left({', '.join(args)}\right)", args, self.x, lo, hi)
+                if rg is not None and rg.cross is None:
+                    found[m] = m.args[rg.low]
+                    dropped.append(rg)
+            if not found:
+                break
+            e = e.xreplace(found)
+        return e, tuple(dropped)
+
+    def _break(self, e: sp.Expr, names: dict) -> list[str]:
+        """A term wider than a line as pieces a line may break between, at its operators: a sum at its
+        signs, a quotient as `(N) / (D)` with `\\bigl( \\bigr)` (which may stand on different lines), a
+        product at its factors, a max at its arguments; each piece broken again while it is wider."""
+        body = tex_of(e, names)
+        if width(body) <= self.room:
+            return [body]
+        if e.is_Add:
+            out: list[str] = []
+            for i, t in enumerate(e.as_ordered_terms()):
+                neg = t.could_extract_minus_sign()
+                ps = self._break(-t if neg else t, names)
+                ps[0] = (("- " if neg else "+ ") if i else ("-" if neg else "")) + ps[0]
+                out += ps
+            return out
+        c, rest = e.as_coeff_Mul()
+        if rest in self.args:
+            return self._split(e, names) or [body]
+        n, d = sp.fraction(e)
+        if d != 1:
+            top, bottom = self._factor_pieces(n, names), self._factor_pieces(d, names)
+            out = [r"\bigl(" + top[0]] + top[1:]
+            out[-1] += r"\bigr) \big/ \bigl("
+            out += bottom
+            out[-1] += r"\bigr)"
+            return out
+        if e.is_Mul or e.is_Pow:
+            return self._factor_pieces(e, names)
+        return [body]
+
+    def _factor_pieces(self, e: sp.Expr, names: dict) -> list[str]:
+        """A product at its factors, a sum in it bracketed and broken at its signs where it is wide."""
+        out: list[str] = []
+        for f in _factors(e):
+            if f.is_Add:
+                ps = self._break(f, names)
+                if len(ps) == 1:
+                    out.append(rf"\left({ps[0]}\right)")
+                    continue
+                ps[0] = r"\bigl(" + ps[0]
+                ps[-1] += r"\bigr)"
+                out += ps
+            elif f.is_Pow and f.base.is_Add and width(tex_of(f, names)) > self.room:  # (a + b)^k: the sum broken
+                ps = self._break(f.base, names)
+                ps[0] = r"\bigl(" + ps[0]
+                ps[-1] += rf"\bigr)^{{{tex_of(f.exp, names)}}}"
+                out += ps
+            elif f in self.args and width(tex_of(f, names)) > self.room:
+                out += self._split(f, names) or [tex_of(f, names)]
+            else:
+                out.append(tex_of(f, names))
+        return out
 
     def _tidy(self, e: sp.Expr) -> sp.Expr:
         if sp.count_ops(e) > MAX_OPS:
@@ -190,9 +313,9 @@ class Printer:
             args = [self._tidy(a / k) for a in args]
         word = r"\max" if isinstance(e, sp.Max) else r"\min"
         d = sp.Dummy("m")
-        inner = ", ".join(sp.latex(a, symbol_names=names) for a in args)
+        inner = ", ".join(tex_of(a, names) for a in args)
         names[d] = rf"{word}\left({inner}\right)"
-        self.shown[e] = (names[d], tuple(sp.latex(a, symbol_names=names) for a in args))
+        self.shown[e] = (names[d], tuple(tex_of(a, names) for a in args))
         self.args[d] = (word, args)
         return k * d if k != 1 else d
 
@@ -224,24 +347,10 @@ def _whole(e: sp.Expr) -> sp.Expr:
     return e.xreplace(whole) if whole else e
 
 
-def _pieces(e: sp.Expr, names: dict) -> list[str]:
-    """A product as pieces a line may break between: its factors, and the terms of a wide sum in it."""
-    out: list[str] = []
-    for f in _factors(e):
-        tex = _factor_tex(f, names)
-        if not f.is_Add or width(tex) <= 10:
-            out.append(tex)
-            continue
-        for i, t in enumerate(f.as_ordered_terms()):
-            neg = t.could_extract_minus_sign()
-            body = sp.latex(-t if neg else t, symbol_names=names)
-            out.append((r"\bigl(" if i == 0 else "") + ("- " if neg else "+ " if i else "") + body)
-        out[-1] += r"\bigr)"
-    return out
 
 
 def _factor_tex(f: sp.Expr, names: dict) -> str:
-    body = sp.latex(f, symbol_names=names)
+    body = tex_of(f, names)
     return rf"\left({body}\right)" if f.is_Add else body
 
 
