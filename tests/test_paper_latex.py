@@ -130,9 +130,22 @@ def test_units_are_upright_and_the_table_is_a_float(sol):
     assert r"$b_{\mathrm{WAN}} = 12.5\,\mathrm{GB/s}$" in plain and r"\qty" not in plain
     assert r"\begin{table}[tbp]" in tex and r"\caption{" in tex and r"\toprule" in tex and r"\bottomrule" in tex
     assert r"\begin{table*}[tbp]" in paper_latex(sol, columns=2)  # spans both columns
+    # numbers aligned on the decimal point: siunitx S columns, their format from the numbers, the values bare
+    (spec,) = re.findall(r"\\begin\{tabular\}\{(.*)\}\n\\toprule\nscheme", tex)
+    assert spec.startswith("lS[table-format=") and spec.count("S[") == 5, spec
+    assert r"\texttt{adamw} & " in tex and r"\texttt{adamw} & $" not in tex
+    assert "S[" not in re.findall(r"\\begin\{tabular\}\{(.*)\}", plain)[0]  # plain units: right-aligned
     assert "B_{\\mathrm{WAN}}" not in tex and "V_{\\mathrm{WAN}}" in tex  # bytes are not bandwidth with a capital
     first = tex.splitlines()[:3]
     assert first[0].startswith("% ctdsl") and "amsmath" in first[1] and "booktabs" in first[1]
+
+
+def test_table_format_counts_digits():
+    from ctdsl.report.document_tex import table_format
+
+    assert table_format(["141.1", "8.819", "23.22"]) == "3.3"  # 3 digits before the point (141), 3 after (819)
+    assert table_format(["-0.4861", "0", "12"]) == "-2.4"
+    assert table_format(["1.411e5", "2e-4", "7"]) == "1.3e-1"
 
 
 def test_queueing_term_is_cancelled_by_hand(sol):

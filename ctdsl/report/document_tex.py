@@ -12,7 +12,7 @@ import math
 
 from ctdsl.report.blocks import EqRow, Equations, Grid, Name, Prose, Qty, TeX, Text
 from ctdsl.report.encode import tex_text
-from ctdsl.report.paper_units import num_tex, unit_tex
+from ctdsl.report.paper_units import SIUNITX, num_tex, number, unit_tex
 
 
 def tt(name: str) -> str:
@@ -52,22 +52,27 @@ def equations_tex(eq: Equations) -> str:
     return "\\begin{align}\n" + " \\\\\n".join(row_tex(r) for r in eq.rows) + "\n\\end{align}"
 
 
-def cell_tex(cell, units: str) -> str:
-    """A table cell: text escaped, a name in typewriter type, a number through `paper_units`."""
+def cell_tex(cell, units: str, s_column: bool = False) -> str:
+    """A table cell: text escaped, a name in typewriter type, a number through `paper_units` (in an
+    S column, the bare number siunitx aligns on its decimal point; anything else there braced)."""
     if isinstance(cell, Qty):
         v = cell.value
-        return "--" if v is None or not math.isfinite(v) else f"${num_tex(v, units)}$"
-    return run_tex(cell)
+        if v is None or not math.isfinite(v):
+            return "{--}" if s_column else "--"
+        return number(v) if s_column else f"${num_tex(v, units)}$"
+    return "{" + run_tex(cell) + "}" if s_column else run_tex(cell)
 
 
 def grid_tex(g: Grid, units: str, columns: int = 1) -> str:
     """A table float with booktabs rules: its caption and label, its head, each column's unit under
     its head, its rows; `table*` when it is wide on a two-column page."""
     env = "table*" if g.wide and columns == 2 else "table"
-    cols = g.cols or _cols(g)
-    head = [" & ".join(runs_tex(h) if isinstance(h, tuple) else run_tex(h) for h in g.header) + r" \\"]
+    spec = _cols(g, units)
+    cols = g.cols or "".join(spec)
+    s_cols = [c.startswith("S") for c in spec]
+    head = [" & ".join(_braced(run_tex(h), s) for h, s in zip(g.header, s_cols)) + r" \\"]
     if g.units:
-        head.append(" & ".join(f"(${unit_tex(u, units)}$)" if u else "" for u in g.units) + r" \\")
+        head.append(" & ".join(_braced(f"(${unit_tex(u, units)}$)", s) if u and u != "1" else "" for u, s in zip(g.units, s_cols)) + r" \\")
     caption = rf"\caption{{{runs_tex(g.caption)}}}" + (rf"\label{{{g.label}}}" if g.label else "")
     return "\n".join(
         [
@@ -78,7 +83,7 @@ def grid_tex(g: Grid, units: str, columns: int = 1) -> str:
             r"\toprule",
             *head,
             r"\midrule",
-            *[" & ".join(cell_tex(c, units) for c in row) + r" \\" for row in g.rows],
+            *[" & ".join(cell_tex(c, units, sc) for c, sc in zip(row, s_cols)) + r" \\" for row in g.rows],
             r"\bottomrule",
             r"\end{tabular}",
             rf"\end{{{env}}}",
@@ -86,15 +91,44 @@ def grid_tex(g: Grid, units: str, columns: int = 1) -> str:
     )
 
 
-def _cols(g: Grid) -> str:
-    """Left-aligned text, right-aligned numbers; the last column wrapped where the table says so."""
+def _braced(tex: str, s_column: bool) -> str:
+    return "{" + tex + "}" if s_column and tex else tex
+
+
+def _cols(g: Grid, units: str) -> list[str]:
+    """Left-aligned text; numbers aligned on the decimal point (siunitx's S column, its format from
+    the numbers: digits before and after the point, an exponent), right-aligned with plain units;
+    the last column wrapped where the table says so."""
     out = []
     for j in range(len(g.header)):
-        numbers = any(isinstance(row[j], Qty) for row in g.rows)
-        out.append("r" if numbers else "l")
+        values = [row[j].value for row in g.rows if isinstance(row[j], Qty)]
+        numbers = [number(v) for v in values if v is not None and math.isfinite(v)]
+        if not values:
+            out.append("l")
+        elif units == SIUNITX and numbers:
+            out.append(f"S[table-format={table_format(numbers)}]")
+        else:
+            out.append("r")
     if g.wrap is not None:
         out[-1] = rf"p{{{g.wrap:g}\linewidth}}"
-    return "".join(out)
+    return out
 
 
-__all__ = ["cell_tex", "equations_tex", "grid_tex", "prose_tex", "row_tex", "run_tex", "runs_tex", "tt"]
+def table_format(numbers: list[str]) -> str:
+    """siunitx's table-format for numbers as `paper_units.number` writes them: `-3.2e-1` is a sign, 3
+    digits before the point, 2 after, an exponent of 1 digit with its sign."""
+    sign = any(n.startswith("-") for n in numbers)
+    whole = frac = exp = 0
+    exp_sign = False
+    for n in numbers:
+        m, _, e = n.lstrip("-").partition("e")
+        i, _, f = m.partition(".")
+        whole, frac = max(whole, len(i)), max(frac, len(f))
+        if e:
+            exp_sign = exp_sign or e.startswith("-")
+            exp = max(exp, len(e.lstrip("-")))
+    out = ("-" if sign else "") + str(whole) + (f".{frac}" if frac else "")
+    return out + (f"e{'-' if exp_sign else ''}{exp}" if exp else "")
+
+
+__all__ = ["table_format", "cell_tex", "equations_tex", "grid_tex", "prose_tex", "row_tex", "run_tex", "runs_tex", "tt"]

@@ -14,13 +14,13 @@ import math
 from collections.abc import Sequence
 
 from ctdsl import units as U
-from ctdsl.report.blocks import Grid, Image, Para, Section
+from ctdsl.report.blocks import Grid, Image, Name, Para, Qty, Section, TeX, Text
+from ctdsl.report.document_tex import grid_tex
 from ctdsl.report.encode import json_number as _num
 from ctdsl.report.encode import html_text, md_cell, md_text
 from ctdsl.report.html import table_html
 from ctdsl.report.paper_units import symbol_tex
-from ctdsl.report.paper import label_key, tt
-from ctdsl.report.paper_units import num_tex
+from ctdsl.report.paper import label_key
 from ctdsl.report.plots import png_bytes
 from ctdsl.report.plots.tornado import tornado_figure
 from ctdsl.report.tables import Table
@@ -95,40 +95,23 @@ def sensitivity_json(sens: Sensitivity) -> dict:
     return {"params": list(sens.params), "kink_tolerance": sens.kink_tolerance, "quantities": out}
 
 
-def _cell(v: float, units: str) -> str:
-    return "--" if v is None or not math.isfinite(v) else f"${num_tex(float(f'{v:.4g}'), units)}$"
-
-
 def sensitivity_latex(sens: Sensitivity, symbols: Symbols, units: str, prefix: str = "ctdsl", columns: int = 1) -> str:
-    """A table of elasticities d ln y / d ln x: a row per quantity, a column per param (`export latex --sensitivity`)."""
+    """A table of elasticities d ln y / d ln x: a row per quantity, a column per param (`export latex --sensitivity`),
+    each column aligned on the decimal point (siunitx), through the one LaTeX writer."""
     params = list(sens.params)
-    header = ["quantity"] + [f"${symbol_tex(symbols.info[p])}$" for p in params]
+    header = [Text("quantity")] + [TeX(symbol_tex(symbols.info[p])) for p in params]
     rows = []
     for q in sens.quantities:
         by = {p.param: p.elasticity.value for p in q.partials}
-        cells = [tt(q.name)] + [_cell(by.get(p), units) if p in by else "--" for p in params]
-        rows.append(" & ".join(cells) + r" \\")
-    env = "table*" if columns == 2 else "table"
+        rows.append([Name(q.name)] + [Qty(float(f"{by[p]:.4g}") if p in by and by[p] is not None and math.isfinite(by[p]) else None) for p in params])
     caption = (
-        r"Elasticities $\partial \ln y / \partial \ln x$ of each quantity $y$ with respect to each param $x$, "
-        r"exact from the symbolic forms at the params' values (the active branch of each max and min); "
-        r"a break-even's by the implicit function theorem. -- : not defined (never in range, or the param solved for)."
-    )
-    return "\n".join(
-        [
-            rf"\begin{{{env}}}[tbp]",
-            r"\centering\small\setlength{\tabcolsep}{4pt}",
-            rf"\caption{{{caption}}}\label{{tab:{label_key(prefix)}:sensitivity}}",
-            rf"\begin{{tabular}}{{l{'r' * len(params)}}}",
-            r"\toprule",
-            " & ".join(header) + r" \\",
-            r"\midrule",
-            *rows,
-            r"\bottomrule",
-            r"\end{tabular}",
-            rf"\end{{{env}}}",
-        ]
-    )
+        Text("Elasticities "), TeX(r"\partial \ln y / \partial \ln x"), Text(" of each quantity "), TeX("y"),
+        Text(" with respect to each param "), TeX("x"),
+        Text(", exact from the symbolic forms at the params' values (the active branch of each max and min); "
+             "a break-even's by the implicit function theorem. -- : not defined (never in range, or the param solved for)."),
+    )  # fmt: skip
+    grid = Grid(None, header, rows, caption=caption, label=f"tab:{label_key(prefix)}:sensitivity", wide=True)
+    return grid_tex(grid, units, columns)
 
 
 def tornado_json(t: Tornado) -> dict:
