@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import html as htmlmod
 import re
 from pathlib import Path
 
@@ -47,9 +48,9 @@ def test_every_section_is_there(reports, ext):
     assert "band_switch vs adamw over wan_bw" in text
     assert text.count(r"b_{\mathrm{WAN}}^{*} =") >= 2
     assert "89.36 GB/s" in text and "3.461 GB/s" in text
-    # topology and sweep figure; the two break-evens typeset: MathML in HTML, pictures in Markdown
+    # topology and sweep figure; the two break-evens typeset: MathML in HTML, GitHub's $$ math in Markdown
     images = _images(text)
-    assert len(images) == (2 if ext == "html" else 4)
+    assert len(images) == 2
     assert all(i.startswith(b"\x89PNG") for i in images)
     if ext == "html":
         assert text.count('<math display="block">') == 2
@@ -118,7 +119,7 @@ def test_markdown_tables(reports):
     md = reports["md"]
     assert "| scheme | steps | step | time to target | energy to target | time vs adamw |" in md
     assert "| band_ring | 11500 | 18.81 s | **60.08 h** |" in md
-    assert "```latex\nb_{\\mathrm{WAN}}^{*} =" in md
+    assert "\n$$\nb_{\\mathrm{WAN}}^{*} =" in md  # GitHub math
 
 
 @pytest.mark.parametrize("ext", ["html", "md"])
@@ -161,27 +162,16 @@ def test_report_for_small_examples(tmp_path, name):
     assert "## Topology" in p.read_text()
 
 
-def test_typesetting_is_bounded_per_form_and_per_report():
-    """A form over MAX_TYPESET_CHARS, and every form past MAX_TYPESET_TOTAL characters typeset, is source only."""
-    from ctdsl.report.blocks import Math, Para, Section
-    from ctdsl.report.document_md import MAX_TYPESET_CHARS, MAX_TYPESET_TOTAL, _typeset_plan
-
-    assert (MAX_TYPESET_CHARS, MAX_TYPESET_TOTAL) == (600, 3000)
-    forms = [Math("x" * n, str) for n in (600, 601, 500, 500, 500, 500, 400, 1, 1)]
-    sections = [Section("a", [Para("p"), forms[0], Section("b", forms[1:5], level=3)]), Section("c", forms[5:])]
-    plan = _typeset_plan(sections)
-    # 600 (typeset), 601 (too long), then 500 x 4 = 2,600 in all, 400 more would be 3,000: typeset; 3,001: not
-    assert [id(m) in plan for m in forms] == [False, True, False, False, False, False, False, True, True]
-    assert "601 characters" in plan[id(forms[1])] and "3,000" in plan[id(forms[7])]
-
-
-def test_a_form_too_long_to_read_as_a_picture_is_source_only(tmp_path):
-    """examples/18_uncertainty.ct: break-evens of 242, 838 and 1,410 characters (the last a quadratic root, as solved); the first is typeset, the others not."""
-    out = tmp_path / "u.md"
-    assert run("report", str(ROOT / "examples" / "18_uncertainty.ct"), "-o", str(out)).exit_code == 0
-    md = out.read_text(encoding="utf-8")
-    sources = re.findall(r"```latex\n(.*?)\n```", md, flags=re.S)
-    assert sorted(len(s) for s in sources) == [242, 838, 1410]
-    assert md.count("![the exact form, typeset]") == 1
-    for n in ("838", "1,410"):
-        assert f"({n} characters of LaTeX, too wide to typeset legibly (over 600); its LaTeX source:)" in md
+def test_markdown_math_is_github_display_blocks(tmp_path):
+    """examples/18_uncertainty.ct: its three break-evens (242, 834 and 1,410 characters of LaTeX) are each a `$$`
+    block on lines of its own, as GitHub renders math, with the same LaTeX as the HTML report's source; no
+    picture of a form (GitHub strips data: images), and every $ of spec text an entity, never math."""
+    md, html = tmp_path / "u.md", tmp_path / "u.html"
+    for out in (md, html):
+        assert run("report", str(ROOT / "examples" / "18_uncertainty.ct"), "-o", str(out)).exit_code == 0
+    text = md.read_text(encoding="utf-8")
+    blocks = re.findall(r"\n\$\$\n(.*?)\n\$\$\n", text, flags=re.S)
+    assert len(blocks) == 3 and all("\n" not in b and "$" not in b for b in blocks)
+    sources = [htmlmod.unescape(s) for s in re.findall(r'<code class="language-latex">(.*?)</code>', html.read_text(encoding="utf-8"), flags=re.S)]
+    assert blocks == sources
+    assert "typeset" not in text and len(_images(text)) == 2  # topology and sweep figure only

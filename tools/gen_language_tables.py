@@ -253,8 +253,6 @@ BACK_END_LIMITS = [
     ("ctdsl/report/encode.py", "TICK_CHARS", "none: a longer tick label is cut, with an ellipsis"),
     ("ctdsl/report/plots/topology.py", "MAX_WORKERS_DRAWN", "none: the rest of a dc's workers drawn as '...'"),
     ("ctdsl/report/plots/curves.py", "MAX_MARKED", "none: the sweep figure marks this many break-evens and counts the rest under it; the report lists all"),
-    ("ctdsl/report/document_md.py", "MAX_TYPESET_CHARS", "none: the Markdown report gives the form's LaTeX source without a picture, and says why"),
-    ("ctdsl/report/document_md.py", "MAX_TYPESET_TOTAL", "none: the Markdown report gives the later forms' LaTeX source without a picture, and says why"),
     ("ctdsl/lint/gitindex.py", "MAX_INDEX_BYTES", "none: lint does not know the tracked files, so no .gitignore skips anything there (a warning says so)"),
 ]
 

@@ -133,3 +133,19 @@ class Grid:
     wrap: float | None = None
     wide: bool = False
     cols: str | None = None
+
+
+def cell_text(c) -> str:
+    """A cell as plain text, for the writers of text (Markdown, HTML), which encode it for their sink:
+    words and names as they are, a number with its unit as the tables print it, math as its LaTeX."""
+    if isinstance(c, str):
+        return c
+    if isinstance(c, (Text, Name)):
+        return c.text
+    if isinstance(c, Qty):
+        if c.value is None or c.value != c.value or c.value in (float("inf"), float("-inf")):
+            return "n/a"
+        return f"{c.value:.4g}" + (f" {c.unit}" if c.unit and c.unit != "1" else "")
+    if isinstance(c, TeX):
+        return c.tex
+    raise TypeError(c)  # pragma: no cover

@@ -16,12 +16,9 @@ the sweep figure's curves, computed by the caller
 (`ctdsl.numeric.crossings.sweep_curves`).
 
 Everything is inside the one file: images are PNG, embedded as base64 data
-URIs. Equations: MathJax cannot be embedded offline here, so each break-even's
-LaTeX is rendered to an image by matplotlib's mathtext (a subset of LaTeX that
-covers these forms) and its source is given underneath in a code block, so it
-can be copied. Where mathtext cannot typeset a form, only the source is shown,
-and so it is for a form over MAX_TYPESET_CHARS characters of LaTeX, or past
-MAX_TYPESET_TOTAL characters typeset in one report (`document_md._typeset_plan`).
+URIs. Equations: each break-even's exact form is MathML in HTML (with its LaTeX
+source under it) and a `$$` display block in Markdown, which GitHub renders as
+math (`document_md`).
 
 The same spec gives the same bytes: no dates, no absolute paths (the spec is
 named as it was given), images rendered deterministically.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ctdsl.report.blocks import cell_text
 from ctdsl.report.encode import html_text as escape
 from ctdsl.report.tables import all_tables
 
@@ -9,11 +10,11 @@ from ctdsl.report.tables import all_tables
 def table_html(header, rows, marked=frozenset(), notes=(), caption: str | None = None) -> str:
     """An HTML table; marked (row, column) cells in bold, notes below it."""
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
-    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    head = "".join(f"<th>{escape(cell_text(h))}</th>" for h in header)
     body = []
     for i, row in enumerate(rows):
         cells = "".join(
-            f'<td class="mark"><b>{escape(c)}</b></td>' if (i, j) in marked else f"<td>{escape(c)}</td>"
+            f'<td class="mark"><b>{escape(cell_text(c))}</b></td>' if (i, j) in marked else f"<td>{escape(cell_text(c))}</td>"
             for j, c in enumerate(row)
         )
         body.append(f"<tr>{cells}</tr>")

@@ -17,8 +17,7 @@
 
 The curves, break-evens and regime changes come computed, as data
 (`ctdsl.numeric.crossings.sweep_curves`): nothing here evaluates a form.
-`topology_figure(spec, graph)` (`topology.py`) draws the graph by data centre;
-`math_png(latex)` (`typeset.py`) renders a formula with mathtext.
+`topology_figure(spec, graph)` (`topology.py`) draws the graph by data centre.
 
 Determinism: the Agg renderer, DejaVu Sans (bundled with matplotlib), a fixed
 `svg.hashsalt`, and no dates, software names or versions in the files' metadata
@@ -28,6 +27,5 @@ Determinism: the Agg renderer, DejaVu Sans (bundled with matplotlib), a fixed
 from ctdsl.report.plots.canvas import png_bytes, save
 from ctdsl.report.plots.figure import sweep_figure, sweep_notes
 from ctdsl.report.plots.topology import topology_figure
-from ctdsl.report.plots.typeset import math_png
 
-__all__ = ["math_png", "png_bytes", "save", "sweep_figure", "sweep_notes", "topology_figure"]
+__all__ = ["png_bytes", "save", "sweep_figure", "sweep_notes", "topology_figure"]
