@@ -121,6 +121,7 @@ _TABLE = [
     Code("CT431", "target-not-constant", "a target value that names a param or a field instead of a constant"),
     Code("CT435", "sync-overlap-twice", "a sync schedule that counts an overlap twice (overlap = true with a delay, fragments or an inner sync) or syncs more fragments than steps between syncs"),
     Code("CT436", "inner-sync-cannot-apply", "inner = dc without dcs of replicas, with a sync period of 1, or with a collective that has no phase across dcs"),
+    Code("CT490", "plot-axes-dropped", "sweep --plot over three or more swept params: a figure draws at most two (a winner map), and does not drop the others silently"),
     # imports
     Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),
     Code("CT502", "import-outside", "an import that leaves the importing file's directory, or one from a library file"),

@@ -175,6 +175,10 @@ def _synthetic(code: str) -> str | None:
         diag = Diagnostic("CT801", "no Dask scheduler answered at tcp://127.0.0.1:8786 within 5s: ConnectionRefusedError: [Errno 111] Connection refused", None,
                           help="start one (dask scheduler), or check the address: tcp://host:8786")  # fmt: skip
         return render_text(diag, Sources())
+    if code == "CT490":
+        from ctdsl.cli.sweep_figures import axes_dropped
+
+        return render_text(axes_dropped(["wan_bw", "budget", "eff"]), Sources())
     if code == "CT890":
         from ctdsl.extras import MissingExtra
 

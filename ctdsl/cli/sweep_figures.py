@@ -2,7 +2,9 @@
 
 Without --figure: over one swept param (or none) the three panels together, as
 in the report; over two swept params, the winner map of the first (x) by the
-second (y). With --figure PANEL (time, steps, stages, winner; repeatable), each
+second (y), where the second changes the winner somewhere (else the three
+panels over the first, with a note saying why). Over three or more swept params
+--plot is refused (CT490): a figure draws two, and drops none silently. With --figure PANEL (time, steps, stages, winner; repeatable), each
 panel is a figure of its own, at --size and --style; several panels with one
 --plot FILE.EXT are written to FILE-PANEL.EXT.
 """
@@ -11,7 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctdsl.cli.app import fail_usage, save_figure
+import typer
+
+from ctdsl.cli.app import fail_usage, print_diagnostics, save_figure
+from ctdsl.diagnostics import Diagnostic, Sources
+
 
 PANELS = ("time", "steps", "stages", "winner")
 SIZES = ("column", "page", "slide")
@@ -50,24 +56,46 @@ def _map(forms, axes):
     return winner_map(forms, x, y)
 
 
+def axes_dropped(names: list[str]) -> Diagnostic:
+    """CT490: --plot over more swept params than a figure draws."""
+    return Diagnostic(
+        "CT490",
+        f"--plot draws at most two swept params (a winner map), and {len(names)} are swept: {', '.join(names)}",
+        None,
+        help=f"sweep two with --sweep (--sweep {names[0]} --sweep {names[1]}), or write the data (-o grid.parquet) and plot it as you need",
+    )
+
+
 def draw(sol, forms, axes, plot: str, fmt: str, figures: list[str], size: str, style: str, title: str | None) -> None:
     from ctdsl.numeric.crossings import sweep_curves, x_param
     from ctdsl.report.plots import sweep_figure
     from ctdsl.report.plots.panels import panel_figure
 
     swept = [a for a in axes if a.count > 1]
+    if len(swept) > 2:  # a figure draws two: the others are refused, never dropped silently
+        print_diagnostics([axes_dropped([a.name for a in swept])], Sources(), err=True)
+        raise typer.Exit(1)
     p = x_param(sol.spec)
     x_axis = next((a for a in axes if p is not None and a.name == p.name), None)
+    wmap = None
     if not figures and len(swept) == 2:
-        figures, targets = ["winner"], [("winner", plot)]
-        axes = swept
-    elif not figures:
+        wmap = _map(forms, swept)
+        along_x, along_y = wmap.changes_along()
+        if along_y:
+            figures, targets = ["winner"], [("winner", plot)]
+            axes = swept
+        else:  # a map whose second axis changes nothing says nothing a curve does not: the curves, and why
+            a, b = swept
+            why = "no scheme wins anywhere else" if not along_x else f"{a.name} alone changes it"
+            typer.echo(f"note: {b.name} changes no winner over its range ({why}): drawing the curves over {a.name}, not a winner map", err=True)
+            x_axis = a
+    if not figures:
         save_figure(sweep_figure(sol, sweep_curves(sol, forms, x_axis)), plot, fmt)
         return
     else:
         targets = _targets(plot, figures)
     curves = sweep_curves(sol, forms, x_axis) if "time" in figures else None
-    wmap = _map(forms, axes) if "winner" in figures else None
+    wmap = (wmap or _map(forms, axes)) if "winner" in figures else None
     for panel, path in targets:
         fig = panel_figure(sol, panel, size, style, title, curves=curves, wmap=wmap)
         save_figure(fig, path, fmt)

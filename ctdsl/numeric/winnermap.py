@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ctdsl.numeric.chunked import iter_chunks
+from ctdsl.numeric.chunked import TIME, iter_chunks
 from ctdsl.numeric.forms import CompiledForms
 from ctdsl.numeric.grid import Axis, Grid
 
@@ -28,6 +28,12 @@ class WinnerMap:
     logy: bool
     winner: np.ndarray  # shape (len(ys), len(xs)): index into `ranked`, -1 where no scheme has a finite time
     ranked: tuple[str, ...]  # the schemes that can win, in spec order
+    times: np.ndarray | None = None  # shape (len(ranked), len(ys), len(xs)): each one's time to target, s
+
+    def changes_along(self) -> tuple[bool, bool]:
+        """Whether the winner changes along x (in some row) and along y (in some column)."""
+        w = self.winner
+        return bool((w != w[:, :1]).any()), bool((w != w[:1, :]).any())
 
 
 def winner_map(forms: CompiledForms, x: Axis, y: Axis) -> WinnerMap:
@@ -37,11 +43,16 @@ def winner_map(forms: CompiledForms, x: Axis, y: Axis) -> WinnerMap:
     grid = Grid([y, x])  # row-major: y slow, x fast, so the codes reshape to (len(y), len(x))
     codes = np.empty(grid.size, dtype=np.int16)
     ranked: tuple[str, ...] = ()
+    times: np.ndarray | None = None
     for ch in iter_chunks(forms, grid):
         codes[ch.start : ch.stop] = ch.winner
         ranked = tuple(ch.ranked)
+        if times is None:
+            times = np.empty((len(ranked), grid.size))
+        for i, s in enumerate(ranked):
+            times[i, ch.start : ch.stop] = ch.values[(s, TIME)]
     params = forms.spec.params
     return WinnerMap(
         params[x.name], params[y.name], np.asarray(x.values), np.asarray(y.values), x.spacing == "log", y.spacing == "log",
-        codes.reshape(y.count, x.count), ranked,
+        codes.reshape(y.count, x.count), ranked, None if times is None else times.reshape(len(ranked), y.count, x.count),
     )  # fmt: skip

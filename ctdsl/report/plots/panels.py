@@ -18,7 +18,7 @@ from ctdsl.report.encode import mpl_text
 from ctdsl.report.plots.canvas import mpl, new_figure
 from ctdsl.report.plots.curves import CurveView, curves_panel
 from ctdsl.report.plots.figure import placeholder_figure
-from ctdsl.report.plots.steps import components_panel, module_panel
+from ctdsl.report.plots.steps import components_panel, module_panel, shown_groups
 from ctdsl.report.plots.style import RC
 from ctdsl.report.plots.winner import legend_columns, winner_panel
 from ctdsl.results.solution import Solution
@@ -89,11 +89,20 @@ def panel_figure(
             rows = len(sol.schemes) if panel == "steps" else sum(len(r.module.stages) for r in modules)
             names = list(sol.schemes) if panel == "steps" else [st.name for r in modules for st in r.module.stages]
             left = 0.2 + 0.6 * pt * max(len(n) for n in names)
-            top += 0.75 if panel == "steps" else 0.3  # the legend of components sits above the bars
+            fs = rc["legend.fontsize"]
+            if panel == "steps":  # the legend of components above the bars, as many entries a row as the width holds
+                labels = shown_groups(sol) + ["binds the step"]
+                columns = legend_columns(labels, width - left - 0.1, fs)
+                top += 0.45 + math.ceil(len(labels) / columns) * 1.9 * fs / 72
+            else:
+                top += 0.3
             height = top + max(1.2, rows * 3.2 * pt + 0.4) + 0.9
             fig = new_figure(width, height)
             ax = fig.add_axes([left / width, 0.75 / height, (width - left - 0.2) / width, (height - top - 0.9) / height])
-            (components_panel if panel == "steps" else module_panel)(ax, sol)
+            if panel == "steps":
+                components_panel(ax, sol, columns, fs)
+            else:
+                module_panel(ax, sol)
         if title:
             fig.suptitle(mpl_text(title), fontsize=rc["axes.titlesize"], fontweight="bold", y=1 - 0.12 / height)
     return fig

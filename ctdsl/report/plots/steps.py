@@ -25,8 +25,19 @@ def _shown(value: float, unit) -> str:
     return U.format_quantity(value, unit) if np.isfinite(value) else NOT_FINITE
 
 
-def components_panel(ax, sol) -> None:
-    """Stacked bars of each scheme's step, by component group; the group that binds outlined."""
+def shown_groups(sol) -> list[str]:
+    """The component groups the step panel draws (and its legend lists): those with a positive time somewhere."""
+    schemes = list(sol.schemes.values())
+    values = {g: 0.0 for g, _, _ in GROUPS}
+    for r in schemes:
+        for t in r.terms:
+            values[style_of(t.group)] += _finite(t.value.value)
+    return [g for g, _, _ in GROUPS if values[g] > 0]
+
+
+def components_panel(ax, sol, columns: int = 3, fontsize: float = 9.5) -> None:
+    """Stacked bars of each scheme's step, by component group; the group that binds outlined; the
+    legend above it in `columns` entries a row (as many as its width holds: `winner.legend_columns`)."""
     from matplotlib.patches import Patch
 
     schemes = list(sol.schemes.values())
@@ -65,7 +76,7 @@ def components_panel(ax, sol) -> None:
     ax.set_title("Step time at the defaults, by component", loc="left")
     handles = [Patch(facecolor=c, hatch=h, edgecolor="white", label=g) for g, c, h in shown]
     handles.append(Patch(facecolor="white", edgecolor="black", linewidth=2.0, label="binds the step"))
-    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.07), ncol=3, frameon=False, fontsize=9.5, handlelength=1.6, columnspacing=1.0)
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.07), ncol=columns, frameon=False, fontsize=fontsize, handlelength=1.6, columnspacing=1.0)
     ax.grid(True, axis="x", color="#dddddd", linewidth=0.6)
     ax.set_axisbelow(True)
     ax.xaxis.set_major_formatter(plain_formatter())
