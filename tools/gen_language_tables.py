@@ -227,6 +227,7 @@ BACK_END_LIMITS = [
     ("ctdsl/symbolic/breakeven.py", "MAX_REGIMES", "CT701"),
     ("ctdsl/symbolic/regimes.py", "MAX_EXACT_DEGREE", "none: the roots come from the numeric scan"),
     ("ctdsl/symbolic/regimes.py", "MAX_EXACT_NODES", "none: the roots come from the numeric scan"),
+    ("ctdsl/symbolic/regimes.py", "MAX_EXACT_TERMS", "none: the roots come from the numeric scan"),
     ("ctdsl/symbolic/breakeven.py", "MAX_EXACT_PAIRS", "none: the roots come from the numeric scan and Brent's method, marked numeric"),
     ("ctdsl/symbolic/breakeven.py", "MAX_TIDY_NODES", "none: the root's exact form is given as found, not cancelled"),
     ("ctdsl/symbolic/roots.py", "MAX_BRENT_STEPS", "none: the bracket so far is the answer"),
