@@ -2,9 +2,12 @@
 
 `atomic_open(path)` writes to a temporary file beside `path` and renames it over
 `path` only when the block ends without an exception, so an interrupted or failed
-run (Ctrl-C, a kill, a diagnostic half-way) never leaves a truncated CSV, report,
+run (Ctrl-C, SIGTERM, a diagnostic half-way) never leaves a truncated CSV, report,
 figure or .tex where a good one was: the old file stays, and the temporary one is
-removed.
+removed. SIGTERM is an exception only because the command line's entry point
+makes it one (`ctdsl.cli.app.Terminated`, exit 143); a program that embeds ctdsl
+handles its own signals. What no program can handle, SIGKILL or a machine that
+stops, leaves the temporary file, hidden beside the target as `.NAME.XXXXXXXX.part`.
 """
 
 from __future__ import annotations

@@ -231,8 +231,6 @@ BACK_END_LIMITS = [
     ("ctdsl/symbolic/breakeven.py", "MAX_EXACT_PAIRS", "none: the roots come from the numeric scan and Brent's method, marked numeric"),
     ("ctdsl/symbolic/breakeven.py", "MAX_TIDY_NODES", "none: the root's exact form is given as found, not cancelled"),
     ("ctdsl/symbolic/roots.py", "MAX_BRENT_STEPS", "none: the bracket so far is the answer"),
-    ("ctdsl/cli/sweep_cmds.py", "MAX_POINTS", "usage error (exit 2) for `--sweep`"),
-    ("ctdsl/cli/sweep_cmds.py", "MAX_AXIS", "usage error (exit 2) for `--sweep`"),
     ("ctdsl/cli/simulate_cmd.py", "MAX_JOBS", "usage error (exit 2) for `-j`"),
     ("ctdsl/numeric/sweepdata.py", "MAX_POINTS_IN_MEMORY", "ValueError from `Study.sweep` (a larger grid goes to a file: `ctdsl sweep -f parquet`)"),
     ("ctdsl/numeric/uncertainty.py", "MAX_UNCERTAINTY_SAMPLES", "usage error (exit 2) for `ctdsl uncertainty --samples`; ValueError from the API"),
