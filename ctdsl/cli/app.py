@@ -28,7 +28,7 @@ from ctdsl import __version__
 from ctdsl.diagnostics import Sources, did_you_mean, render_text, summary_line
 from ctdsl.diagnostics.terminal import printable
 from ctdsl.failure import Failure
-from ctdsl.files import atomic_open
+from ctdsl.files import Refused, atomic_open
 
 
 # Python's type names, as a command line's users read them
@@ -110,6 +110,9 @@ def handle_exception(exc: Exception) -> int:
         print_diagnostics(diags, _Session.sources or Sources(), err=True)
         typer.echo(summary_line(diags), err=True)
         return Exit.FINDINGS
+    if isinstance(exc, Refused):  # a file atomic_open will not replace: the user's to change
+        typer.echo(f"error: cannot write {printable(str(exc.filename))}: {printable(exc.strerror)}", err=True)
+        return Exit.USAGE
     if _Session.debug:
         traceback.print_exception(exc, file=sys.stderr)
     message = " ".join(str(exc).split())
