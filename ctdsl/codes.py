@@ -12,7 +12,8 @@ reused. The hundreds say which phase found the problem:
 - CT6xx  limits that keep a hostile file from making the machine work hard
 - CT7xx  solving: what a spec that checks clean still asks the solver in vain
   (raised by the back ends after checking, as `ctdsl.failure.Failure`)
-- CT8xx  running: the processes or the Dask cluster a simulation runs on
+- CT8xx  running: the processes or the Dask cluster a simulation runs on, and
+         the optional packages a feature needs (CT890, ctdsl/extras.py)
 
 docs/diagnostics.md lists them with an example each; `tools/gen_diagnostics_doc.py`
 writes it, and a test keeps it, this table and the source in step.
@@ -55,6 +56,12 @@ _TABLE = [
     Code("CT114", "not-a-dc", "a stage of a variant that does not name a data centre of the sites"),
     Code("CT115", "cannot-remove", "none given to a field that cannot be removed (a dc's device, link or switch), or outside a variant"),
     Code("CT116", "price-and-capex", "a device with both a price per hour (rented) and a capex (bought)"),
+    Code("CT117", "scenario-not-values", "a scenario that holds something other than param = value: a stage or a WAN statement"),
+    Code("CT118", "observation-without-source", "an observed value that does not say where it was measured (source \"...\")"),
+    Code("CT119", "observation-without-scheme", "an observation without `of SCHEME` in a spec with several schemes, or with none"),
+    Code("CT120", "fit-needs-one-observation", "a fit on a scenario with no observation, or with several"),
+    Code("CT121", "fit-param-not-free", "a fit of a param without a range, of a count (a whole number), or of one a scenario sets"),
+    Code("CT122", "second-fit", "a second fit statement: a spec fits one param"),
     Code("CT130", "bad-search", "a design search that cannot be posed: an objective that is not a weighted sum of time, energy, cost and co2e, cost or CO2e where nothing is priced, a param without a range, a scheme without steps, a Pareto front of other than 2 or 3 objectives"),
     # units and dimensions
     Code("CT201", "dimension-mismatch", "quantities of different dimensions added, subtracted or compared by min or max"),
@@ -74,13 +81,16 @@ _TABLE = [
     Code("CT306", "cannot-evaluate", "a value that cannot be computed: division by zero, overflow, log2 of zero"),
     Code("CT307", "bad-range", "a param range that is reversed, excludes its default, or cannot be swept"),
     Code("CT308", "inconsistent-model", "a model with both params and a shape, or a shape that does not divide"),
-    Code("CT309", "not-constant", "a param default or a dc's workers that depends on another name"),
+    Code("CT309", "not-constant", "a param default, a dc's workers, a scenario's value or an observed value that depends on another name"),
     Code("CT310", "unsafe-display-name", "a param's display name with characters or commands LaTeX output cannot use safely"),
     Code("CT311", "set-outside-range", "a --set value outside the param's declared range (a warning: the value is used)"),
     Code("CT312", "stream-above-total", "a switch whose stream_rate (each stream's) is above its total_rate (all streams', shared)"),
     Code("CT313", "unknown-distribution", "a param's `~` naming no known distribution, or with the wrong number or shape of arguments (a table of samples where a value is asked for, or the reverse)"),
     Code("CT314", "bad-distribution", "a distribution outside its bounds: lo >= hi, a mode outside lo..hi, sd, median or sigma not positive, or outside the param's range; a table of samples with fewer than two, or a sample that is not a number or lies outside the param's range"),
     Code("CT315", "not-a-zero-stage", "a replica's ZeRO stage (zero) that is not 0, 1, 2 or 3"),
+    Code("CT316", "scenario-outside-range", "a scenario's value outside the param's declared range (an error: unlike --set, the spec declares both)"),
+    Code("CT317", "fit-no-root", "a fit with no value of the param in its range at which the prediction meets the observation (found when solving)"),
+    Code("CT318", "too-many-observed-scenarios", "observations naming more scenarios than the limit: each is checked and solved in full"),
     # topology and placement
     Code("CT401", "unsupported-operation", "a transform placed where its operations do not exist, e.g. top-k on a pluggable"),
     Code("CT402", "sum-not-at-switch", "an in-network sum placed on something that is not a switch, or without innet_sum"),
@@ -143,6 +153,7 @@ _TABLE = [
     # running: where the simulation's runs go
     Code("CT801", "scheduler-unreachable", "no Dask scheduler answered at the address given to --scheduler"),
     Code("CT802", "simulation-run-failed", "a simulated run raised, or the process or Dask worker running it died"),
+    Code("CT890", "extra-not-installed", "a feature of an optional extra (Parquet, netCDF, Dask, the language server) whose package is not installed"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _TABLE}

@@ -66,7 +66,7 @@ def _has_xattrs(path: str) -> bool:
 
 
 @contextmanager
-def atomic_open(path: str, mode: str = "w", **kw):
+def atomic_open(path: str, mode: str = "w", **kw: object):
     """A file object for `path` (text by default; "wb" for bytes) whose content replaces it on success."""
     target = os.path.abspath(path)
     try:

@@ -28,6 +28,12 @@ def flagship() -> Path:
     return folder("specs") / "llama70b_wan.ct"
 
 
+def files(kind: str) -> list[Path]:
+    """Every file of the shipped folder `kind` (specs or examples), subfolders included, in path order."""
+    root = folder(kind)
+    return sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
 def examples() -> dict[str, Path]:
     """Each example spec by its name without `.ct`, in name order."""
     return {p.stem: p for p in sorted(folder("examples").glob("*.ct"))}

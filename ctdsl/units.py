@@ -22,6 +22,7 @@ numbers in base units, with this module to print them back in readable units.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -67,6 +68,27 @@ class Dim:
         if den:
             text += "/" + ("*".join(den) if len(den) == 1 else "(" + "*".join(den) + ")")
         return text
+
+
+# each base unit as UDUNITS-2 (the CF convention's unit syntax, read by cf-units, xarray's CF tools and pint)
+# names it: B is the bel there, so a byte is `byte`; a FLOP is a count (`1`); gCO2e is a mass, in g; a dollar
+# has no UDUNITS unit, so a quantity in USD has no CF units (its ctdsl unit is still given)
+_UDUNITS = {"B": "byte", "s": "s", "FLOP": "1", "J": "J", "m": "m", "gCO2e": "g"}
+
+
+def udunits(d: "Dim") -> str | None:
+    """The base SI unit of `d` in UDUNITS-2 syntax (`byte/s`, `J/byte`, `1/s`), None when it has no such unit (USD)."""
+    if d.dimensionless:
+        return "1"
+    if d.exps[BASE.index("USD")]:
+        return None
+    parts = [(_UDUNITS[b], e) for b, e in zip(BASE, d.exps) if e and _UDUNITS[b] != "1"]
+    num = [u if e == 1 else f"{u}^{e}" for u, e in parts if e > 0]
+    den = [u if e == -1 else f"{u}^{-e}" for u, e in parts if e < 0]
+    text = "*".join(num) or "1"
+    if den:
+        text += "/" + (den[0] if len(den) == 1 else "(" + "*".join(den) + ")")
+    return text
 
 
 def dim(B: int = 0, s: int = 0, FLOP: int = 0, J: int = 0, m: int = 0, USD: int = 0, CO2e: int = 0) -> Dim:
@@ -286,7 +308,7 @@ def format_quantity(value: float, d: Dim, digits: int = 4) -> str:
     return f"{_sig(value, digits)} {base}"  # pragma: no cover
 
 
-def best_unit(values, d: Dim) -> tuple[float, str]:
+def best_unit(values: Iterable[float], d: Dim) -> tuple[float, str]:
     """One (scale, label) that suits all of `values` (for a table column or an axis)."""
     pref = _PREFERRED.get(d.exps)
     if pref is None:

@@ -14,6 +14,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from backstop import HANG_MS
 
 # Without the background-networking flags Chromium opens connections of its own.
 CHROMIUM_ARGS = [
@@ -46,7 +47,7 @@ def why_no_browser() -> str | None:
     except ImportError:
         return "playwright is not installed (pip install playwright; the test extra has it)"
     if find_chromium() is None:
-        return "no chromium on PATH (Debian: apt-get install chromium; or set CTDSL_CHROMIUM)"
+        return "no chromium on PATH: run bash .ci/setup.d/chromium.sh (Debian's chromium), or set CTDSL_CHROMIUM"
     return None
 
 
@@ -72,6 +73,7 @@ class Opened:
 
 def open_page(browser, path: Path, fragment: str = "", viewport=(1200, 2400)) -> Opened:
     page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+    page.set_default_timeout(HANG_MS)  # every wait of the page: a backstop, not a measure (tests/backstop.py)
     opened = Opened(page)
     url = Path(path).resolve().as_uri()
 
@@ -88,7 +90,49 @@ def open_page(browser, path: Path, fragment: str = "", viewport=(1200, 2400)) ->
     page.on("requestfailed", lambda r: opened.problems.append(f"request failed: {r.url}"))
     page.goto(url + ("#" + fragment if fragment else ""))
     try:
-        page.wait_for_function("() => window.ctdslExplorer !== undefined", timeout=10_000)
+        page.wait_for_function("() => window.ctdslExplorer !== undefined", timeout=HANG_MS)
     except Exception as exc:
         raise AssertionError(f"the page did not start: {opened.problems}") from exc
     return opened
+
+
+FLAGSHIP = Path(__file__).resolve().parents[1] / "specs" / "llama70b_wan.ct"
+
+
+def wide_spec(params: int = 20, schemes: int = 30) -> str:
+    """The flagship spec widened to `params` params and `schemes` schemes (for the palette test and the
+    redraw benchmark): its 4 params and 9 schemes, then more schemes of its kinds (top-k and band at
+    fractions, DiLoCo at periods), each further param a fraction, a period or a count of steps one of
+    them reads. Every added param has a declared range; every added scheme's label is unique."""
+    assert params >= 4 and schemes >= 9
+    text = FLAGSHIP.read_text(encoding="utf-8")
+    extra = params - 4
+    lines = []
+    kinds = ("fraction", "period", "steps")
+    names = []
+    for k in range(extra):
+        kind = kinds[k % 3]
+        name = f"{kind}_{k}"
+        names.append((kind, name))
+        if kind == "fraction":
+            lines.append(f"param {name} = 1/{8 * (1 + k % 4)} in 1/256 .. 1/2 log 9")
+        elif kind == "period":
+            lines.append(f"param {name} = {20 * (1 + k % 5)} in 2 .. 1000 log 9")
+        else:
+            lines.append(f"param {name} = {11000 + 100 * k} in 8000 .. 20000")
+    blocks = []
+    for j in range(schemes - 9):
+        fr = [n for kd, n in names if kd == "fraction"] or ["1/16"]
+        pe = [n for kd, n in names if kd == "period"] or ["100"]
+        st = [n for kd, n in names if kd == "steps"] or ["12000"]
+        f, h, s = fr[j % len(fr)], pe[j % len(pe)], st[j % len(st)]
+        kind = j % 3
+        if kind == 0:
+            body = f'label = "top-k {j}"\n  payload = topk\n  fraction = {f}\n  chunk = 65536\n  collective = hier_allgather'
+        elif kind == 1:
+            body = f'label = "band {j}"\n  payload = band\n  fraction = {f}\n  cost = 10 FLOP/B\n  collective = hier_allreduce'
+        else:
+            body = f'label = "DiLoCo {j}"\n  payload = dense\n  collective = hier_allreduce\n  period = {h}\n  inner = dc'
+        blocks.append(f"scheme extra_{j} {{\n  {body}\n  overlap = backward\n  steps = {s}\n}}\n")
+    head, tail = text.split("\nmodel llama70b", 1)
+    return head + "\n".join(lines) + "\n\nmodel llama70b" + tail.replace("\nbaseline adamw", "\n" + "\n".join(blocks) + "\nbaseline adamw", 1)

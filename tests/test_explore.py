@@ -150,3 +150,67 @@ def test_same_page_under_any_hash_seed(tmp_path):
         subprocess.run([sys.executable, "-c", "from ctdsl.cli import main; main()", "explore", str(FLAGSHIP), "-o", str(out)], check=True, env=env)
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
+
+
+def test_a_bounds_expression_prints_as_checked_operations():
+    """The checker's expression of a bound, as the page evaluates it: each node once, children
+    first, through the page's checked operations (X.*), params as a[K], numbers as doubles."""
+    from fractions import Fraction
+
+    from ctdsl.model import expr as E
+    from ctdsl.report.explore.checks import js_check
+
+    x, y = E.Sym("wan_bw"), E.Sym("eff")
+    shared = E.Mul(E.Num(Fraction(1, 10)), x)
+    expr = E.Div(E.Add(shared, shared), E.Sub(y, E.Num(Fraction(-3))))
+    assert js_check(expr, {"eff": 2, "wan_bw": 0}) == (
+        "function (a) { const v0 = 0.1; const v1 = X.fin(a[0]); const v2 = X.mul(v0, v1); const v3 = X.add(v2, v2); "
+        "const v4 = X.fin(a[2]); const v5 = (-3.0); const v6 = X.sub(v4, v5); const v7 = X.div(v3, v6); return v7; }"
+    )
+    big = E.Call("ceil", (E.Pow(E.Num(Fraction(10**400)), Fraction(1, 2)),))
+    assert js_check(big, {}) == "function (a) { const v0 = X.big(); const v1 = X.pow(v0, 0.5, false); const v2 = X.ceil(v1); return v2; }"
+
+
+def test_the_page_carries_the_checkers_bounds_and_words():
+    """The flagship's four params each have a bound (efficiency, bandwidth, load, the module's
+    budget); the words and codes are ctdsl.language.bounds', the places the spec's."""
+    from ctdsl.language.bounds import BOUNDS
+
+    data = _page_data(ctdsl.load(FLAGSHIP).explore())["checks"]
+    assert [(b["owner"], b["bound"], b["params"], b["ends"]) for b in data["list"]] == [
+        ("accel.efficiency", "fraction", [2], [[2, 0.2, 0.6]]),
+        ("wan.bandwidth", "positive", [0], [[0, 0.1e9, 1000e9]]),
+        ("wan.load", "utilisation", [3], [[3, 0.0, 0.95]]),
+        ("qsfp.compute.budget", "positive", [1], [[1, 10e9, 99e9]]),
+    ]
+    lines = FLAGSHIP.read_text(encoding="utf-8").splitlines()
+
+    def place(written: str) -> str:  # where a field's value is written (`efficiency = eff`: at eff), counted here
+        k = next(k for k, line in enumerate(lines) if written in line)
+        return f"{FLAGSHIP}:{k + 1}:{lines[k].index(written) + written.index(' = ') + 4}"
+
+    assert [b["at"] for b in data["list"]] == [place("efficiency = eff"), place("bandwidth = wan_bw"), place("load = wan_load"), place("budget = budget")]
+    assert data["kinds"]["fraction"]["words"] == BOUNDS["fraction"].words == "must be a fraction in (0, 1]"
+    assert data["kinds"]["utilisation"]["code"] == "CT302" and data["kinds"]["utilisation"]["highClosed"] is False
+
+
+def test_display_names_as_mathml():
+    from ctdsl.report.explore.mathml import display_mathml
+
+    def body(tex: str) -> str:
+        return re.search(r"<semantics><mrow>(.*)</mrow><annotation", display_mathml(tex)).group(1)
+
+    assert body(r"b_{\mathrm{WAN}}") == "<msub><mi>b</mi><mi>WAN</mi></msub>"
+    assert body(r"\eta") == "<mi>η</mi>"
+    assert body(r"\Delta t_1^{2}") == '<mi mathvariant="normal">Δ</mi><msubsup><mi>t</mi><mn>1</mn><mn>2</mn></msubsup>'
+    assert body(r"x_{ab}") == "<msub><mi>x</mi><mrow><mi>a</mi><mi>b</mi></mrow></msub>"
+    assert body(r"\text{no. 2}") == "<mtext>no. 2</mtext>"
+    assert body("n_{<b>&}") == "<msub><mi>n</mi><mrow><mi>&lt;</mi><mi>b</mi><mi>&gt;</mi><mi>&amp;</mi></mrow></msub>"  # escaped, whatever comes
+    assert r"<annotation encoding=\"application/x-tex\">b_{\mathrm{WAN}}</annotation>".replace("\\\"", '"') in display_mathml(r"b_{\mathrm{WAN}}")
+
+
+def test_the_palette_is_distinct_and_deterministic():
+    from ctdsl.report.explore.palette import BASE, palette
+
+    p = palette(40)
+    assert p[:10] == list(BASE) and len(set(p)) == 40 and palette(40) == p and palette(12)[:12] == p[:12]

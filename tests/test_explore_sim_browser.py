@@ -16,6 +16,7 @@ import pytest
 
 import ctdsl
 from explorekit import launch, open_page, why_no_browser
+from backstop import HANG_MS
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAGSHIP = ROOT / "specs" / "llama70b_wan.ct"
@@ -45,8 +46,12 @@ def recorded(path: Path) -> dict:
 
 
 def mean_of(s: dict) -> float:
-    measured = s["rounds"][s["warm"]:]
-    return math.fsum(r[3] * r[2] for r in measured) / sum(r[2] for r in measured)
+    """The mean step of the measured rounds of the page's embedded recording (simview.py's format:
+    rounds as whole ticks, the first start then each round's length; `per`, the steps of each)."""
+    lengths = s["rounds"][1:]
+    per = s["per"] if isinstance(s["per"], list) else [s["per"]] * len(lengths)
+    measured = list(zip(lengths, per))[s["warm"]:]
+    return math.fsum(d * s["tick"] for d, _ in measured) / sum(m for _, m in measured)
 
 
 def test_view_plays_and_shows_the_recorded_mean(browser, sim_page):
@@ -59,14 +64,14 @@ def test_view_plays_and_shows_the_recorded_mean(browser, sim_page):
     for j, s in enumerate(rec["schemes"]):
         page.select_option("#sim-scheme", str(j))
         shown = float(page.get_attribute("#sim-steps .sim-mean", "data-value"))
-        assert shown == pytest.approx(mean_of(s), rel=1e-9)
-        assert shown == pytest.approx(s["mean"], rel=1e-9)
+        assert shown == s["mean"]  # the run's own mean, what ctdsl simulate reports for the seed
+        assert shown == pytest.approx(mean_of(s), rel=1e-5)  # the rounds drawn: whole ticks, a millionth of the run
         assert float(page.get_attribute("#sim-steps .sim-closed", "data-value")) == s["closed"]
     page.select_option("#sim-scheme", "0")
     t0 = float(page.get_attribute("#sim-now", "data-value"))
     page.click("#sim-play")
     assert page.get_attribute("#sim-play", "aria-pressed") == "true"
-    page.wait_for_function(f"() => window.ctdslSim.time() > {t0}", timeout=10_000)  # waits for progress, asserts no duration
+    page.wait_for_function(f"() => window.ctdslSim.time() > {t0}", timeout=HANG_MS)  # waits for progress, asserts no duration
     page.click("#sim-play")
     assert page.get_attribute("#sim-play", "aria-pressed") == "false"
     assert float(page.get_attribute("#sim-now", "data-value")) > t0
@@ -81,12 +86,43 @@ def test_view_is_keyboard_operable(browser, sim_page):
     page.keyboard.press("Home")
     assert float(page.get_attribute("#sim-now", "data-value")) == 0
     page.keyboard.press("End")
-    end = recorded(sim_page)["schemes"][0]["end"]
+    s0 = recorded(sim_page)["schemes"][0]
+    end = s0["end"] * s0["tick"]  # whole ticks
     assert float(page.get_attribute("#sim-now", "data-value")) == pytest.approx(end, rel=1e-12)
     page.keyboard.press("Home")
     page.focus("#sim-play")
     page.keyboard.press("Space")
-    page.wait_for_function("() => window.ctdslSim.time() > 0", timeout=10_000)
+    page.wait_for_function("() => window.ctdslSim.time() > 0", timeout=HANG_MS)
     page.keyboard.press("Space")
     assert page.get_attribute("#sim-play", "aria-pressed") == "false"
     assert opened.problems == []
+
+
+@pytest.mark.parametrize("load", ["0.3", "0.6", "0.9"])
+def test_the_closed_form_shown_is_what_solve_prints(browser, tmp_path, monkeypatch, load):
+    """Each scheme's closed-form step time, as a number and as text, is `ctdsl solve --set
+    wan_load=LOAD`'s (its JSON's step, printed as its tables print a time), whatever the run."""
+    from typer.testing import CliRunner
+
+    from ctdsl import units as U
+    from ctdsl.cli import app
+    from ctdsl.simulate import trace
+
+    r = CliRunner().invoke(app, ["solve", str(FLAGSHIP), "--set", f"wan_load={load}", "--format", "json"])
+    assert r.exit_code == 0
+    want = {s["name"]: s["step"]["seconds"] for s in json.loads(r.output)["schemes"]}
+    monkeypatch.setattr(trace, "MAX_STEPS", 2)  # the closed form does not depend on the run's length
+    out = tmp_path / "e.html"
+    ctdsl.load(FLAGSHIP, {"wan_load": load}).explore(out, simulate=True)
+    opened = open_page(browser, out)
+    page = opened.page
+    names = [s["name"] for s in recorded(out)["schemes"]]
+    assert sorted(names) == sorted(want)
+    for j, name in enumerate(names):
+        page.select_option("#sim-scheme", str(j))
+        assert float(page.get_attribute("#sim-steps .sim-closed", "data-value")) == want[name]
+        text = page.text_content("#sim-steps .sim-closed")
+        shown = re.match(r"closed form (\S+ \S+?),? ", text + " ")
+        assert shown and shown.group(1) == U.format_quantity(want[name], U.TIME), (name, text)
+    assert opened.problems == []
+    page.close()

@@ -26,9 +26,10 @@ from ctdsl import limits
 from ctdsl.cli import app
 from ctdsl.symbolic import stragglers as ST
 from ctdsl.symbolic.convert import value
+from backstop import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
-TIMEOUT = 120  # s; every case here takes a few seconds
+TIMEOUT = HANG  # s: a backstop (tests/backstop.py); every case here takes a few seconds
 
 HEAD = """\
 import std.devices

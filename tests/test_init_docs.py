@@ -96,7 +96,11 @@ def test_docs_unknown_code_is_a_usage_error_with_a_suggestion():
 
 def test_lint_explain_of_a_checker_code_points_to_an_installed_command():
     r = invoke("lint", "--explain", "CT105")
-    assert r.exit_code == 0 and "ctdsl docs CT105" in r.stdout and "docs/diagnostics.md" not in r.stdout
+    assert r.exit_code == 0 and "ctdsl docs CT105" in r.stdout
+    # no path of the source tree (absent from an installed package); the docs' web address is fine
+    from ctdsl.diagnostics.rules import DOCS_BASE
+
+    assert "docs/diagnostics.md" not in r.stdout.replace(DOCS_BASE + "docs/diagnostics.md", "")
 
 
 def test_graph_draws_svg_and_png_without_graphviz(tmp_path):
@@ -119,3 +123,27 @@ def test_graph_draws_svg_and_png_without_graphviz(tmp_path):
 def test_graph_drawing_needs_a_file():
     r = invoke("graph", str(FLAGSHIP), "-f", "png")
     assert r.exit_code == 2 and "-o" in r.output
+
+
+def test_init_e_writes_every_spec_and_example_and_refuses_both_flags(tmp_path):
+    r = invoke("init", str(tmp_path), "-e")
+    assert r.exit_code == 0, r.output
+    for kind in ("specs", "examples"):
+        want = sorted(p.relative_to(ROOT / kind) for p in (ROOT / kind).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        assert sorted(p.relative_to(tmp_path / kind) for p in (tmp_path / kind).rglob("*") if p.is_file()) == want
+        assert all((tmp_path / kind / rel).read_bytes() == (ROOT / kind / rel).read_bytes() for rel in want)
+    r = invoke("init", str(tmp_path / "both"), "-e", "--example", "01_params")
+    assert r.exit_code == 2 and not (tmp_path / "both").exists()
+
+
+def test_a_missing_spec_points_at_init_e(tmp_path, monkeypatch):
+    """The files --help's examples name are not there after a plain install: the error says how to get them."""
+    monkeypatch.chdir(tmp_path)
+    r = invoke("solve", "specs/llama70b_wan.ct")
+    assert r.exit_code == 2
+    assert r.stderr.splitlines() == [
+        "error: no such file: specs/llama70b_wan.ct",
+        "  = help: give the path of a spec file; `ctdsl init -e` writes the specs/ and examples/ that --help and the docs use into this folder",
+    ]
+    r = invoke("check", "examples/16_variants.ct")
+    assert r.exit_code == 2 and "`ctdsl init -e`" in r.output

@@ -36,6 +36,7 @@ from ctdsl.report.paper import paper_latex
 from ctdsl.report.paper_cases import MAX_SPLIT_OPS, regime
 from ctdsl.report.paper_forms import Printer
 from ctdsl.results.quantity import Quantity
+from backstop import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAGSHIP = str(ROOT / "specs" / "llama70b_wan.ct")
@@ -66,7 +67,7 @@ def compile_tex(folder: Path, name: str) -> str:
             cwd=folder,
             capture_output=True,
             text=True,
-            timeout=180,
+            timeout=HANG,
         )
         assert proc.returncode == 0, proc.stdout[-3000:]
     return (folder / name.replace(".tex", ".log")).read_text(encoding="latin-1")

@@ -26,6 +26,7 @@ from ctdsl.numeric import CompiledForms, evaluate
 from ctdsl.symbolic.sensitivity import sensitivity
 from ctdsl.symbolic.tornado import UnknownQuantity, tornado
 from solvekit import ROOT, solve_text
+from backstop import HANG
 
 FLAGSHIP = ROOT / "tests" / "data" / "llama70b_workers.ct"  # the study with single-GPU workers
 H = 1e-6  # relative step of the finite differences
@@ -319,7 +320,7 @@ def test_latex_table_of_elasticities(flagship, tmp_path):
     if pdflatex is None or kpse is None or subprocess.run([kpse, "siunitx.sty"], capture_output=True).returncode != 0:
         pytest.skip("pdflatex with siunitx is not installed")
     proc = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "s.tex"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=180)  # fmt: skip
+                          cwd=tmp_path, capture_output=True, text=True, timeout=HANG)  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert "Overfull" not in (tmp_path / "s.log").read_text(encoding="latin-1")
 
@@ -336,7 +337,7 @@ def test_plain_solve_does_not_load_the_sensitivity_code():
         "assert r.exit_code == 0, r.stdout\n"
         "print(sorted(m for m in ('ctdsl.symbolic.sensitivity', 'ctdsl.symbolic.tornado', 'ctdsl.report.sensitivity_out') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=HANG)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 

@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ctdsl.cli import app
+from backstop import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAGSHIP = str(ROOT / "specs" / "llama70b_wan.ct")
@@ -50,7 +51,7 @@ def test_json_is_deterministic_and_shows_growth():
     b = run("simulate", FLAGSHIP, "--set", "wan_load=0.9", "--format", "json", *TWO, *SMALL)
     assert a.exit_code == 0 and a.stdout == b.stdout
     data = json.loads(a.stdout)
-    assert data["schema"] == "ctdsl.simulate/1"
+    assert data["schema"] == "ctdsl.simulate/2"
     assert data["settings"] == {"steps": 15, "seeds": 3, "warmup": 2, "seed": 0, "latency": "propagate"}
     by = {s["name"]: s for s in data["schemes"]}
     adamw, diloco = by["adamw"], by["diloco"]
@@ -121,7 +122,7 @@ def test_check_and_lint_do_not_import_simpy():
         f"r = CliRunner().invoke(app, ['lint', {CONTENTION!r}])\n"
         "print('simpy' in sys.modules, 'ctdsl.simulate' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=HANG)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False False"
 

@@ -30,6 +30,7 @@ from ctdsl.simulate.runner import settings, spawn_keys
 distributed = pytest.importorskip("distributed")
 from ctdsl.simulate import cluster  # noqa: E402  (needs distributed)
 from ctdsl.simulate import tasks as T  # noqa: E402
+from backstop import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENTION = str(ROOT / "examples" / "15_contention.ct")
@@ -90,7 +91,7 @@ def test_a_scheduler_that_does_not_answer_is_ct801(address, why):
     """Port 9 (discard) has no listener on the loopback: refused at once; 'nonsense' is no address."""
     code = "from ctdsl.cli import main; main()"
     r = subprocess.run([sys.executable, "-c", code, "simulate", CONTENTION, "--seeds", "2", "--steps", "2", "--scheduler", address],
-                       capture_output=True, text=True, cwd=ROOT, timeout=240)  # fmt: skip
+                       capture_output=True, text=True, cwd=ROOT, timeout=HANG)  # fmt: skip
     assert r.returncode == 2, r.stderr
     assert "CT801" in r.stderr and address in r.stderr and why in r.stderr
     assert "Traceback" not in r.stderr and r.stdout == ""  # nothing at exit either
@@ -108,14 +109,14 @@ def test_ctrl_c_on_the_cluster_keeps_the_finished_seeds_and_leaves_no_task(clien
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     try:
-        deadline = time.monotonic() + 240
+        deadline = time.monotonic() + HANG
         while not out.exists() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert out.exists(), "no seed finished in time"
         for _ in range(signals):  # the second soon after the first, while the running runs still run
             proc.send_signal(signal.SIGINT)
             time.sleep(0.05)
-        stdout, stderr = proc.communicate(timeout=240)
+        stdout, stderr = proc.communicate(timeout=HANG)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -129,7 +130,7 @@ def test_ctrl_c_on_the_cluster_keeps_the_finished_seeds_and_leaves_no_task(clien
     local = ctdsl.load(CONTENTION).simulate(steps=40, seeds=max(seeds) + 2, warmup=2, schemes=[first])
     per_seed = {s["name"]: s["simulated"]["per_seed"] for s in doc["schemes"]}
     assert per_seed[first] == [local.schemes[first].runs[k].step for k in seeds]
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG
     while _keys(client) - before and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _keys(client) - before  # the run's tasks are gone (the other tests' are not its)
@@ -145,13 +146,14 @@ def test_study_sweep_on_the_cluster_equals_the_local_sweep(client):
     workers, give the local values bit for bit."""
     import numpy as np
 
+    from ctdsl.api import AxisRequest, sweep_axes
     from ctdsl.numeric import CompiledForms, Grid
     from ctdsl.numeric.dask_sweep import collect_on
 
     study = ctdsl.load(str(ROOT / "specs" / "llama70b_wan.ct"))
     axes = {"wan_bw": ("0.1 GB/s", "1000 GB/s", 41, "log"), "eff": ("0.2", "0.6", 3)}
     local = study.sweep(axes, components=True)
-    grid = Grid([study._axis(n, given) for n, given in axes.items()])
+    grid = Grid(sweep_axes(study, [AxisRequest(n, *given) for n, given in axes.items()]))
     for remote in (study.sweep(axes, components=True, client=client), collect_on(client, CompiledForms(study.solve()), grid, True, chunk=16)):
         assert remote.columns == local.columns and len(remote) == 123 and remote.units == local.units
         for name in local.columns:

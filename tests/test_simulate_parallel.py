@@ -29,11 +29,12 @@ from ctdsl.simulate import tasks as T
 from ctdsl.simulate.errors import TaskError
 from ctdsl.simulate.plan import build_plans
 from ctdsl.simulate.runner import seed_ranges, settings, simulate, spawn_keys
+from backstop import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENTION = str(ROOT / "examples" / "15_contention.ct")  # schemes adamw, two_bit, diloco; a loaded WAN
 runner = CliRunner()
-WAIT = 240  # seconds at most for a subprocess to reach a point (a bound, not a measure)
+WAIT = HANG  # seconds at most for a subprocess to reach a point (a backstop, not a measure: tests/backstop.py)
 
 
 def _runs(res) -> dict[str, str]:

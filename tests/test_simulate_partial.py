@@ -23,11 +23,12 @@ from typer.testing import CliRunner
 
 from ctdsl import limits
 from ctdsl.cli import app
+from backstop import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENTION = str(ROOT / "examples" / "15_contention.ct")  # schemes adamw, then others; a loaded WAN
 runner = CliRunner()
-WAIT = 240  # seconds at most for a subprocess to reach a point (a bound, not a measure: the machine is shared)
+WAIT = HANG  # seconds at most for a subprocess to reach a point (a backstop, not a measure: tests/backstop.py)
 
 
 def _per_seed(doc: dict) -> dict[str, list]:

@@ -22,6 +22,7 @@ import pytest
 from pygments.token import Token
 
 from ctdsl.highlight import CtLexer
+from backstop import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 GRAMMAR = ROOT / "editors" / "vscode" / "syntaxes" / "ct.tmLanguage.json"
@@ -37,16 +38,26 @@ def _node_modules() -> Path | None:
     return None
 
 
+SETUP = "bash .ci/setup.d/node.sh"  # installs the npm packages (README.md, docs/editors.md)
+
+
+def why_not() -> str | None:
+    """Why the grammar cannot be tokenized here, naming what to run; None when it can."""
+    if shutil.which("node") is None:
+        return f"node is not installed (the TextMate grammar is tokenized with vscode-textmate): apt-get install nodejs npm, then {SETUP}"
+    if _node_modules() is None:
+        return f"vscode-textmate and vscode-oniguruma are not installed: run {SETUP}"
+    return None
+
+
 @pytest.fixture(scope="module")
 def tokens() -> dict[str, list]:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed (the TextMate grammar is tokenized with vscode-textmate)")
-    modules = _node_modules()
-    if modules is None:
-        pytest.skip("vscode-textmate and vscode-oniguruma are not installed: run bash .ci/setup.d/node.sh")
+    reason = why_not()
+    if reason:
+        pytest.skip(reason)
+    node, modules = shutil.which("node"), _node_modules()
     env = dict(os.environ, NODE_PATH=str(modules))
-    r = subprocess.run([node, str(SCRIPT), str(GRAMMAR), *map(str, SPECS)], capture_output=True, text=True, env=env, timeout=300)
+    r = subprocess.run([node, str(SCRIPT), str(GRAMMAR), *map(str, SPECS)], capture_output=True, text=True, env=env, timeout=HANG)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -165,3 +176,18 @@ def test_the_grammar_names_every_distribution():
     grammar = json.loads(GRAMMAR.read_text(encoding="utf-8"))
     match = grammar["repository"]["distribution"]["match"]
     assert set(match.split("(", 2)[2].split(")")[0].split("|")) == set(KINDS)
+
+
+
+def test_a_skip_names_the_setup_script_and_the_docs_say_it(monkeypatch):
+    """Without node, or without the npm packages, the reason names the command; README and docs/editors.md too."""
+    import sys
+
+    here = sys.modules[__name__]
+    monkeypatch.setattr(here, "_node_modules", lambda: None)
+    assert SETUP in why_not()
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert SETUP in why_not()
+    for doc in (ROOT / "README.md", ROOT / "docs" / "editors.md"):
+        assert SETUP in doc.read_text(encoding="utf-8"), doc
+    assert (ROOT / SETUP.split()[-1]).is_file()

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ctdsl.cli import app
+from solvekit import C
 
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
@@ -90,9 +91,26 @@ def test_step_11s_figures_are_what_solve_gives(tmp_path):
     text = " ".join(_section("11.").split())
     dp = sol.schemes["dp"]
     c = dp.components
-    quoted = [c["compute"], c["tensor parallel"], c["pipeline bubble"], dp.inner, c["sync (exposed)"]]
+    quoted = [c[C("compute")], c[C("tensor_parallel")], c[C("pipeline_bubble")], dp.inner, c[C("exposed_sync:sync")]]
     for q in quoted:
         assert str(q) in text, str(q)
     roots = {t.scheme: U.format_quantity(t.roots[0].value, t.dim) for t in sol.targets}
     assert f"{roots['dp']} for dp, {roots['diloco']} for DiLoCo and {roots['streaming']} for Streaming DiLoCo" in text
     assert dp.timeline.dcs[0].micro_batches.value == 16  # "1/16 of the backward pass"
+
+
+def test_step_3s_memory_warning_is_what_solve_prints(tmp_path, monkeypatch):
+    """Step 3 quotes the CT425 warning `ctdsl solve` prints for its spec, and its parts add up as the text says."""
+    spec = _blocks(_section("3."), "ct")[-1]
+    (tmp_path / "spec.ct").write_text(spec, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["solve", "spec.ct"], env={"NO_COLOR": "1", "COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    (quoted,) = _blocks(_section("3."), "text")
+    assert r.stderr.startswith(quoted), r.stderr[:1000]
+    text = " ".join(_section("3.").split())
+    # 2 + 4 + 12 bytes a parameter of Llama-3 8B (8,029,995,008 parameters, step 1): weights, gradients, AdamW
+    p = 8_029_995_008
+    for part, nbytes in (("weights", 2), ("gradients", 4), ("optimizer", 12)):
+        assert f"{part} {p * nbytes / 1e9:.2f} GB" in quoted
+    assert f"needs {p * 18 / 1e9:.1f} GB" in quoted and "144.5 GB against the H100's 80 GB" in text

@@ -1,19 +1,36 @@
-"""The wheel ships the grammar and the library presets, and the grammar is the one in grammar/.
+"""The wheel ships the grammar and the library presets, and the grammar is the one in grammar/;
+installed bare, it runs every command's --help examples.
 
 Builds a wheel with `python -m build --wheel` into a temporary folder (a few
 seconds). With no network to fetch the build backend, it builds without
 isolation if hatchling is installed, and skips otherwise.
+
+The bare install (the last tests, slow: a few minutes) puts the wheel, with its
+dependencies and no extra, in a fresh venv, once for this file; `ctdsl init -e`
+writes the specs and examples into a folder, and each example line of each
+command's --help runs there in a shell, as a user would paste it, from a fresh
+copy of that folder. An example passes when it exits 0 (1 for check and lint,
+whose findings are their result) with no traceback. One that needs an extra
+must say so in its command's help (`ctdsl[data]`), must exit 2 with CT890 and
+that extra's pip install in the bare venv, and then runs in this environment,
+which has every extra. The test skips only where this machine cannot make a
+venv.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import re
+import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from backstop import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,7 +39,7 @@ def _build(out: Path, isolated: bool) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "build", "--wheel", "--outdir", str(out)]
     if not isolated:
         cmd.append("--no-isolation")
-    return subprocess.run(cmd + [str(ROOT)], capture_output=True, text=True, timeout=600)
+    return subprocess.run(cmd + [str(ROOT)], capture_output=True, text=True, timeout=HANG)
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +118,7 @@ def test_the_readme_job_runs_from_the_unpacked_wheel_via_init(wheel, tmp_path):
 
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-c", code, str(site), *args], cwd=work, capture_output=True, text=True, timeout=300
+            [sys.executable, "-c", code, str(site), *args], cwd=work, capture_output=True, text=True, timeout=HANG
         )
 
     done = run("init")
@@ -112,3 +129,110 @@ def test_the_readme_job_runs_from_the_unpacked_wheel_via_init(wheel, tmp_path):
     assert "band_switch" in solved.stdout
     docs = run("docs", "CT105")
     assert docs.returncode == 0 and docs.stdout.startswith("### CT105 missing-field"), docs.stderr
+
+
+# ---- a bare install runs every --help example ------------------------------------------------
+
+
+def help_examples() -> list[tuple[str, str, str]]:
+    """(command, its --help as shown, example line) for every example of every command's --help."""
+    from typer.main import get_command
+    from typer.testing import CliRunner
+
+    from ctdsl.cli import app
+
+    out = []
+    todo = [((), get_command(app))]
+    while todo:
+        path, cmd = todo.pop(0)
+        text = (cmd.help or "") + "\n" + (cmd.epilog or "")
+        lines = text.splitlines()
+        if any(line.strip() == "Examples:" for line in lines):
+            start = next(i for i, line in enumerate(lines) if line.strip() == "Examples:")
+            shown = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "200", "TERM": "dumb"}).stdout
+            out += [(" ".join(path) or "ctdsl", shown, ln.strip()) for ln in lines[start + 1 :] if ln.strip().startswith("ctdsl ")]
+        for name in sorted(getattr(cmd, "commands", {}) or {}):
+            todo.append((path + (name,), cmd.commands[name]))
+    return out
+
+
+EXAMPLES = help_examples()
+
+
+@pytest.fixture(scope="module")
+def bare(wheel, tmp_path_factory) -> Path:
+    """The bin/ of a fresh venv with the wheel installed and no extra."""
+    venv = tmp_path_factory.mktemp("bare") / "venv"
+    made = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True, timeout=HANG)
+    if made.returncode != 0:
+        pytest.skip(f"this machine cannot make a venv (python -m venv: {made.stderr.strip()[-300:]})")
+    bin_ = venv / "bin"
+    done = subprocess.run([str(bin_ / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
+                          capture_output=True, text=True, timeout=HANG)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return bin_
+
+
+@pytest.fixture(scope="module")
+def initialised(bare, tmp_path_factory) -> Path:
+    """A folder `ctdsl init -e` of the bare install wrote."""
+    folder = tmp_path_factory.mktemp("init")
+    done = subprocess.run([str(bare / "ctdsl"), "init", "-e"], cwd=folder, capture_output=True, text=True, timeout=HANG, env=_env(bare))
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+def _env(bin_: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "COLUMNS")}
+    env["PATH"] = f"{bin_}{os.pathsep}{env.get('PATH', '')}"
+    env["MPLBACKEND"] = "Agg"
+    return env
+
+
+def _run(line: str, cwd: Path, bin_: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-o", "pipefail", "-c", line], cwd=cwd, capture_output=True, text=True,
+                          timeout=HANG, env=_env(bin_), stdin=subprocess.DEVNULL)  # fmt: skip
+
+
+def _passed(command: str, done: subprocess.CompletedProcess) -> bool:
+    findings = command.split()[0] in ("check", "lint", "validate")  # exit 1: the findings are the result (validate: over --max-mape)
+    clean = "Traceback" not in done.stderr + done.stdout and "internal error" not in done.stderr
+    return clean and (done.returncode == 0 or (findings and done.returncode == 1))
+
+
+def test_init_e_writes_every_spec_and_example(initialised):
+    for kind in ("specs", "examples"):
+        want = sorted(p.relative_to(ROOT / kind).as_posix() for p in (ROOT / kind).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        got = sorted(p.relative_to(initialised / kind).as_posix() for p in (initialised / kind).rglob("*") if p.is_file())
+        assert got == want
+        for rel in want:
+            assert (initialised / kind / rel).read_bytes() == (ROOT / kind / rel).read_bytes()
+
+
+def test_every_help_example_is_found():
+    """Not vacuous: every command has examples, and the list holds the ones this file must run."""
+    lines = [e for _, _, e in EXAMPLES]
+    assert len(lines) >= 60
+    assert "ctdsl init -e && ctdsl solve examples/07_pluggable.ct" in lines
+    assert any(" -f parquet " in e for e in lines)
+
+
+@pytest.mark.parametrize("command, text, line", EXAMPLES, ids=[f"{c}: {e}" for c, _, e in EXAMPLES])
+def test_help_example_runs_from_a_bare_install(bare, initialised, tmp_path, command, text, line):
+    if re.search(r"\|\s*dot\b", line) and shutil.which("dot") is None:
+        pytest.skip("pipes into Graphviz's dot, which is not installed here (apt-get install graphviz)")
+    cwd = tmp_path / "work"
+    if command == "init":  # init writes the files itself, into an empty folder
+        cwd.mkdir()
+    else:
+        shutil.copytree(initialised, cwd)
+    done = _run(line, cwd, bare)
+    if _passed(command, done):
+        return
+    m = re.search(r"^CT890 .*\n\s*= help: pip install 'ctdsl\[(\w+)\]'", done.stderr, re.M)
+    assert m and done.returncode == 2, f"{line}\nexit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    extra = m.group(1)
+    assert f"ctdsl[{extra}]" in text, f"{command}'s help does not say that {line!r} needs ctdsl[{extra}]"
+    # with the extra: this environment has every extra installed
+    full = _run(line, cwd, Path(sys.executable).parent)
+    assert _passed(command, full), f"{line} (with ctdsl[{extra}])\nexit {full.returncode}\n{full.stderr[-3000:]}"

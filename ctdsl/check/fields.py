@@ -14,13 +14,14 @@ from typing import Iterable
 
 from ctdsl import limits
 from ctdsl import units as U
+from ctdsl.language import bounds as B
 from ctdsl.language import schema as S
 from ctdsl.language.tolerances import REL
 from ctdsl.check.exprs import ExprTyper, Typed
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
 from ctdsl.model import expr as E
-from ctdsl.model.entities import Param
+from ctdsl.model.entities import CheckedBound, Param
 from ctdsl.syntax import ast
 
 _BUSY = object()
@@ -45,6 +46,8 @@ class FieldReader:
         self._too_deep = False
         self.derived: dict[tuple, Typed] = {}  # e.g. (model, None, "params") from a shape
         self.counts: set[str] = set()  # params a count field is set to directly (`replicas = R`): whole numbers
+        self.bounds: list[CheckedBound] = []  # the bounds checked on expressions of params (Spec.bounds)
+        self._fields: dict[int, int] = {}  # id of a written field -> its number in `bounds`
         # fields already found wrong: a field inherited by several blocks is one mistake
         self._wrong: set[int] = set()
 
@@ -246,8 +249,18 @@ class FieldReader:
         owner = f"{block.name}.{stage}.{key}" if stage else f"{block.name}.{key}"
         if not check_bound(self.sink, typed, spec.bound, owner, node.value.span, self.params, spec):
             self._wrong.add(id(node))
-        elif spec.bound == "count":
+            return
+        self.note_bound(checked_bound(typed, spec.bound, owner, node.value.span, self.field_number(node), spec))
+        if spec.bound == "count":
             self.count_param(typed)
+
+    def field_number(self, node: object) -> int:
+        """A number per written field (a node of the syntax tree), in the order first met."""
+        return self._fields.setdefault(id(node), len(self._fields))
+
+    def note_bound(self, bound: CheckedBound | None) -> None:
+        if bound is not None:
+            self.bounds.append(bound)
 
     def count_param(self, typed: Typed) -> None:
         """Note a param that a count is set to directly: it takes whole values only (its range's ends were checked)."""
@@ -266,18 +279,7 @@ def points(expr: E.Expr, params: dict[str, Param]) -> Iterable[tuple[str, dict[s
         for end, value in (("low", p.lo), ("high", p.hi)):
             env = dict(base)
             env[name] = value
-            yield f" when {name} is at the {end} end of its range", env
-
-
-_BOUNDS = {
-    "positive": ("CT301", lambda v: v > 0, "must be positive"),
-    "count": ("CT301", lambda v: v > 0, "must be positive"),
-    "nonneg": ("CT304", lambda v: v >= 0, "must not be negative"),
-    "fraction": ("CT302", lambda v: 0 < v <= 1, "must be a fraction in (0, 1]"),
-    "utilisation": ("CT302", lambda v: 0 <= v < 1, "must be a utilisation in [0, 1)"),
-    "ge1": ("CT303", lambda v: v >= 1, "must be at least 1"),
-    "stage": ("CT315", lambda v: v in (0, 1, 2, 3), "must be a ZeRO stage: 0, 1, 2 or 3"),
-}
+            yield B.WHEN.format(param=name, end=end), env
 
 
 def check_bound(
@@ -289,49 +291,40 @@ def check_bound(
     params: dict[str, Param],
     spec: S.FieldSpec | None = None,
 ) -> bool:
-    code, ok, words = _BOUNDS[bound]
+    """Whether `typed` keeps its bound (ctdsl.language.bounds) at the defaults and the range ends; else one error."""
+    b = B.BOUNDS[bound]
+    key = owner.rsplit(".", 1)[-1]
     for when, env in points(typed.expr, params):
         try:
             value = E.evaluate(typed.expr, env)
         except E.EvalError as err:
-            sink.error("CT306", f"{owner} cannot be evaluated{when}: {err}", span)
+            code, message = B.NOT_EVALUATED
+            sink.error(code, message.format(owner=owner, when=when, error=err), span)
             return False
-        if not ok(value):
+        if not b.ok(value):
             shown = U.format_quantity(value, typed.dim)
             sink.error(
-                code,
-                f"{owner} {words}, but it is {shown}{when}",
+                b.code,
+                b.message.format(owner=owner, words=b.words, shown=shown, value=f"{value:g}", when=when),
                 span,
                 label=shown,
-                help=_bound_help(bound, owner, spec),
+                help=B.bound_help(bound, key, spec.example if spec else None),
             )
             return False
-        if bound == "count" and abs(value - round(value)) > REL * max(1.0, abs(value)):
-            sink.error(
-                "CT305",
-                f"{owner} must be a whole number, but it is {value:g}{when}",
-                span,
-                help="counts of workers, layers, chunks and values are whole numbers",
-            )
+        if b.whole and abs(value - round(value)) > REL * max(1.0, abs(value)):
+            code, message, help = B.NOT_WHOLE
+            sink.error(code, message.format(owner=owner, value=f"{value:g}", when=when), span, help=help)
             return False
-        if bound == "count" and round(value) < 1:  # positive, and whole to within REL: of zero (1e-12)
-            sink.error(
-                code,
-                f"{owner} must be at least 1, but it is {value:g}{when}",
-                span,
-                label=f"{value:g}",
-                help="a count is a whole number of at least 1",
-            )
+        if b.whole and round(value) < 1:  # positive, and whole to within REL: of zero (1e-12)
+            code, message, help = B.BELOW_ONE
+            sink.error(code, message.format(owner=owner, value=f"{value:g}", when=when), span, label=f"{value:g}", help=help)
             return False
     return True
 
 
-def _bound_help(bound: str, owner: str, spec: S.FieldSpec | None) -> str | None:
+def checked_bound(typed: Typed, bound: str, owner: str, span: Span, field: int, spec: S.FieldSpec | None = None) -> CheckedBound | None:
+    """The bound as the model keeps it for a reader that tests other values (None: a constant, which cannot change)."""
+    if not E.symbols(typed.expr):
+        return None
     key = owner.rsplit(".", 1)[-1]
-    if bound == "fraction":
-        return f"a fraction lies in (0, 1], e.g. {key} = {spec.example if spec else '1/16'}"
-    if bound == "ge1":
-        return "H counts steps between syncs: 1 syncs every step"
-    if bound == "nonneg" and key == "latency":
-        return "a latency is a time of zero or more, e.g. 10 us"
-    return f"e.g. {key} = {spec.example}" if spec and spec.example else None
+    return CheckedBound(owner, bound, typed.expr, typed.dim, span, B.bound_help(bound, key, spec.example if spec else None), field)

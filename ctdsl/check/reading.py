@@ -25,17 +25,28 @@ class Unreadable(Exception):
 
     code = "CT001"
 
-    def __init__(self, message: str, path: str | Path | None = None):
+    def __init__(self, message: str, path: str | Path | None = None, missing: bool = False):
         super().__init__(message)
         self.path = str(path) if path is not None else None
+        self.missing = missing  # no file at the path
+
+    @property
+    def shipped(self) -> bool:
+        """A missing file under specs/ or examples/: one that `ctdsl init -e` writes, as --help's examples expect."""
+        return self.missing and self.path is not None and Path(self.path).parts[:1] in (("specs",), ("examples",))
+
+    @property
+    def help(self) -> str:
+        if self.shipped:
+            return f"give the path of a spec file; {INIT_HINT}"
+        return "give the path of a UTF-8 text file, e.g. specs/llama70b_wan.ct"
 
     def diagnostic(self) -> Diagnostic:
-        return Diagnostic(
-            self.code,
-            str(self),
-            None,
-            help="give the path of a UTF-8 text file, e.g. specs/llama70b_wan.ct",
-        )
+        return Diagnostic(self.code, str(self), None, help=self.help)
+
+
+# the files the --help examples and the docs name come with the package
+INIT_HINT = "`ctdsl init -e` writes the specs/ and examples/ that --help and the docs use into this folder"
 
 
 def _escape(c: str) -> str:
@@ -101,7 +112,7 @@ def stat_source(path: Path) -> os.stat_result:
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise Unreadable(f"no such file: {shown(path)}", path) from None
+        raise Unreadable(f"no such file: {shown(path)}", path, missing=True) from None
     except (OSError, ValueError) as exc:
         raise Unreadable(f"cannot read {shown(path)}: {os_problem(exc)}", path) from None
     kind = file_kind(st.st_mode)
@@ -110,6 +121,30 @@ def stat_source(path: Path) -> os.stat_result:
     if st.st_size > limits.MAX_FILE_BYTES:
         raise TooLarge(f"{shown(path)} is larger than {limits.MAX_FILE_BYTES // 1024} KiB", path)
     return st
+
+
+def confine(path: Path, within: Path | None = None) -> None:
+    """Raise Unreadable unless `path`, its symbolic links followed, is a file inside `within`.
+
+    The one path policy for every spec ctdsl reads (docs/ci.md, Security): a spec
+    is read only inside the folder it is named from. That folder is the one a
+    file named on the command line (or by an editor) sits in, the folder lint
+    walks for a file found there (`within`), and the importing file's folder for
+    an import (`ctdsl.check.loader`). A symbolic link that leads out of it is not
+    followed: its target is never opened and never named, so a link committed in
+    a pull request (`x.ct -> ~/.ssh/id_rsa`) cannot put another file's text into
+    an excerpt.
+    """
+    folder = within if within is not None else Path(os.path.abspath(path)).parent
+    try:
+        real = os.path.realpath(path)
+        base = os.path.realpath(folder)
+        inside = os.path.commonpath([real, base]) == base
+    except (OSError, ValueError) as exc:
+        raise Unreadable(f"cannot read {shown(path)}: {os_problem(exc)}", path) from None
+    if not inside:
+        named = within if within is not None else (os.path.dirname(str(path)) or ".")  # the folder as it was named
+        raise Unreadable(f"{shown(path)} not read: a symbolic link that leads outside {shown(named)}", path)
 
 
 def _read_bounded(path: Path) -> bytes:
@@ -133,17 +168,22 @@ def _read_bounded(path: Path) -> bytes:
         os.close(fd)
 
 
-def read_source(path: Path) -> str:
+def read_source(path: Path, within: Path | None | bool = False) -> str:
     """Read a spec file or raise Unreadable (TooLarge: CT601) with a message fit for a user.
 
     Only a regular file is opened, after its size is checked, and at most one byte
     past the limit is read: a FIFO, a device or a growing file cannot hang or fill memory.
+    A spec is read under the path policy (`confine`): pass `within=None` for the
+    folder it is named in, or the folder walked; `within=False` (a settings file,
+    an import already confined by the loader) reads the path as it is.
     """
+    if within is not False:
+        confine(path, within)  # type: ignore[arg-type]
     stat_source(path)
     try:
         data = _read_bounded(path)
     except FileNotFoundError:
-        raise Unreadable(f"no such file: {shown(path)}", path) from None
+        raise Unreadable(f"no such file: {shown(path)}", path, missing=True) from None
     except (OSError, ValueError) as exc:
         raise Unreadable(f"cannot read {shown(path)}: {os_problem(exc)}", path) from None
     if len(data) > limits.MAX_FILE_BYTES:
@@ -154,4 +194,4 @@ def read_source(path: Path) -> str:
         raise Unreadable(f"{shown(path)} is not UTF-8 text (byte {exc.start})", path) from None
 
 
-__all__ = ["Unreadable", "TooLarge", "read_source", "stat_source", "file_kind", "os_problem", "shown"]
+__all__ = ["Unreadable", "TooLarge", "confine", "read_source", "stat_source", "file_kind", "os_problem", "shown"]

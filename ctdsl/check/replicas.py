@@ -21,10 +21,12 @@ the params' defaults (the degrees and counts are whole numbers by then, CT305):
 
 from __future__ import annotations
 
+from ctdsl import units as U
 from ctdsl.check.draft import Draft
 from ctdsl.check.fields import points
 from ctdsl.check.names import Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label
+from ctdsl.language import bounds as B
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.model.graph import count_text, replica_counts, several_sites
@@ -225,17 +227,19 @@ class ReplicaCheck:
             span = d.spans.get("sites", d.span)
             ring = rings.get(d.name)
             if ring is not None:
-                low = next(((when, v) for when, v in values if v < 2), None)
+                bound = B.BOUNDS["ring_sites"]
+                low = next(((when, v) for when, v in values if not bound.ok(v)), None)
                 if low is not None:
                     self.sink.error(
-                        "CT422",
-                        f"dc '{d.name}' joins its sites in a ring (wan {d.name} <-> {d.name}), which needs at least 2 sites, "
-                        f"but it has {low[1]:g}{low[0]}",
+                        bound.code,
+                        bound.message.format(owner=d.name, words=bound.words, value=f"{low[1]:g}", when=low[0]),
                         span,
                         label=f"{low[1]:g} site" + ("s" if low[1] != 1 else ""),
                         secondary=(Label(ring.span, "the ring of its sites"),),
-                        help="give sites a value and a range of 2 or more, or drop the WAN from the dc to itself for one site",
+                        help=B.bound_help("ring_sites", "sites", None),
                     )
+                elif E.symbols(d.sites):  # the page tests other values of its params against it
+                    self.spec.bounds.append(M.CheckedBound(d.name, "ring_sites", d.sites, U.ONE, span, B.bound_help("ring_sites", "sites", None), -1))
             elif E.symbols(d.sites) or any(v != 1 for _, v in values):
                 self.sink.error(
                     "CT412",

@@ -23,7 +23,7 @@ from typing import Mapping, Sequence
 from ctdsl.check.blocks import NONE, BlockChecker
 from ctdsl.check.complete import Completeness
 from ctdsl.check.draft import Draft
-from ctdsl.check.fields import check_bound
+from ctdsl.check.fields import check_bound, checked_bound
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.check.placement import PlacementCheck
 from ctdsl.diagnostics import DiagnosticSink, Span
@@ -52,8 +52,10 @@ def wan_count(sink, reader, stmt) -> "E.Expr | None":
             help=f"write wan {stmt.a.text} <-> {stmt.b.text} = {stmt.link.text} * 64",
         )
         return None
-    if not check_bound(sink, typed, "count", f"the WAN {stmt.a.text} - {stmt.b.text}'s count", stmt.count.span, reader.params):
+    owner = f"the WAN {stmt.a.text} - {stmt.b.text}'s count"
+    if not check_bound(sink, typed, "count", owner, stmt.count.span, reader.params):
         return None
+    reader.note_bound(checked_bound(typed, "count", owner, stmt.count.span, reader.field_number(stmt.count)))
     reader.count_param(typed)
     return typed.expr
 

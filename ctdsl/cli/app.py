@@ -24,9 +24,10 @@ from typing import Iterable, Optional
 import typer
 from typer.core import TyperGroup
 
-from ctdsl import __version__
-from ctdsl.diagnostics import Sources, did_you_mean, render_text, summary_line
-from ctdsl.diagnostics.terminal import printable
+from ctdsl.version import __version__
+from ctdsl.diagnostics import Diagnostic, Sources, did_you_mean, render_text, summary_line
+from ctdsl.diagnostics.terminal import CommandSafe, command_safe, printable
+from ctdsl.extras import MissingExtra
 from ctdsl.failure import Failure
 from ctdsl.files import Refused, atomic_open
 
@@ -113,10 +114,13 @@ def handle_exception(exc: Exception) -> int:
     if isinstance(exc, Refused):  # a file atomic_open will not replace: the user's to change
         typer.echo(f"error: cannot write {printable(str(exc.filename))}: {printable(exc.strerror)}", err=True)
         return Exit.USAGE
+    if isinstance(exc, MissingExtra):  # a feature of an optional extra: what to install (ctdsl/extras.py)
+        print_diagnostics([Diagnostic(exc.code, exc.args[0], None, help=exc.help)], Sources(), err=True)
+        return Exit.USAGE
     if _Session.debug:
         traceback.print_exception(exc, file=sys.stderr)
     message = " ".join(str(exc).split())
-    typer.echo(f"internal error: {type(exc).__name__}: {printable(message)}; please report", err=True)
+    typer.echo(command_safe(f"internal error: {type(exc).__name__}: {printable(message)}; please report"), err=True)
     return Exit.INTERNAL
 
 
@@ -141,10 +145,39 @@ def _plain_choice_error(exc: BaseException) -> None:
     exc.message = text + (f"; {hint}" if hint else ".")
 
 
+@contextmanager
+def command_safe_output():
+    """Every line a command prints to stdout or stderr goes through `command_safe`, so that
+    spec text (a file name, an excerpt, a label) never starts a CI runner's command; data
+    formats write to `raw_stdout()` instead (`emit(..., data=True)`)."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = CommandSafe(out), CommandSafe(err)
+    try:
+        yield
+    finally:
+        for wrapped in (sys.stdout, sys.stderr):
+            if isinstance(wrapped, CommandSafe):
+                wrapped.release()
+        sys.stdout, sys.stderr = out, err
+
+
+def raw_stdout():
+    """Standard output as it is, for output that must stay byte-exact: data formats, a patch, a fixed spec."""
+    out = sys.stdout
+    if isinstance(out, CommandSafe):
+        out.release()
+        return out.raw
+    return out
+
+
 class _GuardedGroup(TyperGroup):
     """The root command: an exception from any command becomes diagnostics or one line, never a traceback."""
 
     def invoke(self, ctx):
+        with command_safe_output():
+            return self._invoke(ctx)
+
+    def _invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except _cli_signals() as exc:
@@ -158,7 +191,10 @@ class _GuardedGroup(TyperGroup):
             raise typer.Exit(handle_exception(exc)) from None
 
 
-EPILOG = """\b
+EPILOG = """The examples of each command's --help use the files that ctdsl init -e
+writes into the current folder (specs/ and examples/).
+
+\b
 Examples:
   ctdsl check specs/llama70b_wan.ct examples/*.ct
   ctdsl graph specs/llama70b_wan.ct -f svg -o topology.svg
@@ -267,10 +303,19 @@ def stdout_console():
     )
 
 
-def emit(text: str, output: str | None) -> None:
-    """Write `text` to the file `output`, or to stdout; a file that cannot be written is a usage error."""
+def emit(text: str, output: str | None, data: bool = False) -> None:
+    """Write `text` to the file `output`, or to stdout; a file that cannot be written is a usage error.
+
+    `data`: a format a program reads (JSON, SARIF, CSV, a patch, LaTeX, HTML), written
+    to stdout byte for byte; text for people goes through `command_safe`.
+    """
     if output is None:
-        typer.echo(text, nl=False)
+        if data:
+            out = raw_stdout()
+            out.write(text)
+            out.flush()
+        else:
+            typer.echo(text, nl=False)
         return
     try:
         with atomic_open(output, "w", encoding="utf-8") as fh:
@@ -311,6 +356,9 @@ def load_or_exit(path: str, overrides: dict[str, str] | None = None):
     try:
         result = check_runnable(path, overrides=overrides)
     except Unreadable as exc:
+        if exc.shipped:
+            typer.echo(f"error: {printable(str(exc))}\n  = help: {exc.help}", err=True)
+            raise typer.Exit(Exit.USAGE)
         raise fail_usage(str(exc))
     if not result.ok:
         print_diagnostics(result.diagnostics, result.sources, err=True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from ctdsl.cli.app import app, fail_usage
+from ctdsl.cli.app import app
+from ctdsl.extras import require
 
 
 @app.command()
@@ -15,18 +16,18 @@ def lsp(
 
     Editors start it: diagnostics as you type (the checker's and lint's), hover,
     go to definition, references, completion, symbols, semantic tokens and quick
-    fixes. Set-up for VS Code, Neovim and others: docs/editors.md.
+    fixes. Set-up for VS Code, Neovim and others: docs/editors.md. It needs
+    the lsp extra: pip install 'ctdsl\\[lsp]'.
 
     \b
     Examples:
       ctdsl lsp --stdio
       nvim spec.ct   # with the lspconfig entry of docs/editors.md
     """
-    try:
-        from ctdsl.lsp.server import serve
-    except ImportError as exc:
-        missing = (exc.name or "a module").split(".")[0]
-        raise fail_usage(f"ctdsl lsp needs pygls and lsprotocol ({missing} is missing): pip install 'ctdsl[lsp]'")
+    require("pygls", "ctdsl lsp")
+    require("lsprotocol", "ctdsl lsp")
+    from ctdsl.lsp.server import serve
+
     serve()
 
 

@@ -16,10 +16,11 @@ from typing import List, Optional
 import typer
 
 from ctdsl import limits
-from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print_diagnostics, stdout_console
+from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, parse_sets, print_diagnostics, stdout_console
 from ctdsl.cli.progress import progress_bar as _progress_bar
 from ctdsl.diagnostics import Diagnostic, Severity, did_you_mean
 from ctdsl.diagnostics.terminal import printable
+from ctdsl.extras import require
 
 
 class SimFormat(str, Enum):
@@ -54,10 +55,11 @@ def simulate(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="A progress bar on long runs (on a terminal)."),
     partial: Optional[str] = typer.Option(None, "--partial", metavar="FILE", help="After each finished seed, write every run done so far to FILE (JSON, replaced whole), so that an interrupted run keeps them."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, max=MAX_JOBS, help="Processes that run the (scheme, seed) runs; the results are the same for any number (default: one per core, for a run long enough to gain from it)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); needs ctdsl[dask]."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); needs ctdsl\\[dask]."),
     sweep: Optional[List[str]] = typer.Option(None, "--sweep", help="Simulate at each point of name=lo:hi:n[:log] (repeatable: a grid), beside the closed form."),
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help="With --sweep: write the table to FILE (.csv, or .parquet with -f parquet)."),
     plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="With --sweep over one param: the closed form and the simulated points with their intervals (.png, .svg, .pdf)."),
+    trace: Optional[str] = typer.Option(None, "--trace", metavar="FILE", help="Also write the first seed's run of each scheme (its first 20 steps at most) as a trace for Perfetto's UI or chrome://tracing (Trace Event Format JSON)."),
     engine: Engine = typer.Option(Engine.auto, "--engine", help="auto: the numpy engine (the Lindley recursion over arrays) where it models the run exactly, else SimPy; simpy; numpy (SimPy where it cannot)."),
 ) -> None:
     """Simulate each scheme's steps (SimPy, or numpy arrays): shared links with background traffic, stragglers.
@@ -70,11 +72,12 @@ def simulate(
       ctdsl simulate specs/llama70b_wan.ct --seeds 200 --partial runs.json
       ctdsl simulate specs/llama70b_wan.ct --seeds 40 -j 2
       ctdsl simulate examples/15_contention.ct --sweep 'rho=0.1:0.8:4' -o s.csv
+      ctdsl simulate specs/llama70b_wan.ct --set wan_load=0.5 --trace out.json
     """
     study = load_or_exit(file, parse_sets(set_))
     spec = study.spec
     if not spec.schemes:
-        typer.echo(f"{file}: no schemes to simulate")
+        typer.echo(f"{printable(file)}: no schemes to simulate")
         raise typer.Exit(Exit.OK)
     for name in scheme or []:
         if name not in spec.schemes:
@@ -83,7 +86,7 @@ def simulate(
 
     if validate and partial:
         raise fail_usage("--partial keeps the seeds of a plain run; --validate runs its own")
-    _check_options(validate, jobs, scheduler, sweep, output, plot, format, partial)
+    _check_options(validate, jobs, scheduler, sweep, output, plot, format, partial, trace)
     from ctdsl.simulate.runner import settings
 
     cfg = dataclasses.replace(settings(spec, steps, seeds, warmup, seed), engine=engine.value)
@@ -107,6 +110,8 @@ def simulate(
     if sweep:
         _write_sweep(result, format, output, plot, study)
         return
+    if trace:
+        _write_trace(study, cfg, scheme, trace)
     _print(result, format, validate)
     if getattr(result, "stopped", None):  # the wall budget: the seeds done so far were shown
         where = spec.simulation.span if spec.simulation is not None else None
@@ -118,7 +123,24 @@ def simulate(
         raise typer.Exit(Exit.FINDINGS)
 
 
-def _check_options(validate, jobs, scheduler, sweep, output, plot, format, partial) -> None:
+def _write_trace(study, cfg, schemes, path: str) -> None:
+    """The first seed's run of each scheme, recorded again as it ran, as a Trace Event Format file."""
+    from ctdsl.files import atomic_open
+    from ctdsl.report.trace_event import write_trace
+    from ctdsl.simulate.trace import record
+
+    recorded = record(study.spec, cfg, list(schemes) if schemes else None)
+    try:
+        with atomic_open(path, "w", encoding="utf-8", newline="\n") as fh:
+            write_trace(recorded, study.spec.root, fh)
+    except OSError as exc:
+        raise fail_usage(f"cannot write {printable(path)}: {exc.strerror or exc}")
+    typer.echo(f"wrote {printable(path)} (open it in ui.perfetto.dev or chrome://tracing)", err=True)
+
+
+def _check_options(validate, jobs, scheduler, sweep, output, plot, format, partial, trace=None) -> None:
+    if trace and (validate or sweep):
+        raise fail_usage("--trace records the runs of a plain simulation: it takes neither --validate nor --sweep")
     if scheduler is not None and jobs is not None:
         raise fail_usage("-j sets the local processes; --scheduler runs on a cluster's: give one")
     if validate and (scheduler or sweep):
@@ -196,10 +218,9 @@ def _backend(address: str | None, study):
     if address is None:
         yield None
         return
-    try:
-        from ctdsl.simulate import cluster
-    except ImportError:
-        raise fail_usage("--scheduler needs Dask: pip install 'ctdsl[dask]'")
+    require("distributed", "--scheduler")
+    from ctdsl.simulate import cluster
+
     try:
         client = cluster.connect(address)
     except cluster.Unreachable as exc:
@@ -319,10 +340,10 @@ def _print(result, format: SimFormat, validate: bool) -> None:
 
     if format is SimFormat.json:
         data = simulation_data.validation_json(result) if validate else simulation_data.result_json(result)
-        typer.echo(json.dumps(data, indent=2, sort_keys=True))
+        emit(json.dumps(data, indent=2, sort_keys=True) + "\n", None, data=True)
         return
     if format is SimFormat.csv:
-        typer.echo(simulation_data.validation_csv(result) if validate else simulation_data.render_csv(result), nl=False)
+        emit(simulation_data.validation_csv(result) if validate else simulation_data.render_csv(result), None, data=True)
         return
     console = stdout_console()
     if validate:
@@ -346,17 +367,16 @@ def _write_sweep(result, format: SimFormat, output: str | None, plot: str | None
         if binary:
             if not output or output == "-":
                 raise fail_usage("-f parquet writes a file: give -o FILE.parquet")
+            require("pyarrow", "-f parquet")
             with atomic_open(output, "wb") as fh:
                 simsweep_out.write_parquet(result, fh)
         elif output and output != "-":
             with atomic_open(output, "w", encoding="utf-8", newline="") as fh:
                 fh.write(simsweep_out.render_csv(result))
         elif format is SimFormat.csv:
-            typer.echo(simsweep_out.render_csv(result), nl=False)
+            emit(simsweep_out.render_csv(result), None, data=True)
         else:
             simsweep_out.render_rich(result, stdout_console())
-    except ImportError:
-        raise fail_usage("Parquet needs pyarrow: pip install 'ctdsl[data]'")
     except OSError as exc:
         raise fail_usage(f"cannot write {printable(output or '-')}: {exc.strerror or exc}")
     if output and output != "-":

@@ -59,7 +59,7 @@ def check_files(files: list[str]) -> Report:
 @app.command()
 def check(
     files: List[str] = typer.Argument(..., help="Spec files to check.", metavar="FILE..."),
-    format: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
+    format: Format = typer.Option(Format.text, "--output-format", "--format", "-f", help="Output format (--format is the older name)."),
 ) -> None:
     """Parse and check spec files: names, units, ranges, topology and placement.
 
@@ -70,8 +70,8 @@ def check(
     \b
     Examples:
       ctdsl check specs/llama70b_wan.ct
-      ctdsl check specs/*.ct examples/*.ct --format json
-      ctdsl check specs/*.ct --format sarif > check.sarif
+      ctdsl check specs/*.ct examples/*.ct --output-format json
+      ctdsl check specs/*.ct --output-format sarif > check.sarif
     """
     report = check_files(files)
     color = format is Format.text and use_color(sys.stdout)
@@ -79,10 +79,12 @@ def check(
         render,  # the formats load when a report is rendered
     )
 
-    emit(render(report, format, color=color), None)
+    emit(render(report, format, color=color), None, data=format not in (Format.text, Format.concise))
     if format is Format.text:
         for d in report.unreadable:
             typer.echo(f"error: {printable(d.message)}", err=True)
+        if any(d.help and "ctdsl init -e" in d.help for d in report.unreadable):  # a missing file, once
+            typer.echo(f"  = help: {next(d.help for d in report.unreadable if 'ctdsl init -e' in (d.help or ''))}", err=True)
     if report.unreadable:
         raise typer.Exit(Exit.USAGE)
     raise typer.Exit(Exit.FINDINGS if report.diagnostics else Exit.OK)
@@ -111,7 +113,7 @@ def graph(
       ctdsl graph specs/llama70b_wan.ct
       ctdsl graph specs/llama70b_wan.ct -f svg -o topology.svg
       ctdsl graph specs/llama70b_wan.ct --format dot | dot -Tsvg > topology.svg
-      ctdsl graph examples/16_variants.ct --variant bare
+      ctdsl graph examples/16_variants.ct --variant gpu_only
       ctdsl graph specs/llama405b_3dc.ct --format dot
     """
     from ctdsl.model.graph import to_dot, to_json
@@ -139,7 +141,7 @@ def graph(
         _draw(study.spec.on(sites), output, format.value)
         return
     text = to_dot(g, defaults) if format is GraphFormat.dot else json.dumps(to_json(g, defaults), indent=2, sort_keys=True) + "\n"
-    emit(text, None if output == "-" else output)
+    emit(text, None if output == "-" else output, data=True)
     if output not in (None, "-"):
         typer.echo(f"wrote {printable(output)}", err=True)
 

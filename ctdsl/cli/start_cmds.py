@@ -23,15 +23,20 @@ from ctdsl.files import atomic_open
 @app.command()
 def init(
     directory: str = typer.Argument(".", help="Folder to write into (made if missing).", metavar="DIR"),
-    example: Optional[str] = typer.Option(None, "--example", "-e", help="Write this example instead of the flagship study.", metavar="NAME"),
+    example: Optional[str] = typer.Option(None, "--example", help="Write this example instead of the flagship study.", metavar="NAME"),
+    examples: bool = typer.Option(False, "--examples", "-e", help="Write every spec and example: DIR/specs/ and DIR/examples/, the files --help and the docs use."),
     list_: bool = typer.Option(False, "--list", help="List the examples and exit."),
     force: bool = typer.Option(False, "--force", help="Overwrite files that exist."),
 ) -> None:
-    """Write a starter spec: the flagship study as DIR/specs/llama70b_wan.ct, or an example.
+    """Write a starter spec: the flagship study as DIR/specs/llama70b_wan.ct, or the examples.
+
+    With -e, every shipped spec and example (and the files they import) goes into
+    DIR/specs/ and DIR/examples/: the files each command's --help examples name.
 
     \b
     Examples:
       ctdsl init && ctdsl solve specs/llama70b_wan.ct
+      ctdsl init -e && ctdsl solve examples/07_pluggable.ct
       ctdsl init --list
       ctdsl init study --example 07_pluggable && ctdsl solve study/07_pluggable.ct
     """
@@ -43,7 +48,12 @@ def init(
             typer.echo(f"{name}  {_first_line(path)}")
         raise typer.Exit(Exit.OK)
     out = Path(directory)
-    if example is None:
+    if examples and example is not None:
+        raise fail_usage("give --examples (every example) or --example NAME (one), not both")
+    if examples:
+        files = [(p, out / kind / p.relative_to(shipped.folder(kind)))
+                 for kind in ("specs", "examples") for p in shipped.files(kind)]  # fmt: skip
+    elif example is None:
         src = shipped.flagship()
         files = [(src, out / "specs" / src.name)]
     else:
@@ -59,12 +69,13 @@ def init(
     for src_path, dst in files:
         try:
             dst.parent.mkdir(parents=True, exist_ok=True)
-            with atomic_open(str(dst), "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(src_path.read_text(encoding="utf-8"))
+            with atomic_open(str(dst), "wb") as fh:  # byte for byte, line ends included
+                fh.write(src_path.read_bytes())
         except OSError as exc:
             raise fail_usage(f"cannot write {dst}: {exc.strerror or exc}")
         typer.echo(f"wrote {printable(str(dst))}", err=True)
-    typer.echo(f"next: ctdsl solve {printable(str(files[0][1]))}", err=True)
+    first = out / "specs" / shipped.flagship().name if examples else files[0][1]
+    typer.echo(f"next: ctdsl solve {printable(str(first))}", err=True)
 
 
 def _with_imports(path: Path) -> list[Path]:

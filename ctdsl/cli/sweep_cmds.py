@@ -32,6 +32,7 @@ from typing import List, Optional
 import typer
 
 from ctdsl.cli.app import (
+    raw_stdout,
     Exit,
     app,
     fail_usage,
@@ -48,6 +49,7 @@ from ctdsl.diagnostics import (
     sort_diagnostics,
     summary_line,
 )
+from ctdsl.extras import require
 from ctdsl.files import atomic_open
 
 PLOT_FORMATS = ("png", "svg", "pdf")
@@ -171,7 +173,8 @@ def _plot_format(path: str) -> str:
 def _open_out(path: str | None, binary: bool = False):
     """stdout, or the file `path` written whole or not at all (a failed sweep leaves the old file)."""
     if path is None or path == "-":
-        yield sys.stdout.buffer if binary else sys.stdout
+        out = raw_stdout()  # data, byte for byte
+        yield out.buffer if binary else out
         return
     try:
         if binary:
@@ -191,16 +194,14 @@ def _check_binary(format: SweepFormat, output: str | None) -> None:
     if (output is None or output == "-") and sys.stdout.isatty():
         raise fail_usage(f"--format {format.value} writes binary data: give -o FILE (or pipe stdout)")
     if format is not SweepFormat.npz:
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise fail_usage(f"--format {format.value} needs pyarrow: pip install 'ctdsl[data]' (or use --format npz)")
+        require("pyarrow", f"--format {format.value}", "or use --format npz")
 
 
-def _write_data(format: SweepFormat, output, forms, grid, components: bool, chunk: int) -> None:
+def _write_data(format: SweepFormat, output, forms, grid, components: bool, chunk: int, float64: bool = False) -> None:
     from ctdsl.numeric import iter_chunks
     from ctdsl.numeric.alloc import keep_freed_memory
     from ctdsl.numeric.columns import columns
+    from ctdsl.report.sweep_binary import Float32Range
     from ctdsl.report.sweepout import CsvWriter, JsonWriter
 
     keep_freed_memory()
@@ -213,10 +214,13 @@ def _write_data(format: SweepFormat, output, forms, grid, components: bool, chun
         else:
             from ctdsl.report.sweep_binary import binary_writer
 
-            writer = binary_writer(format.value, fh, cols, forms, grid)
-        for ch in _with_progress(iter_chunks(forms, grid, chunk), grid.size, "sweep"):
-            writer.write(ch)
-        writer.close()
+            writer = binary_writer(format.value, fh, cols, forms, grid, float64)
+        try:
+            for ch in _with_progress(iter_chunks(forms, grid, chunk), grid.size, "sweep"):
+                writer.write(ch)
+            writer.close()
+        except Float32Range as exc:
+            raise fail_usage(f"{exc}; give --float64 to write every value as float64")
 
 
 def _with_progress(chunks, total: int, label: str):
@@ -258,7 +262,7 @@ def sweep(
         None, "--sweep", help="Vary a param: name=lo:hi:n[:log|lin] with units, or a name alone for its range in the spec."
     ),
     set_: Optional[List[str]] = typer.Option(None, "--set", "-s", help="Override a param: name=value with its unit."),
-    format: SweepFormat = typer.Option(SweepFormat.csv, "--format", "-f", help="csv, json, or binary columns: parquet, arrow (both need pyarrow) or npz."),
+    format: SweepFormat = typer.Option(SweepFormat.csv, "--format", "-f", help="csv, json, or binary columns: parquet, arrow (both need ctdsl\\[data]) or npz."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the data to this file ('-': stdout)."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Draw the figure to FILE.png, .svg or .pdf."),
     components: bool = typer.Option(False, "--components", help="Add a column per step-time component."),
@@ -269,6 +273,7 @@ def sweep(
     style: str = typer.Option("paper", "--style", help="With --figure: paper (8 pt text) or screen (11 pt)."),
     title: Optional[str] = typer.Option(None, "--title", help="With --figure: a title over the panel (none by default)."),
     chunk: int = typer.Option(1 << 16, "--chunk", help="At most this many points evaluated at a time (bounds memory).", min=1),
+    float64: bool = typer.Option(False, "--float64", help="Parquet: every value as float64 (by default the results are float32)."),
 ) -> None:
     """Evaluate every scheme over a grid of params: one row per point.
 
@@ -304,7 +309,7 @@ def sweep(
         sol = study.solve()
         forms = CompiledForms(sol)
     if write_data:
-        _write_data(format, output, forms, grid, components, chunk)
+        _write_data(format, output, forms, grid, components, chunk, float64)
     if plot:
         from ctdsl.cli.sweep_figures import draw
 

@@ -46,6 +46,7 @@ __all__ = [
     "Div",
     "EvalError",
     "Expr",
+    "MESSAGES",
     "Mul",
     "Neg",
     "Num",
@@ -92,7 +93,16 @@ def _fail(message: str) -> _Fail:
     return _Fail(EvalError(message))
 
 
-_TOO_LARGE = "a value too large to represent"
+# why a value cannot be evaluated, by kind (the explorer's page prints the same words)
+MESSAGES = {
+    "too_large": "a value too large to represent",
+    "division": "division by zero",
+    "negative_root": "a fractional power of a negative number",
+    "power": "a power too large",
+    "ceil": "ceil of an infinite value",
+    "log2": "log2 of a value that is not positive",
+}
+_TOO_LARGE = MESSAGES["too_large"]
 
 
 def _finite(v: float) -> float | _Fail:
@@ -172,7 +182,7 @@ def _div(_env, e, a, b):
     if type(b) is _Fail:
         return b
     if b == 0:
-        return _fail("division by zero")
+        return _fail(MESSAGES["division"])
     return a if type(a) is _Fail else _finite(a / b)
 
 
@@ -199,13 +209,13 @@ def _max(_env, e, *xs):
 
 def _pow(e: Pow, b: float) -> float:
     if b == 0 and e.exp < 0:
-        raise EvalError("division by zero")
+        raise EvalError(MESSAGES["division"])
     if b < 0 and e.exp.denominator != 1:
-        raise EvalError("a fractional power of a negative number")
+        raise EvalError(MESSAGES["negative_root"])
     try:
         v = b ** float(e.exp) if e.exp.denominator != 1 else b ** int(e.exp)
     except OverflowError as exc:
-        raise EvalError("a power too large") from exc
+        raise EvalError(MESSAGES["power"]) from exc
     if isinstance(v, complex):
         raise EvalError(_TOO_LARGE)
     return v
@@ -213,13 +223,13 @@ def _pow(e: Pow, b: float) -> float:
 
 def _ceil_op(e, x: float) -> float:
     if not math.isfinite(x):
-        raise EvalError("ceil of an infinite value")
+        raise EvalError(MESSAGES["ceil"])
     return _ceil(x)
 
 
 def _log2_op(e, x: float) -> float:
     if x <= 0:
-        raise EvalError("log2 of a value that is not positive")
+        raise EvalError(MESSAGES["log2"])
     return math.log2(x)
 
 

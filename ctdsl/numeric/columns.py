@@ -17,9 +17,14 @@ none. The text formats (CSV, JSON) write the category names; the binary ones
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
+
+from ctdsl import units as U
+
+if TYPE_CHECKING:  # types only: no import at run time
+    from ctdsl.numeric.forms import CompiledForms
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,9 @@ class Column:
     unit: str | None  # base SI unit symbol ("1" when dimensionless); None for a categorical column
     get: Callable  # chunk -> np.ndarray: float64 values, or int codes into `categories`
     categories: tuple[str, ...] = ()  # a categorical column's names, code i -> categories[i]
+    long_name: str = ""  # what it holds, in words (the CF convention's long_name)
+    cf_units: str | None = None  # `unit` in UDUNITS-2 syntax (byte/s for B/s); None where it has none (USD)
+    param: bool = False  # a param's value (a coordinate of the grid), not a result
 
     @property
     def categorical(self) -> bool:
@@ -51,24 +59,27 @@ def unit_suffix(symbol: str) -> str:
     return symbol.replace("/", "_per_").replace("*", "_").replace("^", "").replace("(", "").replace(")", "")
 
 
-def columns(forms, components: bool = False) -> list[Column]:
+def columns(forms: CompiledForms, components: bool = False) -> list[Column]:
     """The columns of a sweep of `forms`, in order."""
     spec = forms.spec
     cols: list[Column] = []
     for p in spec.params.values():
         unit = None if p.dim.dimensionless else p.dim.symbol()
         name = p.name if unit is None else f"{p.name}_{unit_suffix(unit)}"
-        cols.append(Column(name, unit or "1", _param_getter(p.name, float(p.default))))
+        cols.append(Column(name, unit or "1", _param_getter(p.name, float(p.default)), long_name=f"param {p.name}",
+                           cf_units=U.udunits(p.dim), param=True))  # fmt: skip
     for s, sf in forms.schemes.items():
-        cols.append(Column(f"{s}.step_s", "s", _value_getter(s, "step")))
-        cols.append(Column(f"{s}.time_to_target_s", "s", _value_getter(s, "time_to_target") if sf.has_steps else _none))
-        cols.append(Column(f"{s}.energy_to_target_J", "J", _value_getter(s, "energy_to_target") if sf.has_steps else _none))
+        cols.append(Column(f"{s}.step_s", "s", _value_getter(s, "step"), long_name=f"{s} step time", cf_units="s"))
+        cols.append(Column(f"{s}.time_to_target_s", "s", _value_getter(s, "time_to_target") if sf.has_steps else _none,
+                           long_name=f"{s} time to target", cf_units="s"))  # fmt: skip
+        cols.append(Column(f"{s}.energy_to_target_J", "J", _value_getter(s, "energy_to_target") if sf.has_steps else _none,
+                           long_name=f"{s} energy to target", cf_units="J"))  # fmt: skip
         if components:
-            for comp in sf.components:
-                cols.append(Column(f"{s}.{comp}_s", "s", _value_getter(s, "component:" + comp)))
-        cols.append(Column(f"{s}.binding", None, _binding_getter(s), tuple(sf.components)))
+            for comp in sf.components:  # named by its display name, as the tables name it
+                cols.append(Column(f"{s}.{comp.label}_s", "s", _value_getter(s, "component:" + comp.id), long_name=f"{s} {comp.label} time", cf_units="s"))
+        cols.append(Column(f"{s}.binding", None, _binding_getter(s), tuple(c.label for c in sf.components), long_name=f"{s} binding component"))
     ranked = tuple(name for name, sf in forms.schemes.items() if sf.has_steps)
-    cols.append(Column("winner", None, _winner, ranked))
+    cols.append(Column("winner", None, _winner, ranked, long_name="scheme with the shortest time to target"))
     return cols
 
 

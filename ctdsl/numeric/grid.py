@@ -19,6 +19,7 @@ import numpy as np
 from ctdsl import limits
 from ctdsl.diagnostics import Diagnostic, Label
 from ctdsl.failure import Failure
+from ctdsl.model.entities import Spec
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
@@ -150,7 +151,7 @@ def size_problems(axes: "Sequence[tuple[str, int, Span | None]]", declared: bool
     ]
 
 
-def check_default_grid(spec) -> None:
+def check_default_grid(spec: Spec) -> None:
     """Raise Failure (CT607) when the spec's declared sweeps make a grid over the limit.
 
     The default grid of `ctdsl sweep` is the product of every param's declared

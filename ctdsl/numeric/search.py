@@ -16,9 +16,10 @@
 4. Refine, one param at a time (up to REFINE_ROUNDS passes, a deterministic
    coordinate search), over the bracket of the grid neighbours: where a neighbour
    is infeasible, the constraint's boundary is solved exactly (Brent's method of
-   `ctdsl.symbolic.roots` on quantity - bound, to a few ulps) and the interval
+   `ctdsl.roots` on quantity - bound, to a few ulps) and the interval
    cut there; then the range end or boundary, or the interior minimum found by
-   scipy's bounded scalar minimisation (to SEARCH_XTOL), whichever is best.
+   Brent's bounded minimisation (`ctdsl.numeric.minimise`, to SEARCH_XTOL),
+   whichever is best.
 5. The Pareto front of `pareto`'s objectives (each minimised): the non-dominated
    feasible points of the grid over every choice.
 
@@ -40,11 +41,13 @@ from ctdsl.diagnostics import Diagnostic
 from ctdsl.failure import Failure
 from ctdsl.language.enums import Spacing
 from ctdsl.language.tolerances import REL, SEARCH_BINDING, SEARCH_XTOL
-from ctdsl.model.search import CAPS, DEFAULT_GRID
+from ctdsl.model.search import CAPS, DEFAULT_GRID, Search
 from ctdsl.numeric.forms import _ceil_numpy, _tolerant
+from ctdsl.numeric.minimise import minimise
 from ctdsl.numeric.search_bounds import interval
 from ctdsl.results.search import ChoiceOutcome, Point, SearchResult
-from ctdsl.symbolic.roots import brent, grid
+from ctdsl.results.solution import Solution
+from ctdsl.roots import brent, grid
 
 REFINE_ROUNDS = 4
 QUANTITIES = ("time", "energy", "cost", "co2e", "power")
@@ -171,8 +174,6 @@ def _boundary(problem: _Problem, forms: ChoiceForms, x: dict, name: str, end: fl
 
 def _line(problem: _Problem, choice: str, forms: ChoiceForms, x: dict, name: str, lo: float, hi: float):
     """The best feasible point along param `name` in [lo, hi], the others as in x."""
-    from scipy.optimize import minimize_scalar
-
     cands = [dict(x)]
     ends = []
     for end in (lo, hi):
@@ -191,8 +192,8 @@ def _line(problem: _Problem, choice: str, forms: ChoiceForms, x: dict, name: str
             return m if ok else math.inf
 
         span = _to_u(problem, name, problem.params[name].hi) - _to_u(problem, name, problem.params[name].lo)
-        res = minimize_scalar(f, bounds=(a, b), method="bounded", options={"xatol": SEARCH_XTOL * max(span, 1e-300)})
-        cands.append({**x, name: _from_u(problem, name, float(res.x))})
+        u, _, _ = minimise(f, a, b, SEARCH_XTOL * max(span, 1e-300))
+        cands.append({**x, name: _from_u(problem, name, u)})
     best = None
     for c in cands:
         pt, m, ok = problem.point(choice, forms, c)
@@ -255,7 +256,7 @@ def _infeasible(search) -> Failure:
     )])  # fmt: skip
 
 
-def run_search(solution, search) -> SearchResult:
+def run_search(solution: Solution, search: Search) -> SearchResult:
     problem = _Problem(solution, search)
     mesh = _mesh(problem)
     forms = {c: ChoiceForms(solution, c, search) for c in search.choose}

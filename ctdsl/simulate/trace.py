@@ -1,4 +1,5 @@
-"""A short recorded simulation run, for the explorer's animation (`ctdsl explore --simulate`).
+"""A short recorded simulation run, for the explorer's animation (`ctdsl explore --simulate`)
+and the trace `ctdsl simulate --trace` writes (`ctdsl.report.trace_event`).
 
 `record(spec)` runs every scheme for one seed (the spec's base seed 0, run 0: the
 first seed `ctdsl simulate` runs) with the spec's simulation settings capped to
@@ -11,6 +12,9 @@ per scheme, from the start of training (after the background's warm-up):
 - each phase of the collective: its start and end;
 - each loaded WAN direction's queue length (waiting + on the wire), as the
   longest queue in each of BINS equal slices of the run.
+
+`base` and `schemes` choose the run (`ctdsl simulate`'s --steps, --warmup,
+--seed and --scheme; the caps above still hold).
 
 At most MAX_POINTS queue changes and MAX_JOBS jobs and phases are kept per
 scheme (the rest are dropped, and `clipped` says so). The recording does not change the
@@ -26,7 +30,7 @@ from ctdsl.model.entities import Spec
 from ctdsl.simulate import engine, steps
 from ctdsl.simulate.budget import check_budget
 from ctdsl.simulate.plan import build_plans
-from ctdsl.simulate.runner import settings, spawn_keys
+from ctdsl.simulate.runner import Settings, settings, spawn_keys
 
 MAX_STEPS = 20  # measured steps recorded per scheme
 MAX_WARMUP = 2  # warm-up steps before them
@@ -179,11 +183,14 @@ def _scheme(plan, tr: TracedRun, res: engine.RunResult) -> dict:
     }
 
 
-def record(spec: Spec) -> dict:
-    """The recorded run of every scheme (plain data for the explorer's page)."""
-    base = settings(spec)
+def record(spec: Spec, base: Settings | None = None, schemes: list[str] | None = None) -> dict:
+    """The recorded run of every scheme, or of `schemes` (plain data for the explorer's page and the trace).
+
+    `base`: the simulation's settings (`ctdsl.simulate.runner.settings`; default the spec's).
+    """
+    base = base or settings(spec)
     steps, warmup = min(base.steps, MAX_STEPS), min(base.warmup, MAX_WARMUP)
-    plans = build_plans(spec, None)
+    plans = build_plans(spec, schemes)
     check_budget(spec, plans, steps, warmup)
     keys = spawn_keys(spec)
     hold = base.latency is SimLatency.HOLD

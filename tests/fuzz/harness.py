@@ -19,7 +19,16 @@ campaign at `nice -n 19` beside two test suites gets a quarter of a core, and a
 command of 0.3 CPU-seconds passed a 10 s wall-clock limit), its CPU time is what
 it takes on a core of its own. A command that waits without computing is still
 stopped, by a wall-clock backstop at WALL_BACKSTOP times the limit. With
-`clock="wall"` both are wall-clock. Each outcome holds both times.
+`clock="wall"` both are wall-clock. Each outcome holds both times, and a hang
+which clock stopped it (`stopped_by`).
+
+The times are for the campaign (bench/fuzz.py) and the benchmark of the
+regression cases (bench/bench_regressions.py), never for an assertion: the test
+suite runs the harness with a limit far above any command's time on a loaded
+machine (tests/fuzz/cases.py, LIMIT), so a command is stopped there only when
+it would never end, and it checks no command's time (tests/test_no_timed_asserts.py).
+The clocks are the harness's to read (`clocks`), so a test can give it clocks
+of its own and check how it classifies without measuring anything.
 
 The commands a checked-clean spec goes through: check (text), lint --format sarif,
 solve (table and JSON, the JSON one with the input's --set overrides), export
@@ -52,8 +61,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "ctdsl"
 SLOW = 2.0  # seconds: over this a command is slow (issue 18: no input over 2 s)
-LIMIT = 10.0  # seconds: a command is stopped here (the limit of issue 18's hostile run)
-WALL_BACKSTOP = 6  # with the CPU clock, a command is stopped after this many times LIMIT of wall-clock too
+CAMPAIGN_LIMIT = 10.0  # seconds: the campaign stops a command here (the limit of issue 18's hostile run); the suite gives its own
+WALL_BACKSTOP = 6  # with the CPU clock, a command is stopped after this many times its limit of wall-clock too
 CLEAN_CODES = (0, 1, 2)
 _TRACEBACK = "Traceback (most recent call last)"
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)', re.M)
@@ -61,7 +70,11 @@ _INTERNAL = re.compile(r"internal error: ([A-Za-z_][\w.]*)")
 
 
 class Interrupted(BaseException):
-    """The wall-clock limit of one command ran out."""
+    """The limit of one command ran out; `clock` says which timer fired ("cpu" or "wall")."""
+
+    def __init__(self, clock: str = "wall"):
+        super().__init__(clock)
+        self.clock = clock
 
 
 @dataclass
@@ -75,6 +88,7 @@ class Outcome:
     message: str = ""
     trace: str = ""
     cpu: float = 0.0  # CPU seconds of the process while the command ran
+    stopped_by: str = ""  # for a hang stopped by a timer: "cpu" or "wall"
 
 
 @dataclass
@@ -152,18 +166,18 @@ ALL_COMMANDS = [n for n, _ in FIRST] + ["solve-table", "solve-json", "export-lat
 
 
 @contextmanager
-def time_limit(seconds: float, clock: str = "wall"):
+def time_limit(seconds: float, clock: str = "wall", backstop: float = WALL_BACKSTOP):
     """Raise Interrupted in this thread after `seconds`, and every 0.25 s after that until it is out.
 
     Seconds of wall-clock time, or with clock="cpu" of the process's CPU time
-    (ITIMER_PROF), with a wall-clock backstop at WALL_BACKSTOP times as many for a
+    (ITIMER_PROF), with a wall-clock backstop at `backstop` times as many for a
     command that waits without computing.
     """
 
     def fire(signum, frame):
-        raise Interrupted()
+        raise Interrupted("cpu" if signum == signal.SIGPROF else "wall")
 
-    timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds * (WALL_BACKSTOP if clock == "cpu" else 1))]
+    timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds * (backstop if clock == "cpu" else 1))]
     if clock == "cpu":
         timers.append((signal.SIGPROF, signal.ITIMER_PROF, seconds))
     old = [(sig, signal.signal(sig, fire)) for sig, _, _ in timers]
@@ -215,7 +229,8 @@ def _from_text(text: str) -> tuple[str, str]:
 class Harness:
     """The CLI app, a runner and a scratch directory, reused for every input."""
 
-    def __init__(self, slow: float = SLOW, limit: float = LIMIT, clock: str = "cpu") -> None:
+    def __init__(self, slow: float = SLOW, limit: float = CAMPAIGN_LIMIT, clock: str = "cpu", backstop: float = WALL_BACKSTOP,
+                 clocks=(time.perf_counter, time.process_time)) -> None:
         import typer.main
         from typer.testing import CliRunner
 
@@ -223,7 +238,8 @@ class Harness:
 
         self.app = app
         self.runner = CliRunner()
-        self.slow, self.limit, self.clock = slow, limit, clock
+        self.slow, self.limit, self.clock, self.backstop = slow, limit, clock, backstop
+        self.wall, self.cpu = clocks  # what a command's times are read from
         # the click command typer builds from the app: built once here, not on every invoke (typer's
         # CliRunner rebuilds it each time, a quarter of the time of a command that fails at the checker)
         self.command = typer.main.get_command(app)
@@ -256,25 +272,25 @@ class Harness:
         gc.freeze()
 
     def invoke(self, name: str, argv: list[str]) -> Outcome:
-        start, cpu = time.perf_counter(), time.process_time()
+        start, cpu = self.wall(), self.cpu()
         o = self._invoke(name, argv, start)
-        o.cpu = time.process_time() - cpu
+        o.cpu = self.cpu() - cpu
         if o.kind == "ok" and (o.cpu if self.clock == "cpu" else o.seconds) > self.slow:
             o.kind, o.signature = "slow", f"slow @ {name}"
         return o
 
     def _invoke(self, name: str, argv: list[str], start: float) -> Outcome:
         try:
-            with time_limit(self.limit, self.clock), _built(self.app, self.command), _record_check(self, name == "check"):
+            with time_limit(self.limit, self.clock, self.backstop), _built(self.app, self.command), _record_check(self, name == "check"):
                 r = self.runner.invoke(self.app, self.prefix + argv, catch_exceptions=True)
         except Interrupted as exc:
-            seconds = time.perf_counter() - start
+            seconds = self.wall() - start
             sig, where, trace = _from_exception(exc)
             return Outcome(name, "hang", None, seconds, sig.replace("Interrupted", "Timeout"), where,
-                           f"stopped after {self.limit:g} s{' of CPU' if self.clock == 'cpu' else ''}", trace)
+                           f"stopped after {self.limit:g} s{' of CPU' if exc.clock == 'cpu' else ''}", trace, stopped_by=exc.clock)
         finally:
             _close_figures()
-        seconds = time.perf_counter() - start
+        seconds = self.wall() - start
         out, err = r.stdout, _stderr(r)
         if r.exception is not None and not isinstance(r.exception, SystemExit):
             sig, where, trace = _from_exception(r.exception)
@@ -312,7 +328,7 @@ class Harness:
         if any(o.kind == "hang" and o.command == "check" for o in res.outcomes):
             return res  # the checker itself hangs: every other command would hang in it too
         ran_check = any(o.command == "check" for o in res.outcomes)
-        spec = self._checked_spec() if ran_check else _clean_spec(str(path), self.limit, self.clock)
+        spec = self._checked_spec() if ran_check else _clean_spec(str(path), self.limit, self.clock, self.backstop)
         res.clean = spec is not None
         if spec is None:
             return res
@@ -379,12 +395,12 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def _clean_spec(path: str, limit: float = LIMIT, clock: str = "wall"):
+def _clean_spec(path: str, limit: float = CAMPAIGN_LIMIT, clock: str = "wall", backstop: float = WALL_BACKSTOP):
     """The checked spec, or None when it has diagnostics (or the checker itself fails: check reports that)."""
     from ctdsl.api import check
 
     try:
-        with time_limit(limit, clock):
+        with time_limit(limit, clock, backstop):
             result = check(path)
     except (Exception, Interrupted):  # noqa: BLE001 - the check command already classified it
         return None

@@ -15,13 +15,13 @@ import os
 
 import pytest
 
-from fuzz.cases import CRASHES, cases
+from backstop import HANG
+from fuzz.cases import CRASHES, LIMIT, cases
 from fuzz.generators import generate, sample_grammar
-from fuzz.harness import ROOT, Harness, _from_text
+from fuzz.harness import ROOT, Harness, Outcome, _from_text
 
 N = int(os.environ.get("CTDSL_FUZZ_SHORT", "40"))
 SEED = 2026
-LIMIT = 20.0  # seconds per command: only a bound on the suite
 
 
 def _known() -> set[str]:
@@ -85,58 +85,46 @@ def test_an_exception_out_of_a_command_is_a_crash(monkeypatch):
     assert by["graph-json"].signature == "RuntimeError @ ctdsl/cli/spec_cmds.py:graph"
 
 
-@pytest.mark.parametrize("clock", ["wall", "cpu"])
-def test_a_command_past_the_limit_is_stopped_as_a_hang(monkeypatch, clock):
-    """Past the limit of its clock: a command that waits (wall-clock) or computes (CPU seconds) without end."""
-    import time
-
+def _stopped(monkeypatch, to_json, **harness) -> Outcome:
+    """The graph command on the small example, its graph replaced by `to_json`, under a harness made with `harness`."""
     import ctdsl.model.graph
-    from fuzz.harness import WALL_BACKSTOP
 
-    def forever(*args, **kwargs):
-        while True:
-            if clock == "wall":
-                time.sleep(0.01)
-
-    monkeypatch.setattr(ctdsl.model.graph, "to_json", forever)
-    h = Harness(limit=0.5, clock=clock)
+    monkeypatch.setattr(ctdsl.model.graph, "to_json", to_json)
+    h = Harness(**harness)
     try:
-        res = h.run(SMALL, only={"graph-json"})
+        path = h.dir / "small.ct"
+        path.write_text(SMALL, encoding="utf-8")
+        return h.invoke("graph-json", ["graph", str(path), "--format", "json"])
     finally:
         h.close()
-    (o,) = res.outcomes
-    assert o.kind == "hang" and o.signature.startswith("Timeout @ ")
-    if clock == "cpu":  # stopped by its CPU seconds (the kernel counts them in ticks), well before the backstop
-        assert o.cpu > 0.4 and o.seconds < 0.5 * WALL_BACKSTOP
+
+
+def _spin(*args, **kwargs):
+    while True:
+        pass
+
+
+def _sleep(*args, **kwargs):
+    import time
+
+    while True:
+        time.sleep(0.01)
+
+
+def test_a_command_that_never_ends_is_stopped_as_a_hang_by_its_clock(monkeypatch):
+    """A command that computes for ever meets the CPU limit (the wall backstop is far above it); one that waits for
+    ever meets the wall-clock limit. Neither can end, so neither outcome depends on how loaded the machine is."""
+    o = _stopped(monkeypatch, _spin, limit=0.5, clock="cpu", backstop=HANG / 0.5)
+    assert o.kind == "hang" and o.signature.startswith("Timeout @ ") and o.stopped_by == "cpu"
+    o = _stopped(monkeypatch, _sleep, limit=0.5, clock="wall")
+    assert o.kind == "hang" and o.signature.startswith("Timeout @ ") and o.stopped_by == "wall"
 
 
 def test_the_cpu_clock_stops_a_command_that_only_waits_at_its_wall_clock_backstop(monkeypatch):
-    """CPU seconds, not a starved process's wall-clock, make a hang; a command that waits for ever meets the backstop."""
-    import time
-
-    import ctdsl.model.graph
-    from fuzz.harness import WALL_BACKSTOP
-
-    def waits(seconds):
-        def to_json(*args, **kwargs):
-            end = time.perf_counter() + seconds
-            while time.perf_counter() < end:
-                time.sleep(0.01)
-            return "{}"
-
-        return to_json
-
-    limit = 0.3  # CPU seconds: checking the small spec and building its graph take a few hundredths
-    h = Harness(limit=limit, clock="cpu")
-    try:
-        monkeypatch.setattr(ctdsl.model.graph, "to_json", waits(4 * limit))
-        (short,) = h.run(SMALL, only={"graph-json"}).outcomes
-        monkeypatch.setattr(ctdsl.model.graph, "to_json", waits(float("inf")))
-        (endless,) = h.run(SMALL, only={"graph-json"}).outcomes
-    finally:
-        h.close()
-    assert short.kind == "ok" and short.seconds >= 4 * limit  # past the limit in wall-clock, not in CPU seconds
-    assert endless.kind == "hang" and limit * WALL_BACKSTOP <= endless.seconds < limit * WALL_BACKSTOP + 2
+    """CPU seconds make a hang, and a command that waits for ever without computing still meets the backstop: a CPU
+    limit it can never reach (an hour of CPU), a backstop of one second of wall-clock time."""
+    o = _stopped(monkeypatch, _sleep, limit=HANG, clock="cpu", backstop=1.0 / HANG)
+    assert o.kind == "hang" and o.stopped_by == "wall"
 
 
 def test_an_internal_error_exit_is_a_crash_named_from_its_traceback():

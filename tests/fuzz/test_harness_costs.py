@@ -6,17 +6,18 @@
   so the input is not checked a second time by the harness; the decision is the
   one `ctdsl.api.check` gives when asked directly;
 - slow is measured in CPU seconds by default (a sleeping command is not slow, a
-  busy one is), in wall-clock seconds when asked.
+  busy one is), in wall-clock seconds when asked. The harness reads its clocks
+  through `clocks`; the tests give it clocks of their own, which only the command
+  under test moves, so the classification is checked without measuring time.
 """
 
 from __future__ import annotations
-
-import time
 
 import typer.main
 import typer.testing
 
 import ctdsl.api
+from fuzz.cases import LIMIT
 from fuzz.harness import ALL_COMMANDS, ROOT, Harness
 
 FLAGSHIP = (ROOT / "specs" / "llama70b_wan.ct").read_text(encoding="utf-8")
@@ -32,7 +33,7 @@ def test_the_broken_spec_is_broken_and_the_flagship_is_not(tmp_path):
 
 
 def test_a_clean_input_runs_every_command_and_a_broken_one_check_and_lint():
-    h = Harness(limit=20.0)
+    h = Harness(limit=LIMIT)
     try:
         clean, broken = h.run(FLAGSHIP), h.run(BROKEN)
     finally:
@@ -51,7 +52,7 @@ def test_the_input_is_checked_once_through_the_api(monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(ctdsl.api, "check", counting)
-    h = Harness(limit=20.0)
+    h = Harness(limit=LIMIT)
     try:
         res = h.run(BROKEN)
     finally:
@@ -62,7 +63,7 @@ def test_the_input_is_checked_once_through_the_api(monkeypatch):
 
 
 def test_the_click_command_is_built_once(monkeypatch):
-    h = Harness(limit=20.0)
+    h = Harness(limit=LIMIT)
     builds = []
     real = typer.main.get_command
 
@@ -80,30 +81,30 @@ def test_the_click_command_is_built_once(monkeypatch):
     assert typer.testing._get_command is counting  # restored after each invoke
 
 
-def _graph_that(monkeypatch, work):
+class Clocks:
+    """A wall clock and a CPU clock that move only when told to."""
+
+    def __init__(self):
+        self.wall = self.cpu = 0.0
+
+    def pair(self):
+        return (lambda: self.wall, lambda: self.cpu)
+
+
+def _graph_kind(monkeypatch, clock: str, wall: float, cpu: float) -> str:
+    """The kind of outcome of the graph command when drawing the graph takes `wall` and `cpu` seconds (told, not spent)."""
     import ctdsl.model.graph
 
+    clocks = Clocks()
     real = ctdsl.model.graph.to_json
 
-    def slow_graph(*args, **kwargs):
-        work()
+    def to_json(*args, **kwargs):
+        clocks.wall += wall
+        clocks.cpu += cpu
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(ctdsl.model.graph, "to_json", slow_graph)
-
-
-def _sleep():
-    time.sleep(1.5)
-
-
-def _spin():
-    end = time.process_time() + 1.5
-    while time.process_time() < end:
-        pass
-
-
-def _graph_kind(clock: str) -> str:
-    h = Harness(slow=1.0, limit=20.0, clock=clock)
+    monkeypatch.setattr(ctdsl.model.graph, "to_json", to_json)
+    h = Harness(slow=1.0, limit=LIMIT, clock=clock, clocks=clocks.pair())
     try:
         (o,) = h.run(FLAGSHIP, only={"graph-json"}).outcomes
     finally:
@@ -112,12 +113,15 @@ def _graph_kind(clock: str) -> str:
 
 
 def test_a_command_that_sleeps_is_slow_by_the_wall_clock_only(monkeypatch):
-    _graph_that(monkeypatch, _sleep)
-    assert _graph_kind("cpu") == "ok"  # graph of the flagship itself takes well under 1 s of CPU
-    assert _graph_kind("wall") == "slow"
+    assert _graph_kind(monkeypatch, "cpu", wall=1.5, cpu=0.0) == "ok"
+    assert _graph_kind(monkeypatch, "wall", wall=1.5, cpu=0.0) == "slow"
 
 
 def test_a_command_that_computes_is_slow_by_both_clocks(monkeypatch):
-    _graph_that(monkeypatch, _spin)
-    assert _graph_kind("cpu") == "slow"
-    assert _graph_kind("wall") == "slow"
+    assert _graph_kind(monkeypatch, "cpu", wall=1.5, cpu=1.5) == "slow"
+    assert _graph_kind(monkeypatch, "wall", wall=1.5, cpu=1.5) == "slow"
+
+
+def test_a_command_under_the_slow_bound_is_ok_by_both_clocks(monkeypatch):
+    assert _graph_kind(monkeypatch, "cpu", wall=0.5, cpu=0.5) == "ok"
+    assert _graph_kind(monkeypatch, "wall", wall=0.5, cpu=0.5) == "ok"

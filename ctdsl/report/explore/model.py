@@ -1,8 +1,9 @@
 """What the explorer's page computes, gathered from a solution's result tree.
 
 `page_model(solution)` returns the data the page's script reads (params,
-schemes, break-evens, units) and the JavaScript functions it calls, printed
-from the result tree's exact expressions by `jsprint`:
+schemes, break-evens, units, colours, the checker's bounds) and the JavaScript
+it calls, printed from the result tree's exact expressions by `jsprint` and
+from the checker's bounds by `checks`:
 
 - `evalAll(a, out)`: every number the tables and bars show, per scheme: step
   time, time and energy to target, energy per step, payload and WAN bytes, each
@@ -10,47 +11,58 @@ from the result tree's exact expressions by `jsprint`:
 - `evalCurve(a, out)`: step time, time and energy to target per scheme (the
   curves, 400 calls per redraw);
 - `evalTimes(a, out)`: time to target per scheme (the winner map and the
-  break-evens' scans).
+  break-evens' scans);
+- `CHECKS`: one function per bound the checker tested on an expression of
+  params (`checks.py`), so that the page refuses what `ctdsl solve --set` refuses.
 
-Every text from the spec (names, labels, display names) is HTML-encoded here
-(`ctdsl.report.encode.html_text`), and the script inserts only these encoded
-strings.
+A new view adds the outputs it shows to `evalAll` here (a `_Outputs.add` per
+quantity, its index in the view's data) and reads them from the frame of
+answers the page computes once per redraw (`core.js`).
+
+Every text from the spec (names, labels, units) is HTML-encoded here
+(`ctdsl.report.encode.html_text`), a display name is MathML (`mathml`), and
+the script inserts only these strings.
 """
 
 from __future__ import annotations
 
 from ctdsl import units as U
-from ctdsl.language.binding import COMPUTE_SIDE
+from ctdsl.language.components import ComponentId, Side
 from ctdsl.language.tolerances import CEIL_SLACK
 from ctdsl.report.encode import html_text
+from ctdsl.report.explore.checks import checks_model
 from ctdsl.report.explore.jsprint import js_functions
+from ctdsl.report.explore.mathml import display_mathml
+from ctdsl.report.explore.palette import palette
 
 SCAN_STEPS = 256  # intervals of the break-evens' scans in the page (the solver's scan uses as many)
 
 
-def _range(p) -> tuple[float, float, bool]:
-    """A param's slider: (lo, hi, log). Without a declared range: a factor of 1e6 either side (as the solver's break-even)."""
+def _range(p, whole: bool = False) -> tuple[float, float, bool]:
+    """A param's slider: (lo, hi, log). Without a declared range: a factor of 1e6 either side (as the
+    solver's break-even), from 1 up for a count."""
     if p.lo is not None and p.hi is not None:
         log = p.spacing == "log" and p.lo > 0
         return float(p.lo), float(p.hi), bool(log)
     d = float(p.default)
     if d > 0:
-        return d * 1e-6, d * 1e6, True
+        return (max(1.0, d * 1e-6) if whole else d * 1e-6), d * 1e6, True
     return (d - 1.0, d + 1.0, False) if d == 0 else (d * 1e6, d * 1e-6, False)
 
 
 def _param(p, whole: bool = False) -> dict:
-    lo, hi, log = _range(p)
+    lo, hi, log = _range(p, whole)
     unit = p.unit if p.unit else (None if p.dim.dimensionless else p.dim.symbol())
     scale = float(p.unit_scale) if p.unit else 1.0
     return {
         "name": html_text(p.name),
-        "display": html_text(p.display) if p.display else None,
+        "display": display_mathml(p.display) if p.display else None,
         "unit": html_text(unit) if unit else "",
         "scale": scale,
         "lo": lo,
         "hi": hi,
         "log": log,
+        "declared": [float(p.lo), float(p.hi)] if p.lo is not None and p.hi is not None else None,  # outside: CT311
         "start": float(p.default),
         "dim": list(p.dim.exps),
         "whole": whole,  # a count is set to it: the page takes whole values only
@@ -68,15 +80,17 @@ class _Outputs:
         return len(self.exprs) - 1
 
 
-def _scheme(r, full: _Outputs, curve: _Outputs, times: _Outputs) -> dict:
-    comps = list(r.components)
+def _scheme(r, full: _Outputs, curve: _Outputs, times: _Outputs, components: list[ComponentId]) -> dict:
+    terms = r.terms
     entry = {
         "name": html_text(r.name),
         "label": html_text(r.label or r.name),
         "overlap": bool(r.overlap),
         "has_steps": r.time_to_target is not None,
-        "components": [html_text(c) for c in comps],
-        "compute_side": [c in COMPUTE_SIDE for c in comps],
+        "components": [html_text(t.label) for t in terms],  # what the page shows
+        "keys": [html_text(t.id.id) for t in terms],  # what identifies each (ctdsl.language.components)
+        "ci": [components.index(t.id) for t in terms],  # each component's place among all schemes' (its colour)
+        "compute_side": [t.side is Side.COMPUTE for t in terms],
         "i": {
             "step": full.add(r.step_time),
             "time": full.add(r.time_to_target),
@@ -84,7 +98,7 @@ def _scheme(r, full: _Outputs, curve: _Outputs, times: _Outputs) -> dict:
             "eps": full.add(r.energy_per_step),
             "payload": full.add(r.payload),
             "wan": full.add(r.wan),
-            "comp": [full.add(r.components[c]) for c in comps],
+            "comp": [full.add(t.value) for t in terms],
         },
         "c": [curve.add(r.step_time), curve.add(r.time_to_target), curve.add(r.energy_to_target)],
         "t": times.add(r.time_to_target),
@@ -122,28 +136,34 @@ def _units() -> dict:
 
 
 def _symbols(solution) -> dict:
-    """The base unit's symbol of each dimension a param or a break point has (for dimensions without a preferred unit)."""
-    dims = [p.dim for p in solution.spec.params.values()]
+    """The base unit's symbol of each dimension a param, a bound or a break point has (for dimensions without a preferred unit)."""
+    dims = [p.dim for p in solution.spec.params.values()] + [b.dim for b in solution.spec.bounds]
     for r in solution.schemes.values():
         if r.module is not None:
             dims += [b.dim for b in r.module.breaks]
     return {",".join(map(str, d.exps)): html_text(d.symbol()) for d in dims}
 
 
-def page_model(solution) -> tuple[dict, str]:
-    """(the data the page reads, the JavaScript functions it calls)."""
+def page_model(solution) -> tuple[dict, str, str]:
+    """(the data the page reads, the JavaScript functions of the answers, the functions of the bounds)."""
     infos = list(solution.symbols.info.values())
     args = tuple(i.symbol for i in infos)
     pnames = [i.param.name for i in infos]
     full, curve, times = _Outputs(), _Outputs(), _Outputs()
-    schemes = [_scheme(r, full, curve, times) for r in solution.schemes.values()]
+    components = list(dict.fromkeys(t.id for r in solution.schemes.values() for t in r.terms))
+    schemes = [_scheme(r, full, curve, times, components) for r in solution.schemes.values()]
     names = list(solution.schemes)
+    checks, check_code = checks_model(solution.spec, pnames)
     data = {
         "title": html_text(str(solution.spec.root)),
         "params": [_param(i.param, i.param.name in solution.spec.whole) for i in infos],
         "schemes": schemes,
+        "components": [html_text(c.label) for c in components],
+        "palette": palette(max(len(schemes), len(components))),
         "baseline": names.index(solution.baseline) if solution.baseline in names else None,
         "breakevens": [_breakeven(b, names, pnames) for b in solution.breakevens if b.on == "time"],  # the page solves times
+        "breakevens_other": sum(1 for b in solution.breakevens if b.on != "time"),
+        "checks": checks,
         "units": _units(),
         "symbols": _symbols(solution),
         "dims": {"time": list(U.TIME.exps), "energy": list(U.ENERGY.exps), "data": list(U.DATA.exps)},
@@ -152,4 +172,4 @@ def page_model(solution) -> tuple[dict, str]:
         "scan_steps": SCAN_STEPS,
     }
     code = js_functions(args, {"evalAll": full.exprs, "evalCurve": curve.exprs, "evalTimes": times.exprs})
-    return data, code
+    return data, code, check_code

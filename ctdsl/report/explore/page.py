@@ -1,17 +1,29 @@
-"""The explorer's page: the template, the embedded data, the printed forms and the inlined script."""
+"""The explorer's page: the views, the template, the embedded data, the printed forms and the inlined script.
+
+A page is a list of views (`View`): each a section of HTML (already encoded)
+and the file of script that fills it, placed in a narrow column (`side`), the
+wide one beside it (`main`) or across both. The page's script is `core.js`
+(the data, the state, the checker's bounds, the answers of a redraw),
+`numbers.js` (values printed as ctdsl prints them), `charts.js` (canvases and
+ticked axes), then each view's file, then `main.js`, run in one function's
+scope: a view's file registers it with `view({...})` (see core.js). A new view is a
+`View` here, a file of script, and the outputs it shows added in `model.py`.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from importlib import resources
 
 from ctdsl.report.encode import html_text
 from ctdsl.report.explore.mathml import mathml
 from ctdsl.report.explore.model import page_model
-from ctdsl.report.explore.simview import SECTION, sim_model
+from ctdsl.report.explore.simview import SECTION as SIM_SECTION
+from ctdsl.report.explore.simview import sim_model
 
-_MARKER = re.compile(r"@(CSP|CSS|TITLE|EQUATIONS|DATA|SCRIPT|SENSITIVITY|SIMVIEW|SIMDATA)@")
+_MARKER = re.compile(r"@(CSP|CSS|TITLE|VIEWS|DATA|SCRIPT)@")
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
 
@@ -25,16 +37,93 @@ def script_json(data) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
+@dataclass(frozen=True)
+class View:
+    """One view: its section (HTML, spec text already encoded) and its script (an asset, or none)."""
+
+    section: str
+    script: str | None = None
+
+
+PARAMS = """<section id="controls" class="side" aria-labelledby="h-params">
+<h2 id="h-params">Params</h2>
+<div id="params"></div>
+<div class="toolbar"><button id="play" type="button" aria-pressed="false">Play</button>
+<button id="reset" type="button">Reset</button> <span id="timing"></span></div>
+</section>"""
+
+CURVES = """<section id="curves" class="main" aria-labelledby="h-curves">
+<h2 id="h-curves">Against one param</h2>
+<div class="toolbar"><label>sweep <select id="x-param"></select></label>
+<label>show <select id="quantity"><option value="time">time to target</option><option value="step">step time</option><option value="energy">energy to target</option></select></label></div>
+<canvas id="curve" role="img" aria-label="each scheme against the swept param"></canvas>
+<ul class="legend" id="legend"></ul>
+<h3>Break-evens</h3>
+<ul id="be-list" aria-live="polite"></ul>
+</section>"""
+
+STEPS = """<section id="steps" aria-labelledby="h-steps">
+<h2 id="h-steps">Step time by component</h2>
+<ul class="legend" id="bars-legend"></ul>
+<div id="bars"></div>
+</section>"""
+
+MAP = """<section id="map" class="side" aria-labelledby="h-map">
+<h2 id="h-map">Winner map</h2>
+<div class="toolbar"><label>x <select id="map-x"></select></label><label>y <select id="map-y"></select></label></div>
+<canvas id="winner" role="img" aria-label="the scheme that reaches the target first at each point"></canvas>
+<p id="map-caption" class="note"></p>
+<ul class="legend" id="map-legend"></ul>
+</section>"""
+
+MODULES = """<section id="modules" class="main" aria-labelledby="h-modules">
+<h2 id="h-modules">Module stages</h2>
+<div id="stages"></div>
+</section>"""
+
+TABLE = """<section id="tables" aria-labelledby="h-table">
+<h2 id="h-table">Solve table</h2>
+<table id="solve-table"><thead><tr><th scope="col">scheme</th><th scope="col">step time</th><th scope="col">binds</th>
+<th scope="col">time to target</th><th scope="col">energy to target</th><th scope="col">energy per step</th>
+<th scope="col">payload</th><th scope="col">WAN bytes</th></tr></thead><tbody id="solve-body"></tbody></table>
+</section>"""
+
+
 def _equations(solution) -> str:
-    args = tuple(i.symbol for i in solution.symbols.info.values())
+    infos = list(solution.symbols.info.values())
+    args = tuple(i.symbol for i in infos)
+    displays = {i.symbol: i.param.display for i in infos if i.param.display}
     parts = []
     for r in solution.schemes.values():
         label = html_text(r.label or r.name)
-        rows = [f'<div class="eq"><span>step time, s =</span>{mathml(r.step_time.expr, args)}</div>']
+        rows = [f'<div class="eq"><span>step time, s =</span>{mathml(r.step_time.expr, args, displays)}</div>']
         if r.time_to_target is not None:
-            rows.append(f'<div class="eq"><span>time to target, s =</span>{mathml(r.time_to_target.expr, args)}</div>')
+            rows.append(f'<div class="eq"><span>time to target, s =</span>{mathml(r.time_to_target.expr, args, displays)}</div>')
         parts.append(f'<details data-scheme="{html_text(r.name)}"><summary>{label} <code>{html_text(r.name)}</code></summary>{"".join(rows)}</details>')
-    return "\n".join(parts)
+    return (
+        '<section id="equations" aria-labelledby="h-eq">\n<h2 id="h-eq">Equations</h2>\n'
+        '<p id="subst-row"><label><input type="checkbox" id="subst"> show the current values in place of the params (base units)</label></p>\n'
+        + "\n".join(parts)
+        + "\n</section>"
+    )
+
+
+def views(solution, sim: dict | None = None, sensitivity: str = "") -> list[View]:
+    """The page's views, in the order of the page."""
+    out = [
+        View(PARAMS, "view_params.js"),
+        View(CURVES, "view_curves.js"),
+        View(STEPS, "view_steps.js"),
+        View(MAP, "view_map.js"),
+        View(MODULES),  # filled by view_steps.js
+        View(TABLE),  # filled by view_steps.js
+        View(_equations(solution)),  # its script is in view_steps.js
+    ]
+    if sensitivity:
+        out.append(View(sensitivity))
+    if sim is not None:
+        out.append(View(SIM_SECTION, "view_sim.js"))
+    return out
 
 
 _TEMPLATE = """<!DOCTYPE html>
@@ -56,91 +145,37 @@ expressions <code>ctdsl solve</code> derives, printed as JavaScript by ctdsl; th
 <p id="winner-now" aria-live="polite"></p>
 </header>
 <main>
-<div class="grid">
-<section id="controls" aria-labelledby="h-params">
-<h2 id="h-params">Params</h2>
-<div id="params"></div>
-<div class="toolbar"><button id="play" type="button" aria-pressed="false">Play</button>
-<button id="reset" type="button">Reset</button> <span id="timing"></span></div>
-</section>
-<section id="curves" aria-labelledby="h-curves">
-<h2 id="h-curves">Against one param</h2>
-<div class="toolbar"><label>sweep <select id="x-param"></select></label>
-<label>show <select id="quantity"><option value="time">time to target</option><option value="step">step time</option><option value="energy">energy to target</option></select></label></div>
-<canvas id="curve" width="760" height="380" role="img" aria-label="each scheme against the swept param"></canvas>
-<ul class="legend" id="legend"></ul>
-<h3>Break-evens</h3>
-<ul id="be-list" aria-live="polite"></ul>
-</section>
-</div>
-<section id="steps" aria-labelledby="h-steps">
-<h2 id="h-steps">Step time by component</h2>
-<ul class="legend" id="bars-legend"></ul>
-<div id="bars"></div>
-</section>
-<div class="grid2">
-<section id="map" aria-labelledby="h-map">
-<h2 id="h-map">Winner map</h2>
-<div class="toolbar"><label>x <select id="map-x"></select></label><label>y <select id="map-y"></select></label></div>
-<canvas id="winner" width="400" height="400" role="img" aria-label="the scheme that reaches the target first at each point"></canvas>
-<p id="map-caption" class="note"></p>
-<ul class="legend" id="map-legend"></ul>
-</section>
-<section id="modules" aria-labelledby="h-modules">
-<h2 id="h-modules">Module stages</h2>
-<div id="stages"></div>
-</section>
-</div>
-<section id="tables" aria-labelledby="h-table">
-<h2 id="h-table">Solve table</h2>
-<table id="solve-table"><thead><tr><th scope="col">scheme</th><th scope="col">step time</th><th scope="col">binds</th>
-<th scope="col">time to target</th><th scope="col">energy to target</th><th scope="col">energy per step</th>
-<th scope="col">payload</th><th scope="col">WAN bytes</th></tr></thead><tbody id="solve-body"></tbody></table>
-</section>
-<section id="equations" aria-labelledby="h-eq">
-<h2 id="h-eq">Equations</h2>
-<p id="subst-row"><label><input type="checkbox" id="subst"> show the current values in place of the params (base units)</label></p>
-@EQUATIONS@
-</section>
-@SENSITIVITY@@SIMVIEW@</main>
-<script type="application/json" id="ct-data">@DATA@</script>
-<script>
+@VIEWS@
+</main>
+@DATA@<script>
 @SCRIPT@
 </script>
-@SIMDATA@</body>
+</body>
 </html>
 """
-
-
-def _sim_parts(sim) -> tuple[str, str]:
-    """The recorded simulation's section and its data and script (both empty without a recording)."""
-    if sim is None:
-        return "", ""
-    script = _asset("simview.js")
-    if "</script" in script.lower() or "<!--" in script:
-        raise ValueError("the simulation view's script would close the page's script")
-    data = f'<script type="application/json" id="ct-sim">{script_json(sim_model(sim))}</script>\n<script>\n{script}\n</script>\n'
-    return SECTION, data
 
 
 def explorer_html(solution, sim: dict | None = None, sensitivity: str = "") -> str:
     """The whole page, self-contained; `sim`: a recorded run (`ctdsl.simulate.trace.record`) to animate;
     `sensitivity`: a static section of HTML (`ctdsl.report.sensitivity_out.sensitivity_html`), already encoded."""
-    data, forms = page_model(solution)
-    script = _asset("explorer.js").replace("/*@FORMS@*/", forms)
+    data, forms, checks = page_model(solution)
+    page_views = views(solution, sim, sensitivity)
+    files = ["core.js", "numbers.js", "charts.js", *dict.fromkeys(v.script for v in page_views if v.script), "main.js"]
+    code = "\n".join(_asset(f) for f in files).replace("/*@FORMS@*/", forms).replace("/*@CHECKS@*/", checks)
+    script = '(function () {\n"use strict";\n' + code + "})();"
     if "</script" in script.lower() or "<!--" in script:
         raise ValueError("the printed forms would close the page's script")  # cannot happen: they are numbers and names a0.., t0..
+    blobs = f'<script type="application/json" id="ct-data">{script_json(data)}</script>\n'
+    if sim is not None:
+        closed = {name: r.step_time.value for name, r in solution.schemes.items()}  # the closed form solve prints
+        blobs += f'<script type="application/json" id="ct-sim">{script_json(sim_model(sim, closed))}</script>\n'
     parts = {
         "@CSP@": _CSP,
         "@CSS@": _asset("explorer.css"),
         "@TITLE@": data["title"],
-        "@EQUATIONS@": _equations(solution),
-        "@DATA@": script_json(data),
+        "@VIEWS@": "\n".join(v.section.strip() for v in page_views),
+        "@DATA@": blobs,
         "@SCRIPT@": script,
-        "@SENSITIVITY@": sensitivity + "\n" if sensitivity else "",
     }
-    parts["@SIMVIEW@"], parts["@SIMDATA@"] = _sim_parts(sim)
-    if sim is not None:
-        parts["@CSS@"] += "\n" + _asset("simview.css")
     # one pass, so that nothing inserted is read as a marker
     return _MARKER.sub(lambda m: parts[m.group(0)], _TEMPLATE)
