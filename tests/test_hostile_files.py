@@ -52,7 +52,7 @@ def here(tmp_path, monkeypatch):
 
 
 def fix(path: Path):
-    r = runner.invoke(app, ["lint", str(path), "--fix"])
+    r = runner.invoke(app, ["lint", str(path), "--fix", "--unsafe-fixes"])
     assert "Fixed 1 finding" in r.stderr, r.output
     return r
 
@@ -114,7 +114,7 @@ def test_a_setuid_file_of_another_owner_is_refused_when_not_root(here, monkeypat
     assert spec.read_text(encoding="utf-8") == "old\n" and [p.name for p in here.iterdir()] == ["s.ct"]
     spec.write_text(SLIP, encoding="utf-8")  # and through lint --fix: said, exit 2, the file as it was
     os.chmod(spec, 0o4777)
-    r = runner.invoke(app, ["lint", str(spec), "--fix"])
+    r = runner.invoke(app, ["lint", str(spec), "--fix", "--unsafe-fixes"])
     assert r.exit_code == 2 and f"error: cannot write {spec}: it has the setuid or setgid bit" in r.stderr, r.output
     assert spec.read_text(encoding="utf-8") == SLIP and stat.S_IMODE(os.stat(spec).st_mode) == 0o4777
 

@@ -376,7 +376,7 @@ def measure(expr: Expr, memo: Memo | None = None) -> Cost:
 # ---- the same rules on sympy's tree --------------------------------------------------------------
 
 
-def of_sympy(expr) -> Cost:
+def of_sympy(expr: object) -> Cost:
     """The cost of a sympy expression, by the rules above (exact values are not kept).
 
     Read by attributes (`is_Rational`, `is_Add`, `is_Mul`, `is_Pow`, `args`), so
