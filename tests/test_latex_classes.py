@@ -77,3 +77,21 @@ def test_equations_break_at_operators(fragments):
         rows = [r.strip() for r in tex.read_text(encoding="utf-8").split("\\\\\n")]
         assert not [r for r in rows if r.startswith(("&\\quad ,", "&\\qquad ,", ","))], tex.name
         assert not re.findall(r"(?<![\d.])\d+\.0(?!\d)", tex.read_text(encoding="utf-8")), tex.name
+
+
+def test_the_same_spec_gives_the_same_bytes_whatever_the_hash_seed():
+    """The notes of the maxes dropped from a form come in a fixed order: llama405b_3dc's two (in t_2) were
+    written in the order of a set, which Python's string hashing changes from run to run (seeds 1 and 3
+    gave different files)."""
+    import os
+    import sys
+
+    outs = set()
+    for seed in ("1", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        code = "import sys; from ctdsl.cli import main; sys.argv = [\"ctdsl\", \"export\", \"latex\", sys.argv[1]]; main()"
+        proc = subprocess.run([sys.executable, "-c", code, str(ROOT / "specs" / "llama405b_3dc.ct")],
+                              capture_output=True, env=env, timeout=HANG, cwd=ROOT)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        outs.add(proc.stdout)
+    assert len(outs) == 1

@@ -220,7 +220,7 @@ class Printer:
         dropped: list[Regime] = []
         for _ in range(NESTED_DROPS):
             found = {}
-            for m in e.atoms(sp.Max, sp.Min):
+            for m in sorted(e.atoms(sp.Max, sp.Min), key=sp.default_sort_key):  # a set: in a fixed order
                 if any(a.has(sp.Max, sp.Min) for a in m.args):
                     continue  # the innermost first
                 args = tuple(tex_of(self._tidy(a), names) for a in m.args)
