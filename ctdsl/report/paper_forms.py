@@ -13,6 +13,10 @@ symbol, its arguments treated the same way on their own), which is also what
 keeps this fast: sympy re-derives the order of `max` arguments whenever one is
 built. A form is a list of terms, each printed once, with an estimate of its
 printed width; `lines()` packs the terms into lines of a given width.
+
+Long: one concept, a form made readable and broken to fit a line, whose steps (tidying, the
+max set aside and dropped where it never binds, the ratio, breaking at operators, the width
+estimate) each use the others' state for one quantity; split, they would pass it back and forth.
 """
 
 from __future__ import annotations
