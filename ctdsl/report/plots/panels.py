@@ -100,7 +100,7 @@ def panel_figure(
             fig = new_figure(width, height)
             ax = fig.add_axes([left / width, 0.75 / height, (width - left - 0.2) / width, (height - top - 0.9) / height])
             if panel == "steps":
-                components_panel(ax, sol, columns, fs)
+                components_panel(ax, sol, columns, fs, title_x=-(left - 0.1) / (width - left - 0.2))
             else:
                 module_panel(ax, sol)
         if title:

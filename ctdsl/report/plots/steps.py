@@ -35,9 +35,11 @@ def shown_groups(sol) -> list[str]:
     return [g for g, _, _ in GROUPS if values[g] > 0]
 
 
-def components_panel(ax, sol, columns: int = 3, fontsize: float = 9.5) -> None:
+def components_panel(ax, sol, columns: int = 3, fontsize: float = 9.5, title_x: float = 0.0) -> None:
     """Stacked bars of each scheme's step, by component group; the group that binds outlined; the
-    legend above it in `columns` entries a row (as many as its width holds: `winner.legend_columns`)."""
+    legend above it in `columns` entries a row (as many as its width holds: `winner.legend_columns`);
+    `title_x`: where the title starts, in the axes' width (a panel starts it at the figure's left
+    edge, over the names, so that it fits a column)."""
     from matplotlib.patches import Patch
 
     schemes = list(sol.schemes.values())
@@ -73,7 +75,7 @@ def components_panel(ax, sol, columns: int = 3, fontsize: float = 9.5) -> None:
     ax.set_yticks(y)
     ax.set_yticklabels(names)
     ax.set_xlabel(f"time per step ({unit})")
-    ax.set_title("Step time at the defaults, by component", loc="left")
+    ax.set_title("Step time at the defaults, by component", loc="left", x=title_x)
     handles = [Patch(facecolor=c, hatch=h, edgecolor="white", label=g) for g, c, h in shown]
     handles.append(Patch(facecolor="white", edgecolor="black", linewidth=2.0, label="binds the step"))
     ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.07), ncol=columns, frameon=False, fontsize=fontsize, handlelength=1.6, columnspacing=1.0)
