@@ -63,6 +63,10 @@ _TABLE = [
     Code("CT121", "fit-param-not-free", "a fit of a param without a range, of a count (a whole number), or of one a scenario sets"),
     Code("CT122", "second-fit", "a second fit statement: a spec fits one param"),
     Code("CT130", "bad-search", "a design search that cannot be posed: an objective that is not a weighted sum of time, energy, cost and co2e, cost or CO2e where nothing is priced, a param without a range, a scheme without steps, a Pareto front of other than 2 or 3 objectives"),
+    Code("CT140", "pool-without-instance", "a serving pool that names no instance"),
+    Code("CT141", "slo-without-target", "an slo block that sets none of ttft, tpot and e2e"),
+    Code("CT142", "instance-incomplete", "a serving instance whose device lacks peak, efficiency, mem_bw or memory, or whose model has no shape"),
+    Code("CT143", "instance-layout", "a serving instance whose tp, pp or ep the model does not divide into"),
     # units and dimensions
     Code("CT201", "dimension-mismatch", "quantities of different dimensions added, subtracted or compared by min or max"),
     Code("CT202", "wrong-dimension", "a field or --set value whose dimension is not the one it takes"),
@@ -91,6 +95,7 @@ _TABLE = [
     Code("CT316", "scenario-outside-range", "a scenario's value outside the param's declared range (an error: unlike --set, the spec declares both)"),
     Code("CT317", "fit-no-root", "a fit with no value of the param in its range at which the prediction meets the observation (found when solving)"),
     Code("CT318", "too-many-observed-scenarios", "observations naming more scenarios than the limit: each is checked and solved in full"),
+    Code("CT360", "kv-cannot-fit", "a serving instance whose weights, or whose weights and one request's KV cache, do not fit its memory share"),
     # topology and placement
     Code("CT401", "unsupported-operation", "a transform placed where its operations do not exist, e.g. top-k on a pluggable"),
     Code("CT402", "sum-not-at-switch", "an in-network sum placed on something that is not a switch, or without innet_sum"),
@@ -121,6 +126,10 @@ _TABLE = [
     Code("CT431", "target-not-constant", "a target value that names a param or a field instead of a constant"),
     Code("CT435", "sync-overlap-twice", "a sync schedule that counts an overlap twice (overlap = true with a delay, fragments or an inner sync) or syncs more fragments than steps between syncs"),
     Code("CT436", "inner-sync-cannot-apply", "inner = dc without dcs of replicas, with a sync period of 1, or with a collective that has no phase across dcs"),
+    Code("CT470", "workload-at-decode", "a workload whose requests enter a decode pool"),
+    Code("CT471", "prefill-without-handoff", "a workload entering a prefill pool that no hand-off leaves"),
+    Code("CT472", "handoff-roles", "a hand-off that does not go from a prefill pool to a decode pool"),
+    Code("CT473", "handoff-models-differ", "a hand-off between pools that serve different models"),
     # imports
     Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),
     Code("CT502", "import-outside", "an import that leaves the importing file's directory, or one from a library file"),

@@ -23,6 +23,7 @@ from ctdsl.check import shape as SH
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
+from ctdsl.language.serving import SERVING_KINDS
 from ctdsl.language.enums import Counted, Fabric, InnerSync, JitterKind, PlacementKind, Recompute, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
@@ -43,6 +44,8 @@ class Builder:
             block = self.ns.merged(d.name)
             if block is None:
                 continue
+            if d.kind in SERVING_KINDS:
+                continue  # built by ctdsl.check.serving, once models and devices are
             if d.kind == "scheme":
                 later.append(block)
             else:

@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from ctdsl import units as U
 from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, Overlap, Recompute, Operation, Payload, SimLatency, TransformCharge
+from ctdsl.language.serving import serving_kinds
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -251,6 +252,9 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
         ]
     },
 }
+
+# the serving kinds (ctdsl/language/serving.py, docs/serving.md)
+KINDS.update(serving_kinds(F, Q))
 
 # pluggable stages: name -> fields
 STAGES: dict[str, dict[str, FieldSpec]] = {

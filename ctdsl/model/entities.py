@@ -392,6 +392,7 @@ class Spec:
     scenarios: Mapping[str, object] = field(default_factory=dict)  # model.observed.Scenario, by name
     observations: tuple = ()  # model.observed.Observation, in the order written
     fits: tuple = ()  # model.observed.Fit (at most one)
+    serving: object = None  # model.serving.Serving: instances, pools, workloads, hand-offs, SLOs; None: none declared
 
     def __post_init__(self) -> None:
         maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants", "replicas", "scenarios")
