@@ -14,6 +14,7 @@ from functools import lru_cache
 import sympy as sp
 
 from ctdsl.report.encode import json_number as _num
+from ctdsl.report.serving_out import serving_json
 
 SCHEMA = "ctdsl.solve/2"
 PRINT_CACHE = 256  # printed forms kept: a break-even stated many times is printed once
@@ -49,7 +50,7 @@ def solution_json(sol) -> dict:
             "sweep": {"spacing": p.spacing, "count": p.count} if p.spacing else None,
             "display": p.display,
         }
-    return {
+    out = {
         "schema": SCHEMA,
         "spec": spec.root,
         "params": params,
@@ -60,6 +61,9 @@ def solution_json(sol) -> dict:
         "memory": [_memory(m) for m in getattr(sol, "memory", ())],
         "targets": [_target(t) for t in getattr(sol, "targets", ())],
     }
+    if getattr(sol, "serving", ()):  # a spec that serves (docs/serving.md): added, so the others' JSON is unchanged
+        out["serving"] = serving_json(sol)
+    return out
 
 
 def _memory(m) -> dict:

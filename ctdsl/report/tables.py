@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ctdsl import units as U
 from ctdsl.language.components import ComponentKey, Group
 from ctdsl.report.money_tables import money_rows
+from ctdsl.report.serving_out import serving_csv, serving_tables
 from ctdsl.report.step_tables import inner_table, sync_table, traffic_table
 from ctdsl.report.table_types import Table
 from ctdsl.report.target_tables import bytes_table, targets_table
@@ -248,6 +249,12 @@ def memory_table(sol) -> Table | None:
 
 
 def all_tables(sol) -> list[Table]:
+    if sol.serving and not sol.schemes:  # a serving spec: its tables alone (docs/serving.md)
+        return serving_tables(sol)
+    return _training_tables(sol) + serving_tables(sol)
+
+
+def _training_tables(sol) -> list[Table]:
     models = models_table(sol)
     out = ([models] if models else []) + [bytes_table(sol), step_table(sol)]
     out.extend(x for x in (inner_table(sol), traffic_table(sol), sync_table(sol)) if x is not None)
@@ -363,6 +370,14 @@ SYNC = (Group.SYNC_IN_SITE, Group.SYNC_ACROSS_SITES, Group.EXPOSED_SYNC)
 
 
 def render_csv(sol: Solution) -> str:
+    if sol.serving and not sol.schemes:  # a serving spec: its table alone
+        return serving_csv(sol)
+    if sol.serving:  # a second table, after an empty line
+        return _training_csv(sol) + "\n" + serving_csv(sol)
+    return _training_csv(sol)
+
+
+def _training_csv(sol: Solution) -> str:
     buf = StringIO()
     w = csv.writer(buf, lineterminator="\n")
     columns = list(CSV_COLUMNS)
