@@ -287,3 +287,54 @@ def test_serving_link_presets(tmp_path):
     links = load(spec).spec.links
     assert evaluate(links["a"].bandwidth, {}) == 32e9 and evaluate(links["b"].bandwidth, {}) == 200e9
     assert evaluate(links["b"].latency, {}) == pytest.approx(5e-6) and evaluate(links["b"].energy_per_byte, {}) == pytest.approx(24e-12)
+
+
+def test_one_spec_holds_training_and_serving_on_the_same_presets(tmp_path):
+    spec = tmp_path / "both.ct"
+    spec.write_text(
+        "import std.devices\nimport std.links\nimport std.models\n"
+        "model m8b : llama3_8b { tokens = 4096 }\n"
+        "device accel : h100 { efficiency = 0.4 }\n"
+        "switch plain {}\n"
+        "dc pair { workers = 2; device = accel; link = nvlink4; switch = plain }\n"
+        "scheme update { payload = dense; collective = allgather }\n"
+        "instance node { device = accel; model = m8b }\n"
+        "pool colo { role = colocated; instance = node }\n"
+        "workload chat { pool = colo; rate = 1 req/s; prompt = 1024 tokens; output = 128 tokens }\n",
+        encoding="utf-8",
+    )
+    sol = load(spec).solve()
+    assert list(sol.schemes) == ["update"] and [r.name for r in sol.serving] == ["chat/colo"]
+    # the instance reads the device the dc trains on: 0.4 of 989 TFLOP/s, all of 3.35 TB/s
+    flops = 2 * L8["M"] * 1024 + 2 * 32 * 4096 * 1024 * 1025
+    nbytes = L8["M"] * 2 + 1024 * (4096 * 2 + L8["k"])
+    assert sol.serving[0].value("prefill") == pytest.approx(max(flops / (PEAK * 0.4), nbytes / HBM), rel=1e-12)
+    md = render_markdown(sol)
+    assert "## Step time at the defaults" in md and "## Serving: capacity and goodput" in md
+
+
+def test_moe_steps_multiply_by_active_weights_and_read_the_experts_touched(tmp_path):
+    spec = tmp_path / "moe.ct"
+    spec.write_text(
+        "import std.devices\nimport std.links\nimport std.models\nmodel mx : mixtral_8x7b {}\n"
+        "device accel : h100 { efficiency = 0.55 }\n"
+        "instance a { device = accel; model = mx; tp = 4; ep = 4; scaleup_link = nvlink4; mem_efficiency = 0.8 }\n",
+        encoding="utf-8",
+    )
+    forms, env = _forms(spec, "a")
+    # Mixtral 8x7B (arXiv:2401.04088): 32 layers, d 4,096, 8 KV heads, 8 experts of 14,336, top 2, V 32,000, norms counted
+    d, L, V, E, k, fe = 4096, 32, 32000, 8, 2, 14336
+    attn, expert, router = 2 * d * d + 2 * d * 1024, 3 * d * fe, d * E
+    P = L * (attn + E * expert + router + 2 * d) + d + 2 * V * d
+    assert P == 46_702_792_704  # the preset's own comment: the released checkpoint's count
+    fixed = P - V * d - L * E * expert
+    b, c = 4, 1000
+    touched = E * (1 - (1 - k / E) ** b)
+    nbytes = 2 * (fixed + L * touched * expert) + b * d * 2 + b * (c + 1) * (2 * L * 8 * 128 * 2)
+    assert value(forms.decode_bytes(_n(b), _n(c)).e, env) == pytest.approx(nbytes, rel=1e-12)
+    flops = 2 * (P - V * d - L * (E - k) * expert) * b + 4 * L * d * b * (c + 1)
+    assert value(forms.decode_flops(_n(b), _n(c)).e, env) == pytest.approx(flops, rel=1e-12)
+    # on NVLink 4 (450 GB/s, 5 us): two ring all-reduces a layer over tp 4, and an all-to-all out and back over ep 4
+    act = b * d * 2
+    comm = 2 * L * (2 * 3 / 4 * act / 450e9 + 2 * 3 * 5e-6) + 2 * L * (k * act * 3 / 4 / 450e9 + 3 * 5e-6)
+    assert value(forms.comm(_n(b)).e, env) == pytest.approx(comm, rel=1e-12)
