@@ -21,9 +21,10 @@ A path is a colocated pool, or a prefill pool, a hand-off and a decode pool
   vol. 1, section 5.5); E[S^2] from the prompt length's coefficient of variation (the
   link's service is affine in the prompt; the prefill's is taken as proportional to it);
 - `decode_batch` and `tpot`: the mean decode batch by Little's law, b = lambda_d (output - 1)
-  x TPOT, with a memory-bound step t0 + k1 b, so TPOT = t0 / (1 - lambda_d (output - 1) k1)
-  (a colocated instance decodes only while it does not prefill: (1 - rho_prefill) in place
-  of 1); then the decode step's roofline at that batch;
+  x TPOT; a sequence decodes beside itself and the others, 1 + b on average (Poisson
+  arrivals see time averages), with a memory-bound step t0 + k1 (1 + b), so TPOT = (t0 + k1)
+  / (1 - lambda_d (output - 1) k1) (a colocated instance decodes only while it does not
+  prefill: (1 - rho_prefill) in place of 1); then the decode step's roofline at 1 + b;
 - `ttft` (queue + prefill + hand-off), `e2e` = TTFT + (output - 1) TPOT; their percentiles
   from each wait's exponential tail, P(W > t) = rho exp(-rho t / W) (exact for M/M/1),
   summed over the queues (an upper bound on the sum's percentile);
@@ -199,9 +200,9 @@ class _Path:
         lam_d = self.lam / self.n_decode
         t0, k1 = self.df.decode_memory_parts(self.c)
         free = 1 - rho_p if self.h is None else _n(1)
-        tpot_little = t0 / (free - lam_d * o1 * k1)
-        b = self.add("decode_batch", "mean decode batch", lam_d * o1 * tpot_little, "approximation", "lambda_d (output - 1) TPOT (Little), TPOT = t0 / (1 - lambda_d (output - 1) k1)", LITTLE)
-        tpot = self.add("tpot", "TPOT (time per output token)", self.df.decode(b, self.c) / free, "approximation", "decode step at the mean batch and context prompt + output / 2" + ("" if self.h else ", over the share of time not prefilling"), LITTLE)
+        tpot_little = (t0 + k1) / (free - lam_d * o1 * k1)
+        b = self.add("decode_batch", "mean decode batch", lam_d * o1 * tpot_little, "approximation", "lambda_d (output - 1) TPOT (Little), TPOT = (t0 + k1) / (1 - lambda_d (output - 1) k1)", LITTLE)
+        tpot = self.add("tpot", "TPOT (time per output token)", self.df.decode(b + 1, self.c) / free, "approximation", "decode step at the batch a sequence sees, itself and the mean batch of the others, at context prompt + output / 2" + ("" if self.h else ", over the share of time not prefilling"), LITTLE)
         ttft = self.add("ttft", "TTFT (mean)", w_p + sp_ + exposed + (self.terms_value("link_wait") or D.zero(U.TIME)), "approximation", "prefill wait + prefill (+ transform) + hand-off wait + hand-off exposed", "inference.md, metrics; " + PK)
         tail = _tail(w_p, rho_p, q)
         if self.h is not None:
