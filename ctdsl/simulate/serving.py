@@ -262,17 +262,18 @@ class Measured:
     ttft_p99: float
     tpot: float
     e2e: float
-    decode_batch: float  # time-average of the sequences decoding (Little's L)
+    decode_batch: float  # time-average of the sequences decoding on an instance (Little's L)
     requests: int
 
 
-def measure(reqs: list[_Req], warmup: float = 0.1) -> Measured:
+def measure(reqs: list[_Req], instances: int = 1, warmup: float = 0.1) -> Measured:
+    """The means after the warm-up; the decode batch per decode instance (of `instances`)."""
     kept = reqs[int(len(reqs) * warmup):]
     ttfts = sorted(r.first - r.arrival for r in kept)
     tpots = [(r.done - r.first) / (r.o - 1) for r in kept if r.o > 1]
     span = kept[-1].arrival - kept[0].arrival
     # Little: the mean number decoding = arrival rate x mean time decoding
-    decoding = sum(r.done - r.first for r in kept) / span if span > 0 else math.nan
+    decoding = sum(r.done - r.first for r in kept) / span / instances if span > 0 else math.nan
     return Measured(
         prefill_wait=sum(r.prefill_start - r.arrival for r in kept) / len(kept),
         ttft=sum(ttfts) / len(ttfts),
@@ -289,22 +290,34 @@ class Check:
     quantity: str
     closed_form: float
     simulated: Estimate
-    agrees: bool
+    within_ci: bool  # the t test at alpha does not tell them apart
+    relative: float  # (simulated - closed form) / closed form
+
+    @property
+    def agrees(self) -> bool:
+        """Within the confidence interval, or, the closed form being an approximation, within APPROX_REL."""
+        return self.within_ci or abs(self.relative) <= APPROX_REL
 
 
-VALIDATED = (("prefill_wait", "prefill_wait"), ("ttft", "ttft"), ("tpot", "tpot"), ("decode_batch", "decode_batch"))
+VALIDATED = ("prefill_wait", "ttft", "tpot", "decode_batch")
+# how far an approximate closed form may stand from the simulated mean and still agree: the tandem
+# queue (the hand-off link fed by the prefill's departures, not by Poisson arrivals) and the batch a
+# sequence decodes in are approximated (docs/serving.md); at low load each is within 3% of the simulation
+APPROX_REL = 0.05
+ALPHA = 0.05  # the t test's level: the 95% interval the table shows
 
 
-def validate(spec: Spec, result: PathResult, requests: int, seeds: int, alpha: float = 0.01) -> list[Check]:
+def validate(spec: Spec, result: PathResult, requests: int, seeds: int, base_seed: int = 0, alpha: float = ALPHA) -> list[Check]:
     """The closed forms' means against the simulation's, over `seeds` seeded runs (a t test at `alpha`)."""
     pl = plan(spec, result.name)
-    runs = [measure(run(pl, requests, seed)) for seed in range(seeds)]
+    runs = [measure(run(pl, requests, base_seed + k), pl.n_decode) for k in range(seeds)]
     out = []
-    for attr, key in VALIDATED:
-        est = estimate([getattr(m, attr) for m in runs])
+    for key in VALIDATED:
+        est = estimate([getattr(m, key) for m in runs])
         ref = result.value(key)
-        out.append(Check(attr, ref, est, agrees(est, ref, alpha)[0]))
+        rel = (est.mean - ref) / ref if ref else math.inf
+        out.append(Check(key, ref, est, agrees(est, ref, alpha)[0], rel))
     return out
 
 
-__all__ = ["Check", "MAX_REQUESTS", "Measured", "Plan", "measure", "plan", "run", "validate"]
+__all__ = ["ALPHA", "APPROX_REL", "Check", "MAX_REQUESTS", "Measured", "Plan", "measure", "plan", "run", "validate"]

@@ -1,0 +1,101 @@
+"""The serving simulation (issue 28, part B) against the closed forms where they hold: low load.
+
+At 1 req/s Llama-3-70B's prefill instance is a queue with Poisson arrivals: with equal
+prompts its service is deterministic, and the Pollaczek-Khinchine wait is the M/D/1 form
+lambda S^2 / (2 (1 - rho)), exact; with prompts of coefficient of variation 0.5 it is M/G/1.
+Little's law gives the mean decode batch exactly. The simulation must find each inside its
+confidence interval; TTFT and TPOT, approximations (docs/serving.md), within 5%.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from typer.testing import CliRunner
+
+from ctdsl.api import load
+from ctdsl.cli import app
+from ctdsl.simulate import serving as SS
+
+SPEC = """
+import std.devices
+import std.links
+import std.models
+model llama70b : llama3_70b {}
+device accel : h100 { efficiency = 0.55 }
+instance node { device = accel; model = llama70b; tp = 4; mem_efficiency = 0.8; overhead = 0.5 ms }
+pool prefill { role = prefill; instance = node }
+pool decode { role = decode; instance = node }
+pool both { role = colocated; instance = node; instances = 2 }
+workload md1 { pool = prefill; rate = 1 req/s; prompt = 2048 tokens; output = 64 tokens }
+workload mg1 { pool = prefill; rate = 1 req/s; prompt = 2048 tokens; output = 64 tokens; prompt_cv = 0.5 }
+workload coloc { pool = both; rate = 1 req/s; prompt = 2048 tokens; output = 64 tokens }
+handoff ndr { from = prefill; to = decode; link = ib_ndr }
+"""
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sv") / "low.ct"
+    path.write_text(SPEC, encoding="utf-8")
+    st = load(path)
+    return st, st.solve()
+
+
+def _checks(study, name, requests=1500, seeds=4):
+    st, sol = study
+    r = next(p for p in sol.serving if p.name == name)
+    return r, {c.quantity: c for c in SS.validate(st.spec, r, requests, seeds)}
+
+
+def test_md1_prefill_wait_and_little(study):
+    r, c = _checks(study, "md1/ndr")
+    s = r.value("prefill")
+    assert r.value("prefill_wait") == pytest.approx(1.0 * s * s / (2 * (1 - s)), rel=1e-12)  # M/D/1 by hand
+    assert c["prefill_wait"].within_ci and c["decode_batch"].within_ci
+    assert all(x.agrees for x in c.values())
+
+
+def test_mg1_prefill_wait(study):
+    r, c = _checks(study, "mg1/ndr")
+    assert c["prefill_wait"].within_ci and c["decode_batch"].within_ci
+    assert abs(c["tpot"].relative) < 0.01 and abs(c["ttft"].relative) < 0.05
+
+
+def test_colocated_per_instance_batch(study):
+    r, c = _checks(study, "coloc/both")
+    assert c["decode_batch"].within_ci or abs(c["decode_batch"].relative) < 0.05
+    assert abs(c["tpot"].relative) < 0.05
+
+
+def test_seeded_runs_are_identical_and_every_request_finishes(study):
+    st, _ = study
+    pl = SS.plan(st.spec, "mg1/ndr")
+    a, b = SS.run(pl, 300, 7), SS.run(pl, 300, 7)
+    assert [(x.first, x.done) for x in a] == [(x.first, x.done) for x in b]
+    assert all(x.done >= x.first >= x.prefill_end >= x.prefill_start >= x.arrival for x in a)
+    assert SS.run(pl, 300, 8)[0].arrival != a[0].arrival
+
+
+def test_the_simulated_step_is_the_closed_form(study):
+    st, sol = study
+    pl = SS.plan(st.spec, "md1/ndr")
+    r = next(p for p in sol.serving if p.name == "md1/ndr")
+    assert pl.prefill(2048) == pytest.approx(r.value("prefill"), rel=1e-12)
+    assert pl.handoff(2048) == pytest.approx(r.value("handoff"), rel=1e-12)
+    assert math.isfinite(pl.decode(16, 16 * 2300)) and pl.decode(16, 16 * 2300) == pytest.approx(14.592e-3, abs=5e-7)
+
+
+def test_cli_simulates_a_serving_spec_and_validates(study, tmp_path):
+    path = tmp_path / "one.ct"
+    path.write_text(SPEC.replace("workload mg1", "# workload mg1").replace("workload coloc", "# workload coloc"), encoding="utf-8")
+    runner = CliRunner()
+    done = runner.invoke(app, ["simulate", str(path), "--validate", "--seeds", "3", "--requests", "600", "-f", "json"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.output)
+    assert [p["path"] for p in data["paths"]] == ["md1/ndr"] and data["seeds"] == 3
+    assert {c["quantity"] for c in data["paths"][0]["checks"]} == {"prefill_wait", "ttft", "tpot", "decode_batch"}
+    refused = runner.invoke(app, ["simulate", str(path), "--sweep", "rate=1:2:2"])
+    assert refused.exit_code == 2
