@@ -57,7 +57,8 @@ def simulate(
     partial: Optional[str] = typer.Option(None, "--partial", metavar="FILE", help="After each finished seed, write every run done so far to FILE (JSON, replaced whole), so that an interrupted run keeps them."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, max=MAX_JOBS, help="Processes that run the (scheme, seed) runs; the results are the same for any number (default: one per core, for a run long enough to gain from it)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); needs ctdsl\\[dask]."),
-    requests: int = typer.Option(2000, "--requests", min=100, max=1_000_000,  # ctdsl.simulate.serving.MAX_REQUESTS help="A serving spec: requests per seed (the first tenth is the warm-up)."),
+    # the most is ctdsl.simulate.serving.MAX_REQUESTS (not imported here: check and lint start without sympy)
+    requests: int = typer.Option(2000, "--requests", min=100, max=1_000_000, help="A serving spec: requests per seed (the first tenth is the warm-up)."),
     sweep: Optional[List[str]] = typer.Option(None, "--sweep", help="Simulate at each point of name=lo:hi:n[:log] (repeatable: a grid), beside the closed form."),
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help="With --sweep: write the table to FILE (.csv, or .parquet with -f parquet)."),
     plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="With --sweep over one param: the closed form and the simulated points with their intervals (.png, .svg, .pdf)."),
