@@ -144,6 +144,11 @@ def _length(rng: random.Random, mean: float, cv: float) -> int:
 
 def run(pl: Plan, requests: int, seed: int) -> list[_Req]:
     """One seeded run of `requests` requests; every request finished."""
+    return run_counted(pl, requests, seed)[0]
+
+
+def run_counted(pl: Plan, requests: int, seed: int) -> tuple[list[_Req], int]:
+    """One seeded run and its events: arrivals, prefills, hand-offs and decode steps."""
     if not 0 < requests <= MAX_REQUESTS:
         raise ValueError(f"requests must be in 1..{MAX_REQUESTS}")
     rng = random.Random(seed)
@@ -154,8 +159,7 @@ def run(pl: Plan, requests: int, seed: int) -> list[_Req]:
     prefill_of = [rng.randrange(pl.n_prefill) for _ in reqs]
     decode_of = [rng.randrange(pl.n_decode) for _ in reqs]
     if pl.colocated:
-        _colocated(pl, reqs, prefill_of)
-        return reqs
+        return reqs, 2 * requests + _colocated(pl, reqs, prefill_of)
     # prefill: FIFO per instance, one prompt at a time
     free = [0.0] * pl.n_prefill
     for r, i in zip(reqs, prefill_of):
@@ -173,16 +177,17 @@ def run(pl: Plan, requests: int, seed: int) -> list[_Req]:
             r.link_start = max(r.prefill_start, link_free)
             link_free = r.link_start + h
             r.first = max(link_free, r.prefill_end + pl.exposed_after_prefill(h, r.prefill_end - r.prefill_start))
+    steps = 0
     for i in range(pl.n_decode):
-        _decode(pl, sorted((r for r, j in zip(reqs, decode_of) if j == i), key=lambda r: r.first))
-    return reqs
+        steps += _decode(pl, sorted((r for r, j in zip(reqs, decode_of) if j == i), key=lambda r: r.first))
+    return reqs, 3 * requests + steps
 
 
-def _decode(pl: Plan, queue: list[_Req]) -> None:
-    """Continuous batching on one decode instance; requests in the order their hand-offs end."""
+def _decode(pl: Plan, queue: list[_Req]) -> int:
+    """Continuous batching on one decode instance; requests in the order their hand-offs end. Its steps."""
     waiting = deque(queue)
     running: list[_Req] = []
-    now, kv, x = 0.0, 0.0, 0.0
+    now, kv, x, steps = 0.0, 0.0, 0.0, 0
     while waiting or running:
         if not running and waiting and waiting[0].first > now:
             now = waiting[0].first
@@ -202,6 +207,7 @@ def _decode(pl: Plan, queue: list[_Req]) -> None:
                 raise ValueError("a request's KV cache does not fit the decode instance")
             break
         now += pl.decode(len(running), x)
+        steps += 1
         still = []
         for r in running:
             r.left -= 1
@@ -213,9 +219,12 @@ def _decode(pl: Plan, queue: list[_Req]) -> None:
             else:
                 still.append(r)
         running = still
+    return steps
 
 
-def _colocated(pl: Plan, reqs: list[_Req], instance_of: list[int]) -> None:
+def _colocated(pl: Plan, reqs: list[_Req], instance_of: list[int]) -> int:
+    """Each colocated instance, prefill first; its decode steps."""
+    steps = 0
     for i in range(pl.n_prefill):
         mine = [r for r, j in zip(reqs, instance_of) if j == i]
         arrivals = deque(mine)
@@ -239,6 +248,7 @@ def _colocated(pl: Plan, reqs: list[_Req], instance_of: list[int]) -> None:
                 continue
             if running:
                 now += pl.decode(len(running), x)
+                steps += 1
                 still = []
                 for r in running:
                     r.left -= 1
@@ -251,6 +261,7 @@ def _colocated(pl: Plan, reqs: list[_Req], instance_of: list[int]) -> None:
                 running = still
                 continue
             now = arrivals[0].arrival
+    return steps
 
 
 @dataclass(frozen=True)
@@ -320,4 +331,4 @@ def validate(spec: Spec, result: PathResult, requests: int, seeds: int, base_see
     return out
 
 
-__all__ = ["ALPHA", "APPROX_REL", "Check", "MAX_REQUESTS", "Measured", "Plan", "measure", "plan", "run", "validate"]
+__all__ = ["ALPHA", "APPROX_REL", "Check", "MAX_REQUESTS", "Measured", "Plan", "measure", "plan", "run", "run_counted", "validate"]
