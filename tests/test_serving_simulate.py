@@ -99,3 +99,26 @@ def test_cli_simulates_a_serving_spec_and_validates(study, tmp_path):
     assert {c["quantity"] for c in data["paths"][0]["checks"]} == {"prefill_wait", "ttft", "tpot", "decode_batch"}
     refused = runner.invoke(app, ["simulate", str(path), "--sweep", "rate=1:2:2"])
     assert refused.exit_code == 2
+
+
+def test_a_huge_pool_costs_no_more_than_its_requests(study, tmp_path):
+    path = tmp_path / "huge.ct"
+    path.write_text(SPEC.replace("pool decode { role = decode; instance = node }", "pool decode { role = decode; instance = node; instances = 1000000000 }"), encoding="utf-8")
+    pl = SS.plan(load(path).spec, "md1/ndr")
+    assert pl.n_decode == 10**9
+    reqs = SS.run(pl, 200, 0)  # one group per instance reached: 200 at most, never 10^9
+    assert all(r.done > 0 for r in reqs)
+
+
+def test_outputs_too_long_to_simulate_are_refused_before_the_work(tmp_path, monkeypatch):
+    path = tmp_path / "long.ct"
+    path.write_text(SPEC.replace("output = 64 tokens; prompt_cv = 0.5", "output = 400000 tokens; prompt_cv = 0.5"), encoding="utf-8")
+    pl = SS.plan(load(path).spec, "mg1/ndr")
+    with pytest.raises(ValueError, match="output tokens, more than"):
+        SS.run(pl, 600, 0)  # 2.4e8 tokens drawn (each request's KV fits): refused at once, where simulating them would take hours
+    # the command says so, exit 2: a bound lowered so that a path under capacity meets it
+    monkeypatch.setattr(SS, "MAX_TOKENS", 1000)
+    plain = tmp_path / "plain.ct"
+    plain.write_text(SPEC, encoding="utf-8")
+    done = CliRunner().invoke(app, ["simulate", str(plain), "--requests", "300", "--seeds", "2"])
+    assert done.exit_code == 2 and "more than 1,000" in done.output

@@ -141,7 +141,10 @@ def _serving(study, seeds, seed, validate, format, requests, other) -> None:
 
     sol = study.solve()
     n = seeds if seeds is not None else SERVING_SEEDS
-    rows = [(r, check_path(study.spec, r, requests, n, seed)) for r in sol.serving if not r.over_capacity]
+    try:
+        rows = [(r, check_path(study.spec, r, requests, n, seed)) for r in sol.serving if not r.over_capacity]
+    except ValueError as exc:  # a bound of the simulation (ctdsl.simulate.serving), before its work
+        raise fail_usage(str(exc))
     if format is SimFormat.json:
         emit(json.dumps(serving_sim_json(rows, requests, n, seed), indent=2, sort_keys=True) + "\n", None, data=True)
     else:

@@ -48,6 +48,7 @@ from ctdsl.symbolic.dimensioned import DimExpr
 
 _S, _B, _X = sp.symbols("s_tokens b_seqs x_positions", positive=True)
 MAX_REQUESTS = 1_000_000  # a run's requests at most: each is simulated one by one
+MAX_TOKENS = 200_000_000  # output tokens a run may make at most (each is part of a decode step), checked once drawn
 
 
 @dataclass(frozen=True)
@@ -156,14 +157,18 @@ def run_counted(pl: Plan, requests: int, seed: int) -> tuple[list[_Req], int]:
     for _ in range(requests):
         t += rng.expovariate(pl.rate) if pl.arrival is Arrival.POISSON else 1 / pl.rate
         reqs.append(_Req(t, _length(rng, pl.prompt, pl.prompt_cv), _length(rng, pl.output, pl.output_cv)))
+    drawn = sum(r.o for r in reqs)
+    if drawn > MAX_TOKENS:
+        raise ValueError(f"the run draws {drawn:,} output tokens, more than {MAX_TOKENS:,}: fewer requests or shorter outputs")
     prefill_of = [rng.randrange(pl.n_prefill) for _ in reqs]
     decode_of = [rng.randrange(pl.n_decode) for _ in reqs]
     if pl.colocated:
         return reqs, 2 * requests + _colocated(pl, reqs, prefill_of)
-    # prefill: FIFO per instance, one prompt at a time
-    free = [0.0] * pl.n_prefill
+    # prefill: FIFO per instance, one prompt at a time (only the instances some request reaches are kept:
+    # a pool of a billion instances costs no more than one of `requests`)
+    free: dict[int, float] = {}
     for r, i in zip(reqs, prefill_of):
-        r.prefill_start = max(r.arrival, free[i])
+        r.prefill_start = max(r.arrival, free.get(i, 0.0))
         r.prefill_end = free[i] = r.prefill_start + pl.prefill(r.s)
     # the link: FIFO in the order the prefills end
     link_free = 0.0
@@ -178,9 +183,17 @@ def run_counted(pl: Plan, requests: int, seed: int) -> tuple[list[_Req], int]:
             link_free = r.link_start + h
             r.first = max(link_free, r.prefill_end + pl.exposed_after_prefill(h, r.prefill_end - r.prefill_start))
     steps = 0
-    for i in range(pl.n_decode):
-        steps += _decode(pl, sorted((r for r, j in zip(reqs, decode_of) if j == i), key=lambda r: r.first))
+    for group in _groups(reqs, decode_of):
+        steps += _decode(pl, sorted(group, key=lambda r: r.first))
     return reqs, 3 * requests + steps
+
+
+def _groups(reqs: list[_Req], instance_of: list[int]) -> list[list[_Req]]:
+    """The requests of each instance some request reaches, in instance order."""
+    by: dict[int, list[_Req]] = {}
+    for r, i in zip(reqs, instance_of):
+        by.setdefault(i, []).append(r)
+    return [by[i] for i in sorted(by)]
 
 
 def _decode(pl: Plan, queue: list[_Req]) -> int:
@@ -225,8 +238,7 @@ def _decode(pl: Plan, queue: list[_Req]) -> int:
 def _colocated(pl: Plan, reqs: list[_Req], instance_of: list[int]) -> int:
     """Each colocated instance, prefill first; its decode steps."""
     steps = 0
-    for i in range(pl.n_prefill):
-        mine = [r for r, j in zip(reqs, instance_of) if j == i]
+    for mine in _groups(reqs, instance_of):
         arrivals = deque(mine)
         prefill_q: deque[_Req] = deque()
         running: list[_Req] = []
@@ -331,4 +343,4 @@ def validate(spec: Spec, result: PathResult, requests: int, seeds: int, base_see
     return out
 
 
-__all__ = ["ALPHA", "APPROX_REL", "Check", "MAX_REQUESTS", "Measured", "Plan", "measure", "plan", "run", "run_counted", "validate"]
+__all__ = ["ALPHA", "APPROX_REL", "Check", "MAX_REQUESTS", "MAX_TOKENS", "Measured", "Plan", "measure", "plan", "run", "run_counted", "validate"]
