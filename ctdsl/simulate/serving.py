@@ -219,12 +219,20 @@ def _decode(pl: Plan, queue: list[_Req]) -> int:
             if waiting:  # the head does not fit even alone: the checker's CT360 makes this unreachable
                 raise ValueError("a request's KV cache does not fit the decode instance")
             break
-        now += pl.decode(len(running), x)
-        steps += 1
+        # a macro-step: the batch is the same until its first sequence finishes or the next hand-off ends, so
+        # the steps up to then are taken without touching the requests (the same additions as one by one)
+        until = waiting[0].first if waiting and waiting[0].first > now else math.inf
+        b, most, k = len(running), min(r.left for r in running), 0
+        while k < most:
+            now += pl.decode(b, x)
+            x += b
+            k += 1
+            if now >= until:
+                break
+        steps += k
         still = []
         for r in running:
-            r.left -= 1
-            x += 1
+            r.left -= k
             if r.left == 0:
                 r.done = now
                 kv -= r.s + r.o
@@ -258,13 +266,19 @@ def _colocated(pl: Plan, reqs: list[_Req], instance_of: list[int]) -> int:
                     running.append(r)
                     x += r.s + 2
                 continue
-            if running:
-                now += pl.decode(len(running), x)
-                steps += 1
+            if running:  # a macro-step, as on a decode instance: until a sequence finishes or a request arrives
+                until = arrivals[0].arrival if arrivals else math.inf
+                b, most, k = len(running), min(r.left for r in running), 0
+                while k < most:
+                    now += pl.decode(b, x)
+                    x += b
+                    k += 1
+                    if now >= until:
+                        break
+                steps += k
                 still = []
                 for r in running:
-                    r.left -= 1
-                    x += 1
+                    r.left -= k
                     if r.left == 0:
                         r.done = now
                         x -= r.s + r.o + 1
