@@ -39,6 +39,11 @@ def _cell(r, key: str) -> str:
     return str(t.quantity)
 
 
+def _joules(r) -> str:
+    v = r.value("energy_per_token")
+    return "-" if v is None or v != v else ("over capacity" if math.isinf(v) else f"{v:.4g}")
+
+
 def _path(r) -> str:
     return f"{r.workload}: {r.entry} -> {r.handoff_label} -> {r.decode}" if r.handoff else f"{r.workload}: {r.entry} (colocated)"
 
@@ -48,12 +53,12 @@ def serving_tables(sol) -> list[Table]:
     if not rows:
         return []
     steps = Table("Serving: steps and hand-off", ["path", "prefill", "transform", "hand-off bytes", "hand-off", "in TTFT", "decode batch", "TPOT"])
-    lat = Table("Serving: latency at the workload's rate", ["path", "rate", "prefill rho", "link rho", "TTFT", "TTFT p", "e2e", "e2e p"])
+    lat = Table("Serving: latency and energy at the workload's rate", ["path", "rate", "prefill rho", "link rho", "TTFT", "TTFT p", "e2e", "e2e p", "J / token"])
     cap = Table("Serving: capacity and goodput", ["path", *CAPACITIES, "sustainable", "binding", "goodput", "goodput set by"])
     for r in rows:
         name = _path(r)
         steps.rows.append([name, *(_cell(r, k) for k in ("prefill", "transform", "handoff_bytes", "handoff", "handoff_exposed", "decode_batch", "tpot"))])
-        lat.rows.append([name, _rate(r.rate.value), *(_cell(r, k) for k in ("prefill_utilisation", "link_utilisation", "ttft", "ttft_p", "e2e", "e2e_p"))])
+        lat.rows.append([name, _rate(r.rate.value), *(_cell(r, k) for k in ("prefill_utilisation", "link_utilisation", "ttft", "ttft_p", "e2e", "e2e_p")), _joules(r)])
         caps = [_rate(r.capacities[k].value) if k in r.capacities else "-" for k in CAPACITIES]
         cap.rows.append([name, *caps, _rate(r.sustainable.value), r.binding, _rate(r.goodput.value) if r.goodput else "-", r.goodput_binding or "-"])
         cap.marked.add((len(cap.rows) - 1, 1 + CAPACITIES.index(r.binding)))
@@ -65,6 +70,7 @@ def serving_tables(sol) -> list[Table]:
     lat.notes = [
         "M/G/1 waits (Pollaczek-Khinchine) at each prefill instance and the hand-off link; p: the SLO's percentile (0.99 without one), each wait's exponential tail",
         "over capacity: the rate is at or above what the path sustains, so its queues do not settle",
+        "J / token: energy per output token, the steps' FLOPs and memory bytes at the device's energies, the hand-off's bytes at the link's and the GPUs' static power",
     ]
     cap.notes = ["requests/s each pool and link can serve (the sister simulator's analytic bounds); goodput: the highest rate at which the SLO holds"]
     return [steps, lat, cap]
@@ -101,7 +107,7 @@ def serving_json(sol) -> list[dict]:
     return out
 
 
-CSV_TERMS = ("prefill", "transform", "handoff_bytes", "handoff", "handoff_exposed", "decode_batch", "tpot", "ttft", "ttft_p", "e2e", "e2e_p", "throughput")
+CSV_TERMS = ("prefill", "transform", "handoff_bytes", "handoff", "handoff_exposed", "decode_batch", "tpot", "ttft", "ttft_p", "e2e", "e2e_p", "throughput", "energy_per_token")
 
 
 def serving_csv(sol) -> str:
@@ -117,7 +123,7 @@ def serving_csv(sol) -> str:
 
 
 def _unit(key: str) -> str:
-    return {"handoff_bytes": "B", "decode_batch": "seqs", "throughput": "rps"}.get(key, "s")
+    return {"handoff_bytes": "B", "decode_batch": "seqs", "throughput": "rps", "energy_per_token": "J"}.get(key, "s")
 
 
 SIM_LABELS = {"prefill_wait": "prefill queue wait", "ttft": "TTFT (mean)", "tpot": "TPOT (mean)", "decode_batch": "mean decode batch"}

@@ -29,6 +29,8 @@ A path is a colocated pool, or a prefill pool, a hand-off and a decode pool
   from each wait's exponential tail, P(W > t) = rho exp(-rho t / W) (exact for M/M/1),
   summed over the queues (an upper bound on the sum's percentile);
 - `throughput` and `tokens_per_s` at the workload's rate, capped at the sustainable rate;
+- `energy_per_token`: each prefill's and hand-off's energy spread over the output, each decode
+  step's over the batch, and the instances' static power over the tokens a second;
 - goodput: the highest rate at which the SLO's targets hold (DistServe, OSDI'24), found on
   the same forms by the one root finder (ctdsl.roots.bisect), at most the sustainable rate.
 """
@@ -210,7 +212,25 @@ class _Path:
         ttft_q = self.add("ttft_p", "TTFT at the percentile", sp_ + exposed + tail, "approximation", "prefill + hand-off + each wait's quantile W / rho ln(max(1, rho / (1 - q)))", TAIL)
         self.add("e2e", "end to end (mean)", ttft + o1 * tpot, "approximation", "TTFT + (output - 1) TPOT", "inference.md, metrics")
         self.add("e2e_p", "end to end at the percentile", ttft_q + o1 * tpot, "approximation", "TTFT at the percentile + (output - 1) TPOT", TAIL)
+        self.energy(b, caps)
         return self.terms, caps
+
+    def energy(self, b: DimExpr, caps: dict[str, DimExpr]) -> DimExpr:
+        """Energy per output token at the workload's rate (capped at the sustainable rate)."""
+        pf, df, s, c = self.pf, self.df, self.s, self.c
+        one = _n(1)
+        per_request = pf.energy(pf.prefill_flops(one, s), pf.prefill_bytes(one, s))
+        if self.h is not None:
+            link = self.ctx.spec.links[self.h.link]
+            per_request = per_request + self.terms_value("handoff_bytes") * self.ctx.field(link, "energy_per_byte")
+        seen = b + 1
+        per_token = df.energy(df.decode_flops(seen, c), df.decode_bytes(seen, c)) / seen
+        static = pf.static_power * self.n_entry + (df.static_power * self.n_decode if self.h is not None else D.zero(U.POWER))
+        served = D.emin(self.lam, D.emin(*caps.values()) if len(caps) > 1 else next(iter(caps.values())))
+        tokens = served * self.o
+        o = self.o
+        total = (per_request + per_token * (o - 1)) / o + static / tokens
+        return self.add("energy_per_token", "energy per output token", total, "approximation", "(prefill + hand-off energy) / output + decode step energy / (1 + b) x (output - 1) / output + static power / tokens per second", "the sister's power model: static power + pJ/FLOP + pJ/B (hardware.py); the device's fields")
 
     def terms_value(self, key: str) -> DimExpr | None:
         return next((t.value for t in self.terms if t.key == key), None)
@@ -256,7 +276,7 @@ def path_result(ctx: Context, path: ServingPath, env: Env) -> PathResult:
 
 
 # the terms that are waits or follow from them: infinite at or above the sustainable rate
-_QUEUED = ("link_wait", "prefill_wait", "decode_batch", "tpot", "ttft", "ttft_p", "e2e", "e2e_p")
+_QUEUED = ("link_wait", "prefill_wait", "decode_batch", "tpot", "ttft", "ttft_p", "e2e", "e2e_p", "energy_per_token")
 
 
 # what must hold for the queues to settle: each utilisation below 1, a positive TPOT, the mean batch within the largest

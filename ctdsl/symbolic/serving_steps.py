@@ -71,6 +71,9 @@ class InstanceForms:
     prefill_tokens: DimExpr
     link_bw: DimExpr | None  # the scale-up link's, when named
     link_latency: DimExpr | None
+    energy_per_flop: DimExpr | None = None  # J/FLOP, the device's
+    energy_per_byte: DimExpr | None = None  # J/B of memory traffic
+    static_power: DimExpr | None = None  # W, all the instance's GPUs
     ep: DimExpr | None = None  # expert-parallel degree of an MoE model; None: dense
     routed: DimExpr | None = None  # experts a token is sent to, k
     moe_layers: DimExpr | None = None
@@ -127,6 +130,10 @@ class InstanceForms:
         """One decode step of `b` sequences at context `c` each."""
         return self.roofline(self.decode_flops(b, c), self.decode_bytes(b, c)) + self.overhead + self.comm(b)
 
+    def energy(self, flops: DimExpr, nbytes: DimExpr) -> DimExpr:
+        """Dynamic energy of a step: its FLOPs and its memory bytes at the device's energies."""
+        return flops * self.energy_per_flop + nbytes * self.energy_per_byte
+
     def decode_memory_parts(self, c: DimExpr) -> tuple[DimExpr, DimExpr]:
         """(t0, k1): a memory-bound decode step at context c is t0 + k1 b."""
         zero, one = DimExpr(sp.Integer(0), U.ONE), DimExpr(sp.Integer(1), U.ONE)
@@ -169,6 +176,9 @@ def instance_forms(ctx: Context, inst: Instance) -> InstanceForms:
         prefill_tokens=g("prefill_tokens"),
         link_bw=ctx.field(link, "bandwidth") if link is not None else None,
         link_latency=ctx.field(link, "latency") if link is not None else None,
+        energy_per_flop=ctx.field(dev, "energy_per_flop"),
+        energy_per_byte=ctx.field(dev, "energy_per_byte"),
+        static_power=gpus * ctx.field(dev, "static_power"),
         **_experts(ctx, inst, model),
     )
 
