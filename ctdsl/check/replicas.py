@@ -8,6 +8,8 @@ the params' defaults (the degrees and counts are whole numbers by then, CT305):
 - a replica's GPUs fill whole nodes, or a node holds whole replicas (CT419);
 - a replica divides the model each scheme trains: layers by pp, attention heads
   and key/value heads by tp, routed experts by ep (CT418);
+- interleaved virtual stages divide the layers of every stage, the uneven first and
+  last ones too (CT440);
 - the sites pair their shards: GPU j of a replica in one dc syncs with GPU j of
   the replicas in the others, so every dc shards the model alike (the same tp,
   pp, cp and ep) (CT421);
@@ -94,6 +96,7 @@ class ReplicaCheck:
                     rep = self.spec.replicas.get(d.replica)
                     if rep is not None:
                         self._divides(model, rep, d)
+                        self._virtual(model, rep)
                         self._experts(model, rep, d)
 
     def degrees(self, rep: M.Replica) -> dict[str, int | None]:
@@ -149,6 +152,39 @@ class ReplicaCheck:
                 help=f"choose {degree} among the divisors of {size}",
             )
             return
+
+    def _virtual(self, model: M.Model, rep: M.Replica) -> None:
+        """Interleaving: v model chunks a pipeline rank split each stage's layers v ways, so v
+        divides the layers of every stage: the first, the last and the others (Megatron's
+        `get_num_layers_to_build` asserts it; CT440). Otherwise a chunk would hold a fraction of
+        a layer and the bubble (pp - 1) / v would shrink below what any schedule reaches."""
+        if rep.virtual_stages is None or not model.shape or "layers" not in model.shape:
+            return
+        v = _int(rep.virtual_stages, self.env)
+        pp = self.degrees(rep).get("pp")
+        layers = _int(model.shape["layers"], self.env, 0)
+        if not v or v <= 1 or not pp or not layers:
+            return
+        first = _int(rep.first_stage_layers, self.env, 0) if rep.first_stage_layers else None
+        last = _int(rep.last_stage_layers, self.env, 0) if rep.last_stage_layers else None
+        ends = [x for x in (first, last) if x is not None]
+        middle = pp - len(ends)
+        if middle <= 0 or (layers - sum(ends)) % middle:
+            return  # CT418 says the stages do not split
+        stages = [("first stage", first), ("last stage", last), ("other stages", (layers - sum(ends)) // middle)]
+        bad = next(((what, n) for what, n in stages if n is not None and n % v), None)
+        if bad is None:
+            return
+        what, n = bad
+        self.sink.error(
+            "CT440",
+            f"replica '{rep.name}': {v} virtual stages cannot split the {n} layers of its {what} (model '{model.name}', "
+            f"{layers} layers on pp = {pp} stages): every model chunk holds whole layers",
+            rep.spans.get("virtual_stages", rep.span),
+            label=f"virtual_stages = {v}",
+            secondary=(Label(model.spans.get("layers", model.span), f"{layers} layers"),),
+            help=f"choose virtual_stages among the common divisors of the layers of each stage ({n} here)",
+        )
 
     def _uneven(self, model: M.Model, rep: M.Replica, layers: int, pp: int) -> bool:
         """Uneven stages: the first and last as given, the pp - 2 others alike (CT418 if they cannot be)."""

@@ -196,7 +196,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("recompute", "enum", "activation recomputation: none, selective (attention scores) or full (each layer's input kept)", choices=RECOMPUTES, default="selective", example="full"),
             F("micro_batch", Q, "sequences in one micro-batch", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
             F("sequence_parallel", "bool", "sequence parallelism beside tp (activations split tp ways)", default=True, example="false"),
-            F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
+            F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many; v divides the layers of every stage (CT440)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
         ]
     },
     # a variant of the sites: a field here applies to every dc, in a stage named after a dc to
