@@ -23,7 +23,7 @@ from ctdsl.check import shape as SH
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Collective, Counted, Fabric, Payload, InnerSync, JitterKind, PlacementKind, Recompute, SimLatency
+from ctdsl.language.enums import Collective, ComputeModel, Counted, Precision, Fabric, Payload, InnerSync, JitterKind, PlacementKind, Recompute, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.units import RATE, format_quantity
@@ -339,6 +339,10 @@ class Builder:
             micro_batch=g("micro_batch"),
             sequence_parallel=g("sequence_parallel") if g("sequence_parallel") is not None else True,
             virtual_stages=g("virtual_stages"),
+            compute=ComputeModel(g("compute") or ComputeModel.BLOCK),
+            flash=g("flash") if g("flash") is not None else True,
+            gemm_precision=Precision(g("gemm_precision") or Precision.BF16),
+            attention_precision=Precision(g("attention_precision") or Precision.BF16),
         )
 
     def _dc(self, b: MergedBlock) -> None:

@@ -8,6 +8,8 @@ the params' defaults (the degrees and counts are whole numbers by then, CT305):
 - a replica's GPUs fill whole nodes, or a node holds whole replicas (CT419);
 - a replica divides the model each scheme trains: layers by pp, attention heads
   and key/value heads by tp, routed experts by ep (CT418);
+- `compute = operations` needs the model's full shape with `seq` and the device's
+  `mem_bw`, and an FP8 precision the device's `peak_fp8` (CT441);
 - interleaved virtual stages divide the layers of every stage, the uneven first and
   last ones too (CT440);
 - the sites pair their shards: GPU j of a replica in one dc syncs with GPU j of
@@ -31,6 +33,7 @@ from ctdsl.diagnostics import DiagnosticSink, Label
 from ctdsl.language import bounds as B
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
+from ctdsl.model import payload as PL
 from ctdsl.model.graph import count_text, replica_counts, several_sites
 
 DEGREES = ("tp", "pp", "cp", "ep")
@@ -97,6 +100,7 @@ class ReplicaCheck:
                     if rep is not None:
                         self._divides(model, rep, d)
                         self._virtual(model, rep)
+                        self._operations(model, rep, d)
                         self._experts(model, rep, d)
 
     def degrees(self, rep: M.Replica) -> dict[str, int | None]:
@@ -152,6 +156,22 @@ class ReplicaCheck:
                 help=f"choose {degree} among the divisors of {size}",
             )
             return
+
+    def _operations(self, model: M.Model, rep: M.Replica, d: M.DataCentre) -> None:
+        """What `compute = operations` and an FP8 precision read (CT441)."""
+        dev = self.spec.devices.get(d.device)
+        fp8 = [k for k in ("gemm_precision", "attention_precision") if str(getattr(rep, k)) == "fp8"]
+        if dev is not None and fp8 and dev.peak_fp8 is None:
+            self._ct441(rep, fp8[0], f"{fp8[0]} = fp8 is timed at the device's peak_fp8, which device '{dev.name}' does not give", f"give device '{dev.name}' a peak_fp8, or use bf16")
+        if str(rep.compute) != "operations":
+            return
+        if not (PL.full_shape(model) and PL.has(model, "seq")):
+            self._ct441(rep, "compute", f"compute = operations times each operation of a layer from its shape, and model '{model.name}' gives no full shape with seq", "give the model its shape (layers, width, heads, kv_heads, mlp, vocab) and seq, or use compute = block")
+        elif dev is not None and dev.mem_bw is None:
+            self._ct441(rep, "compute", f"compute = operations times the memory-bound operations at the device's mem_bw, which device '{dev.name}' does not give", f"give device '{dev.name}' a mem_bw, or use compute = block")
+
+    def _ct441(self, rep: M.Replica, key: str, message: str, help: str) -> None:
+        self.sink.error("CT441", f"replica '{rep.name}': {message}", rep.spans.get(key, rep.span), help=help)
 
     def _virtual(self, model: M.Model, rep: M.Replica) -> None:
         """Interleaving: v model chunks a pipeline rank split each stage's layers v ways, so v
