@@ -133,3 +133,31 @@ def test_block_ignores_the_operation_fields(tmp_path, fields):
     b_ = solve_text(tmp_path, text.replace("gemm_half = 1 GFLOP; mem_efficiency = 0.8", fields), name="b.ct").schemes["step"]
     assert a_.step_time.value == b_.step_time.value
     assert C("memory_bound") not in {t.id for t in a_.terms}
+
+
+@pytest.mark.parametrize(
+    ("stages", "ok"),
+    [
+        ("pp = 4; first_stage_layers = 6; last_stage_layers = 6; virtual_stages = 2", True),  # Llama 3's: 5 + 1, 5 + 5 + 5 + 5 x 2, 5 + 1
+        ("pp = 4; virtual_stages = 4", True),  # 8 layers a stage, chunks of 2
+        ("pp = 4; virtual_stages = 3", False),  # chunks of 8 / 3 layers
+        ("pp = 4; first_stage_layers = 4; last_stage_layers = 4; virtual_stages = 2", False),  # 12 a stage: chunks of 6, and 4 < 6 + 1
+    ],
+)
+def test_virtual_stages_hold_whole_layers(tmp_path, stages, ok):
+    # CT440 (issue 27 item 4): before it, any virtual_stages passed and shrank the bubble to (pp - 1) / v
+    from ctdsl.api import check
+
+    path = tmp_path / "v.ct"
+    path.write_text(f"""
+import std.devices
+import std.links
+import std.models
+model m : llama3_8b {{ tokens = 1024 }}
+device g : h100 {{ efficiency = 0.4 }}
+switch s {{}}
+replica r {{ tp = 2; {stages} }}
+dc a {{ replica = r; replicas = 1; device = g; link = ib_ndr; switch = s }}
+""", encoding="utf-8")
+    codes = [d.code for d in check(path).diagnostics]
+    assert ("CT440" not in codes) is ok, codes

@@ -10,8 +10,8 @@ the params' defaults (the degrees and counts are whole numbers by then, CT305):
   and key/value heads by tp, routed experts by ep (CT418);
 - `compute = operations` needs the model's full shape with `seq` and the device's
   `mem_bw`, and an FP8 precision the device's `peak_fp8` (CT441);
-- interleaved virtual stages divide the layers of every stage, the uneven first and
-  last ones too (CT440);
+- interleaved virtual stages divide the layers of every stage; an uneven first or last
+  stage holds v - 1 whole chunks and one shorter one, as Llama 3 ran them (CT440);
 - the sites pair their shards: GPU j of a replica in one dc syncs with GPU j of
   the replicas in the others, so every dc shards the model alike (the same tp,
   pp, cp and ep) (CT421);
@@ -174,10 +174,12 @@ class ReplicaCheck:
         self.sink.error("CT441", f"replica '{rep.name}': {message}", rep.spans.get(key, rep.span), help=help)
 
     def _virtual(self, model: M.Model, rep: M.Replica) -> None:
-        """Interleaving: v model chunks a pipeline rank split each stage's layers v ways, so v
-        divides the layers of every stage: the first, the last and the others (Megatron's
-        `get_num_layers_to_build` asserts it; CT440). Otherwise a chunk would hold a fraction of
-        a layer and the bubble (pp - 1) / v would shrink below what any schedule reaches."""
+        """Interleaving: v model chunks a pipeline rank, each of whole layers (CT440). A stage
+        of L layers splits into v chunks of L / v (Megatron's `get_num_layers_to_build`); an
+        uneven end stage, as Llama 3 ran them (arXiv:2407.21783 section 3.3.2: one layer less
+        on the first and on the last stage), holds v - 1 chunks of the other stages' size and
+        one of what is left, 1 to that size. Otherwise a chunk would hold a fraction of a layer
+        and the bubble (pp - 1) / v would shrink below what any schedule reaches."""
         if rep.virtual_stages is None or not model.shape or "layers" not in model.shape:
             return
         v = _int(rep.virtual_stages, self.env)
@@ -191,19 +193,25 @@ class ReplicaCheck:
         middle = pp - len(ends)
         if middle <= 0 or (layers - sum(ends)) % middle:
             return  # CT418 says the stages do not split
-        stages = [("first stage", first), ("last stage", last), ("other stages", (layers - sum(ends)) // middle)]
-        bad = next(((what, n) for what, n in stages if n is not None and n % v), None)
-        if bad is None:
-            return
-        what, n = bad
+        other = (layers - sum(ends)) // middle
+        if other % v:
+            return self._ct440(model, rep, v, f"the {other} layers of each of its {'other ' if ends else ''}stages", f"choose virtual_stages among the divisors of {other}")
+        chunk = other // v
+        for what, n in (("first", first), ("last", last)):
+            if n is not None and not 1 <= n - (v - 1) * chunk <= chunk:
+                return self._ct440(
+                    model, rep, v, f"the {n} layers of its {what} stage as {v - 1} chunk{'s' * (v > 2)} of {chunk} and one of 1 to {chunk}",
+                    f"give the {what} stage {(v - 1) * chunk + 1} to {v * chunk} layers, or fewer virtual stages",
+                )
+
+    def _ct440(self, model: M.Model, rep: M.Replica, v: int, what: str, help: str) -> None:
         self.sink.error(
             "CT440",
-            f"replica '{rep.name}': {v} virtual stages cannot split the {n} layers of its {what} (model '{model.name}', "
-            f"{layers} layers on pp = {pp} stages): every model chunk holds whole layers",
+            f"replica '{rep.name}': {v} virtual stages cannot hold {what} (model '{model.name}'): every model chunk holds whole layers",
             rep.spans.get("virtual_stages", rep.span),
             label=f"virtual_stages = {v}",
-            secondary=(Label(model.spans.get("layers", model.span), f"{layers} layers"),),
-            help=f"choose virtual_stages among the common divisors of the layers of each stage ({n} here)",
+            secondary=(Label(model.spans.get("layers", model.span), "its layers"),),
+            help=help,
         )
 
     def _uneven(self, model: M.Model, rep: M.Replica, layers: int, pp: int) -> bool:

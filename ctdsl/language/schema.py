@@ -205,7 +205,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("flash", "bool", "with compute = operations: the attention core is one fused kernel (FlashAttention: the s x s scores never reach memory); false: scores, softmax and dropout each pass through memory", default=True, example="false"),
             F("gemm_precision", "enum", "with compute = operations: the precision of the linear layers' GEMMs (fp8: at peak_fp8 x efficiency_fp8)", choices=PRECISIONS, default="bf16", example="fp8"),
             F("attention_precision", "enum", "with compute = operations: the precision of the attention core's GEMMs", choices=PRECISIONS, default="bf16", example="bf16"),
-            F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many; v divides the layers of every stage (CT440)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
+            F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many; v splits every stage into chunks of whole layers, an uneven end stage as v - 1 chunks of the others' size and one shorter (CT440)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
         ]
     },
     # a variant of the sites: a field here applies to every dc, in a stage named after a dc to
