@@ -161,3 +161,43 @@ dc a {{ replica = r; replicas = 1; device = g; link = ib_ndr; switch = s }}
 """, encoding="utf-8")
     codes = [d.code for d in check(path).diagnostics]
     assert ("CT440" not in codes) is ok, codes
+
+
+MOE = """
+model m {{ layers = 2; width = 1024; heads = 8; kv_heads = 8; mlp = 4096; gated = false; vocab = 32000
+  experts = 4; experts_per_token = 2; expert_mlp = 2048
+  tied = true; causal = true; seq = 1024; bytes_per_value = 2 B; tokens = 8 * 1024 }}
+device d {{ peak = 100 TFLOP/s; efficiency = 0.5; mem_bw = 1 TB/s; gemm_half = 1 GFLOP; mem_efficiency = 0.8 }}
+link nv {{ bandwidth = 100 GB/s; latency = 0 us }}
+switch s {{}}
+replica r {{ ep = 2; micro_batch = 2; gpus_per_node = 2; scaleup_link = nv; compute = operations; recompute = none; {extra} }}
+dc a {{ replica = r; replicas = 2; device = d; link = nv; switch = s }}
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "load", "pad", "launches"),
+    [
+        ("moe_imbalance = 0.2", 1.2, 1, 1),  # dropless: the most-loaded rank takes 1.2 x the balanced tokens
+        ("moe_imbalance = 0.2; capacity_factor = 1.1", 1.1, 1, 1),  # dropped at the capacity
+        ("moe_imbalance = 0.2; capacity_factor = 1.25; pad_to_capacity = true", 1.25, 1.25, 1),  # padded: every expert its capacity
+        ("grouped_gemm = false", 1, 1, 2),  # one GEMM per local expert (4 / ep = 2), each paying F_half
+    ],
+)
+def test_moe_execution(tmp_path, extra, load, pad, launches):
+    """MoE layers on tp = 1: T = 2,048 tokens a GPU routes, k = 2 copies each, 4 experts of
+    f_e = 2,048 over ep = 2 (2 a GPU); every layer is MoE, so the dense MLP is not run."""
+    r = solve_text(tmp_path, MOE.format(extra=extra)).schemes["step"]
+    got = {t.id.id: t.value.value for t in r.terms}
+    E, k, fe, local = 4, 2, 2048, 2
+    beta_ = 2
+    rows = load * T * k
+    qo = kv = T * a * dh
+    attn_g = (gemm(T, h, (a + 2 * g) * dh) + max((2 * T * s * a * dh + HALF) / RATE, beta_ * (2 * qo + 2 * kv) / MEM) + gemm(T, a * dh, h))
+    attn_m = memory((10 * beta_ + 2) * T * h)
+    up = max((2 * rows * h * fe + launches * HALF) / RATE, beta_ * (rows * h + local * h * fe + rows * fe) / MEM)
+    down = max((2 * rows * fe * h + launches * HALF) / RATE, beta_ * (rows * fe + local * fe * h + rows * h) / MEM)
+    moe_g = gemm(T, h, E) + up + down
+    moe_m = memory(4 * beta_ * pad * T * k * h) + memory(beta_ * rows * 2 * fe)
+    assert close(got["compute"], MICRO * 3 * 2 * (attn_g + moe_g))
+    assert close(got["memory_bound"], MICRO * 3 * 2 * (attn_m + moe_m))

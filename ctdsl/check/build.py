@@ -343,6 +343,10 @@ class Builder:
             flash=g("flash") if g("flash") is not None else True,
             gemm_precision=Precision(g("gemm_precision") or Precision.BF16),
             attention_precision=Precision(g("attention_precision") or Precision.BF16),
+            capacity_factor=g("capacity_factor"),
+            pad_to_capacity=bool(g("pad_to_capacity")),
+            moe_imbalance=g("moe_imbalance"),
+            grouped_gemm=g("grouped_gemm") if g("grouped_gemm") is not None else True,
         )
 
     def _dc(self, b: MergedBlock) -> None:

@@ -205,6 +205,10 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("flash", "bool", "with compute = operations: the attention core is one fused kernel (FlashAttention: the s x s scores never reach memory); false: scores, softmax and dropout each pass through memory", default=True, example="false"),
             F("gemm_precision", "enum", "with compute = operations: the precision of the linear layers' GEMMs (fp8: at peak_fp8 x efficiency_fp8)", choices=PRECISIONS, default="bf16", example="fp8"),
             F("attention_precision", "enum", "with compute = operations: the precision of the attention core's GEMMs", choices=PRECISIONS, default="bf16", example="bf16"),
+            F("capacity_factor", Q, "with compute = operations, a MoE model: each expert takes at most capacity_factor x its balanced share of tokens (the rest dropped); default: dropless", dim=U.ONE, bound="ge1", example="1.25"),
+            F("pad_to_capacity", "bool", "with capacity_factor: every expert computes its whole capacity (Megatron's --moe-pad-expert-input-to-capacity)", default=False, example="true"),
+            F("moe_imbalance", Q, "with compute = operations, a MoE model: the most-loaded rank's experts take (1 + moe_imbalance) x the balanced tokens (at most the capacity)", dim=U.ONE, bound="nonneg", default=Fraction(0), example="0.1"),
+            F("grouped_gemm", "bool", "with compute = operations, a MoE model: a rank's experts run as one grouped GEMM; false: one GEMM per expert, each paying gemm_half", default=True, example="false"),
             F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many; v splits every stage into chunks of whole layers, an uneven end stage as v - 1 chunks of the others' size and one shorter (CT440)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
         ]
     },

@@ -257,6 +257,10 @@ class Replica(Definition):
     flash: bool = True  # the attention core fused (compute = operations)
     gemm_precision: Precision = Precision.BF16
     attention_precision: Precision = Precision.BF16
+    capacity_factor: Expr | None = None  # MoE: tokens an expert takes at most, x its balanced share; None: dropless
+    pad_to_capacity: bool = False
+    moe_imbalance: Expr | None = None  # MoE: the most-loaded rank's excess of tokens; None: 0
+    grouped_gemm: bool = True
 
     def __post_init__(self) -> None:
         freeze(self, spans=frozen_map, recompute=Recompute, compute=ComputeModel, gemm_precision=Precision, attention_precision=Precision)

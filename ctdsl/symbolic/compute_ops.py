@@ -81,6 +81,7 @@ class Op:
     cls: str  # GEMM (linear layers), ATTENTION (the attention core's GEMMs) or MEMORY
     flops: DimExpr
     nbytes: DimExpr
+    launches: DimExpr | int = 1  # GEMMs of one shape it stands for (per-expert GEMMs), each paying F_half
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,23 @@ class Dims:
     gated: bool
     causal_c: int  # c: 1 causal, 2 the full square
     flash: bool
+    moe: "Moe | None" = None
+
+
+@dataclass(frozen=True)
+class Moe:
+    """A MoE layer's routed experts on one GPU (module docstring, "MoE")."""
+
+    E: DimExpr  # routed experts
+    k: DimExpr  # experts a token is routed to
+    fe: DimExpr  # an expert's MLP width
+    shared: DimExpr | None  # the shared experts' MLP width; None: none
+    ep: DimExpr
+    Tg: DimExpr  # tokens the GPU routes: T / tp with sequence parallelism, else T
+    load: DimExpr  # the most-loaded rank's tokens over the balanced: CF padded, min(1 + imbalance, CF), or 1 + imbalance
+    pad: DimExpr  # the dispatch buffer over the routed copies: CF padded, else 1
+    grouped: bool
+    share: DimExpr  # MoE layers / layers
 
 
 def _ops(x: DimExpr) -> DimExpr:
@@ -123,8 +141,8 @@ def gemm(name: str, m: DimExpr, k: DimExpr, n: DimExpr, beta: DimExpr, cls: str 
     return Op(name, cls, _ops(2 * m * k * n), beta * (m * k + k * n + m * n))
 
 
-def layer_ops(x: Dims) -> list[Op]:
-    """The forward operations of one transformer layer (the module docstring's table)."""
+def attention_ops(x: Dims) -> list[Op]:
+    """The forward operations of a layer but its MLP (the module docstring's table)."""
     T, beta = x.T, x.beta
     ops = [gemm("QKV", T, x.h, (x.a + 2 * x.g) * x.dh / x.tp, beta)]
     qo = T * x.a * x.dh / x.tp  # Q (or O) values
@@ -142,15 +160,48 @@ def layer_ops(x: Dims) -> list[Op]:
             Op("attention dropout", MEMORY, D.zero(U.OPS), (2 * beta + one) * scores),
             Op("attention over values", ATTENTION, half, beta * (scores + kv + qo)),
         ]
-    up = (2 if x.gated else 1) * x.f / x.tp
     ops += [
         gemm("projection", T, x.a * x.dh / x.tp, x.h, beta),
-        gemm("MLP up", T, x.h, up, beta),
-        Op("MLP activation", MEMORY, D.zero(U.OPS), beta * (T * up + T * x.f / x.tp)),
-        gemm("MLP down", T, x.f / x.tp, x.h, beta),
         Op("norms, dropout and residual adds", MEMORY, D.zero(U.OPS), (10 * beta + DimExpr(sp.Integer(2), U.DATA)) * T * x.h / x.r),
     ]
     return ops
+
+
+def mlp_ops(x: Dims, f: DimExpr, name: str = "MLP") -> list[Op]:
+    """A dense MLP of width f, split tp ways: up (gate and up when gated), activation, down."""
+    T, beta = x.T, x.beta
+    up = (2 if x.gated else 1) * f / x.tp
+    return [
+        gemm(f"{name} up", T, x.h, up, beta),
+        Op(f"{name} activation", MEMORY, D.zero(U.OPS), beta * (T * up + T * f / x.tp)),
+        gemm(f"{name} down", T, f / x.tp, x.h, beta),
+    ]
+
+
+def moe_ops(x: Dims, m: Moe) -> list[Op]:
+    """A MoE layer's MLP on the most-loaded GPU of its expert-parallel group: the router, the
+    permutation before the dispatch and after the combine, the local experts' GEMMs (grouped,
+    or one per expert) on load x the balanced tokens, and the shared experts as a dense MLP."""
+    beta, h = x.beta, x.h
+    local = m.E / m.ep  # experts on the GPU
+    rows = m.load * m.Tg * m.k  # token copies its experts compute
+    up = (2 if x.gated else 1) * m.fe
+    launches = 1 if m.grouped else local
+    ops = [
+        gemm("router", m.Tg, h, m.E, beta),
+        Op("permutation", MEMORY, D.zero(U.OPS), 4 * beta * m.pad * m.Tg * m.k * h),
+        Op("experts up", GEMM, _ops(2 * rows * h * up), beta * (rows * h + local * h * up + rows * up), launches),
+        Op("experts activation", MEMORY, D.zero(U.OPS), beta * rows * (up + m.fe)),
+        Op("experts down", GEMM, _ops(2 * rows * m.fe * h), beta * (rows * m.fe + local * m.fe * h + rows * h), launches),
+    ]
+    if m.shared is not None:
+        ops += mlp_ops(x, m.shared, "shared experts")
+    return ops
+
+
+def layer_ops(x: Dims) -> list[Op]:
+    """A dense layer's forward operations."""
+    return attention_ops(x) + mlp_ops(x, x.f)
 
 
 def embedding_ops(x: Dims) -> list[Op]:
@@ -172,7 +223,7 @@ def op_time(op: Op, rates: Rates) -> DimExpr:
     if op.cls == MEMORY:
         return memory
     peak = rates.gemm if op.cls == GEMM else rates.attention
-    return D.emax((op.flops + rates.half) / peak, memory)
+    return D.emax((op.flops + op.launches * rates.half) / peak, memory)
 
 
 def forward(ops: list[Op], rates: Rates, classes: tuple[str, ...] | None = None, names: tuple[str, ...] | None = None) -> DimExpr:
@@ -195,14 +246,34 @@ def rates(ctx: Context, dev, rep) -> Rates:
     return Rates(peak(rep.gemm_precision), peak(rep.attention_precision), half, ctx.field(dev, "mem_bw") * mem_eff)
 
 
-def dims(ctx: Context, model: Model, rep, tp: DimExpr, cp: DimExpr, b: DimExpr) -> Dims:
+def dims(ctx: Context, model: Model, rep, tp: DimExpr, cp: DimExpr, ep: DimExpr, b: DimExpr) -> Dims:
     sh = lambda key: ctx.shape(model, key)  # noqa: E731
     s, h, a = sh("seq"), sh("width"), sh("heads")
     dh = sh("head_dim") if PL.has(model, "head_dim") else h / a
+    T = b * s / cp
+    r = tp if rep.sequence_parallel else D.one()
     return Dims(
-        T=b * s / cp, b=b, s=s, h=h, a=a, g=sh("kv_heads"), dh=dh, f=sh("mlp"), V=sh("vocab"), tp=tp,
-        r=tp if rep.sequence_parallel else D.one(), beta=ctx.field(model, "bytes_per_value"),
+        T=T, b=b, s=s, h=h, a=a, g=sh("kv_heads"), dh=dh, f=sh("mlp"), V=sh("vocab"), tp=tp,
+        r=r, beta=ctx.field(model, "bytes_per_value"),
         gated=model.gated, causal_c=PL.attention_factor(model) if rep.flash else 2, flash=rep.flash,
+        moe=_moe(ctx, model, rep, ep, T / r) if PL.is_moe(model) else None,
+    )  # fmt: skip
+
+
+def _moe(ctx: Context, model: Model, rep, ep: DimExpr, Tg: DimExpr) -> Moe:
+    """The routed tokens' load and padding from the replica's capacity_factor, pad_to_capacity
+    and moe_imbalance (module docstring, "MoE")."""
+    sh = lambda key: ctx.shape(model, key)  # noqa: E731
+    excess = D.one() + (ctx.field(rep, "moe_imbalance") if rep.moe_imbalance is not None else D.zero(U.ONE))
+    if rep.capacity_factor is None:
+        load, pad = excess, D.one()
+    else:
+        cf = ctx.field(rep, "capacity_factor")
+        load, pad = (cf, cf) if rep.pad_to_capacity else (D.emin(excess, cf), D.one())
+    shared = sh("shared_mlp") if PL.has(model, "shared_mlp") else None
+    return Moe(
+        E=sh("experts"), k=sh("experts_per_token"), fe=sh("expert_mlp"), shared=shared, ep=ep, Tg=Tg,
+        load=load, pad=pad, grouped=rep.grouped_gemm, share=PL.moe_layers(model, ctx.formulas) / sh("layers"),
     )  # fmt: skip
 
 
@@ -218,9 +289,15 @@ class StageCompute:
 
 def stage_compute(x: Dims, r: Rates, stages: "Stages", recompute: str) -> StageCompute:
     """The per-micro-batch terms of the slowest stage (module docstring)."""
-    ops = layer_ops(x)
-    gemms = forward(ops, r, (GEMM, ATTENTION))
-    memory = forward(ops, r, (MEMORY,))
+    ops = attention_ops(x)
+    dense, moe = mlp_ops(x, x.f), moe_ops(x, x.moe) if x.moe is not None else []
+    share = x.moe.share if x.moe is not None else D.zero(U.ONE)  # the MoE layers' share of a stage's layers
+
+    def mixed(classes):
+        mlp = forward(dense, r, classes) * (1 - share) + (forward(moe, r, classes) * share if moe else D.zero(U.TIME))
+        return forward(ops, r, classes) + mlp
+
+    gemms, memory = mixed((GEMM, ATTENTION)), mixed((MEMORY,))
     layer = gemms + memory
     emb, head = forward(embedding_ops(x), r), forward(head_ops(x), r)
     L = stages.most
@@ -236,7 +313,7 @@ def stage_compute(x: Dims, r: Rates, stages: "Stages", recompute: str) -> StageC
         per[K.RECOMPUTE] = L * layer
     elif recompute == "selective":
         per[K.RECOMPUTE] = L * forward(ops, r, names=CORE)
-    return StageCompute(per, D.emax(first, last, middle), layer, tuple(ops))
+    return StageCompute(per, D.emax(first, last, middle), layer, tuple(ops + dense + moe))
 
 
 @dataclass(frozen=True)
