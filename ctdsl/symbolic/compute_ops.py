@@ -301,11 +301,12 @@ def stage_compute(x: Dims, r: Rates, stages: "Stages", recompute: str) -> StageC
     layer = gemms + memory
     emb, head = forward(embedding_ops(x), r), forward(head_ops(x), r)
     L = stages.most
-    # per stage, forward and backward: 3 x (its layers' forward + its end's)
-    first = stages.first * layer + emb + (1 - stages.split) * head
-    last = stages.last * layer + head
-    middle = stages.middle * layer
-    ends = 3 * D.emax(first, last, middle) - 3 * L * layer
+    # per stage, forward and backward: 3 x (its layers' forward + its end's), each over L t_layer
+    # (the difference taken per stage, so that a stage of L layers adds exactly 0)
+    first = (stages.first - L) * layer + emb + (1 - stages.split) * head
+    last = (stages.last - L) * layer + head
+    middle = (stages.middle - L) * layer
+    ends = 3 * D.emax(first, last, middle)
     per: dict[ComponentKey, DimExpr] = {K.COMPUTE: 3 * L * gemms, K.MEMORY_BOUND: 3 * L * memory}
     if ends != 0:
         per[K.END_STAGES] = ends
@@ -313,7 +314,7 @@ def stage_compute(x: Dims, r: Rates, stages: "Stages", recompute: str) -> StageC
         per[K.RECOMPUTE] = L * layer
     elif recompute == "selective":
         per[K.RECOMPUTE] = L * forward(ops, r, names=CORE)
-    return StageCompute(per, D.emax(first, last, middle), layer, tuple(ops + dense + moe))
+    return StageCompute(per, L * layer + D.emax(first, last, middle), layer, tuple(ops + dense + moe))
 
 
 @dataclass(frozen=True)
