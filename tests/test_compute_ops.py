@@ -201,3 +201,31 @@ def test_moe_execution(tmp_path, extra, load, pad, launches):
     moe_m = memory(4 * beta_ * pad * T * k * h) + memory(beta_ * rows * 2 * fe)
     assert close(got["compute"], MICRO * 3 * 2 * (attn_g + moe_g))
     assert close(got["memory_bound"], MICRO * 3 * 2 * (attn_m + moe_m))
+
+
+def test_recompute_share_is_a_param(tmp_path):
+    """recompute_share (a param here): only that share of the layers recomputes, and with full
+    recomputation only those layers run their forward's two all-reduces again, 4 + 2 x share a
+    layer; each all-reduce of S = b s d beta = 4,194,304 B among tp = 2 on the 100 GB/s link with
+    no latency takes 2 (tp - 1) / tp x S / W."""
+    gemms, mem, _ = layer()
+    S = b * s * h * beta
+    allreduce = 2 * (tp - 1) / tp * S / 100e9
+    text = "param share = 1 in 0.1 .. 1\n" + SPEC.format(extra="recompute = full; recompute_share = share", gpn=2)
+    for value in (1.0, 0.5, 0.25):
+        r = solve_text(tmp_path, text, overrides={"share": str(value)}).schemes["step"]
+        got = {t.id.id: t.value.value for t in r.terms}
+        assert close(got["recompute"], MICRO * LAYERS * (gemms + mem) * value)
+        assert close(got["tensor_parallel"], MICRO * LAYERS * (4 + 2 * value) * allreduce)
+
+
+def test_recompute_share_in_the_memory_check(tmp_path):
+    """The layers recompute leaves out store all their activations: at share 1/2 the activations
+    are the mean of full recomputation's and none's (two solves of the same spec, the ends)."""
+    def activations(extra, name):
+        sol = solve_text(tmp_path, SPEC.format(extra=extra, gpn=2), name=name)
+        return sol.memory[0].parts["activations"].value
+
+    full, none = activations("recompute = full", "f.ct"), activations("recompute = none", "n.ct")
+    half = activations("recompute = full; recompute_share = 0.5", "h.ct")
+    assert none > full and close(half, (full + none) / 2)

@@ -336,6 +336,7 @@ class Builder:
             last_stage_layers=g("last_stage_layers"),
             zero=g("zero"),
             recompute=Recompute(g("recompute") or Recompute.SELECTIVE),
+            recompute_share=g("recompute_share") if "recompute_share" in b.fields else None,
             micro_batch=g("micro_batch"),
             sequence_parallel=g("sequence_parallel") if g("sequence_parallel") is not None else True,
             virtual_stages=g("virtual_stages"),

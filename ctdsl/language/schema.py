@@ -199,6 +199,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("nics", Q, "scale-out NICs per node, on the dc's link; default: one per GPU", dim=U.ONE, bound="count", example="8"),
             F("zero", Q, "ZeRO stage of the data-parallel optimiser, 0 to 3 (1: Megatron's distributed optimizer), over the replicas of a dc", dim=U.ONE, bound="stage", default=Fraction(1), example="3"),
             F("recompute", "enum", "activation recomputation: none, selective (attention scores) or full (each layer's input kept)", choices=RECOMPUTES, default="selective", example="full"),
+            F("recompute_share", Q, "the share of each stage's layers that recompute applies to (Megatron's --recompute-num-layers over a stage's layers, --recompute-method block); the rest store their activations; a param may set it", dim=U.ONE, bound="fraction", default=Fraction(1), example="0.5"),
             F("micro_batch", Q, "sequences in one micro-batch", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
             F("sequence_parallel", "bool", "sequence parallelism beside tp (activations split tp ways)", default=True, example="false"),
             F("compute", "enum", "how the compute is timed: block (the step's FLOPs / (peak x efficiency)) or operations (each operation of a layer by its roofline, GEMMs at the device's size-dependent efficiency, the embedding on the first stage and the LM head on the last)", choices=COMPUTE_MODELS, default="block", example="operations"),

@@ -250,6 +250,7 @@ class Replica(Definition):
     last_stage_layers: Expr | None = None
     zero: Expr | None = None  # ZeRO stage; None: 1
     recompute: Recompute = Recompute.SELECTIVE
+    recompute_share: Expr | None = None  # the share of a stage's layers `recompute` applies to; None: 1
     micro_batch: Expr | None = None  # sequences; None: 1
     sequence_parallel: bool = True
     virtual_stages: Expr | None = None  # model chunks per pipeline rank (interleaved 1F1B); None: 1

@@ -143,6 +143,8 @@ def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Com
         per_micro = {K.COMPUTE: t_c}
         if t_r != 0:
             per_micro[K.RECOMPUTE] = t_r
+    if K.RECOMPUTE in per_micro and rep.recompute_share is not None:  # only that share of the layers recomputes
+        t_r = per_micro[K.RECOMPUTE] = per_micro[K.RECOMPUTE] * ctx.field(rep, "recompute_share")
     traffic = [t for t in (tr.tensor(), tr.context(), tr.expert()) if t is not None]
     for t in traffic:
         per_micro[t.kind] = t.time
