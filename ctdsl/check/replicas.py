@@ -9,7 +9,9 @@ the params' defaults (the degrees and counts are whole numbers by then, CT305):
 - a replica divides the model each scheme trains: layers by pp, attention heads
   and key/value heads by tp, routed experts by ep (CT418);
 - `compute = operations` needs the model's full shape with `seq` and the device's
-  `mem_bw`, and an FP8 precision the device's `peak_fp8` (CT441);
+  `mem_bw`, and an FP8 precision the device's `peak_fp8` (CT441); the fields only it
+  reads, and the MoE execution's on a dense model, would change nothing (CT442, as CT113 refuses
+  a bucket without overlap = backward);
 - interleaved virtual stages divide the layers of every stage; an uneven first or last
   stage holds v - 1 whole chunks and one shorter one, as Llama 3 ran them (CT440);
 - the sites pair their shards: GPU j of a replica in one dc syncs with GPU j of
@@ -37,6 +39,9 @@ from ctdsl.model import payload as PL
 from ctdsl.model.graph import count_text, replica_counts, several_sites
 
 DEGREES = ("tp", "pp", "cp", "ep")
+# replica fields only compute = operations reads (CT442 otherwise), and those of a MoE model's experts
+MOE_EXECUTION = ("capacity_factor", "pad_to_capacity", "moe_imbalance", "grouped_gemm")
+OPERATIONS_FIELDS = ("flash", "gemm_precision", "attention_precision", *MOE_EXECUTION)
 # model shape field -> the degree that must divide it, and what it splits
 _DIVIDES = (("layers", "pp", "layers"), ("heads", "tp", "attention heads"), ("kv_heads", "tp", "key/value heads"), ("experts", "ep", "routed experts"))
 
@@ -158,13 +163,24 @@ class ReplicaCheck:
             return
 
     def _operations(self, model: M.Model, rep: M.Replica, d: M.DataCentre) -> None:
-        """What `compute = operations` and an FP8 precision read (CT441)."""
+        """What `compute = operations` and an FP8 precision read (CT441); the fields it alone reads (CT442)."""
         dev = self.spec.devices.get(d.device)
+        unread = [k for k in OPERATIONS_FIELDS if k in rep.spans]
+        if str(rep.compute) != "operations" and unread:
+            self.sink.error(
+                "CT442", f"replica '{rep.name}': {unread[0]} is read only with compute = operations; with compute = block it changes nothing",
+                rep.spans[unread[0]], help="add compute = operations, or remove it",
+            )
+        elif not PL.is_moe(model) and (moe := [k for k in MOE_EXECUTION if k in rep.spans]):
+            self.sink.error(
+                "CT442", f"replica '{rep.name}': {moe[0]} applies to a MoE model's experts, and model '{model.name}' has none",
+                rep.spans[moe[0]], help="remove it, or give the model experts, experts_per_token and expert_mlp",
+            )
+        if str(rep.compute) != "operations":
+            return
         fp8 = [k for k in ("gemm_precision", "attention_precision") if str(getattr(rep, k)) == "fp8"]
         if dev is not None and fp8 and dev.peak_fp8 is None:
             self._ct441(rep, fp8[0], f"{fp8[0]} = fp8 is timed at the device's peak_fp8, which device '{dev.name}' does not give", f"give device '{dev.name}' a peak_fp8, or use bf16")
-        if str(rep.compute) != "operations":
-            return
         if not (PL.full_shape(model) and PL.has(model, "seq")):
             self._ct441(rep, "compute", f"compute = operations times each operation of a layer from its shape, and model '{model.name}' gives no full shape with seq", "give the model its shape (layers, width, heads, kv_heads, mlp, vocab) and seq, or use compute = block")
         elif dev is not None and dev.mem_bw is None:
