@@ -3,14 +3,13 @@
 are params the scenarios set, and docs/validation.md shows the current figures.
 
 The expected values are the published ones, read from the repo's copy of the data, not from
-the specs. No bound is held on the errors here: the bounds come with the model's work (issue
-27); the page's tables are regenerated from the model as it is.
+the specs. The mean errors the model reaches are held as bounds (issue 27 item 7, at the
+end); the page's tables are regenerated from the model as it is.
 """
 
 from __future__ import annotations
 
 import csv
-import subprocess
 import sys
 from pathlib import Path
 
@@ -117,6 +116,51 @@ def test_the_recomputation_of_each_table_5_set(specs):
     assert (sel.recompute, sel.sequence_parallel) == ("selective", True)
 
 
-def test_the_docs_page_shows_the_current_figures():
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_validation_doc.py"), "--check"], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+@pytest.fixture(scope="module")
+def observed():
+    """Every set solved and scored once, as tools/gen_validation_doc.py does (in this process)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import gen_validation_doc
+
+    return gen_validation_doc, gen_validation_doc.sets()
+
+
+def test_the_docs_page_shows_the_current_figures(observed):
+    tool, results = observed
+    text, new = tool.page(results)
+    assert new == text, "docs/validation.md is out of date: run python tools/gen_validation_doc.py"
+
+
+# The mean errors the model reaches (issue 27 item 7), held as bounds just above what it reaches,
+# so that a change that makes a set worse fails here. The expected values are the published
+# measurements the specs observe (checked against the data above); one efficiency per set is
+# fitted on its stated row, as the issue allows, and nothing else. At the time of writing
+# (first baseline in brackets):
+#
+#   set                        MAPE            Spearman       best layout
+#   korthikanti_full.ct        8.5%  (23.0%)   -              -
+#   korthikanti_selective.ct   15.3% (24.4%)   -              -
+#   vtrain_3_6b.ct             75.9% (74.1%)   0.92 (0.80)    wrong
+#   vtrain_18_4b.ct            24.1% (22.6%)   0.75 (0.76)    wrong
+#
+# The vTrain sets' MAPE is the TP 16 rows' (+233..+350%: a tensor-parallel group across two
+# nodes, the collectives' work); without them 13.5% and 8.0%. The issue's targets (Table 5
+# within 5%, vTrain within 8%, Spearman at least 0.9 and the best layout right) are not met.
+BOUNDS = {  # set -> (MAPE bound in percent, Spearman at least, or None)
+    "korthikanti_full.ct": (9.0, None),
+    "korthikanti_selective.ct": (16.0, None),
+    "vtrain_3_6b.ct": (77.0, 0.90),
+    "vtrain_18_4b.ct": (25.0, 0.70),
+}
+
+
+def test_mean_errors_and_rank_correlations_hold(observed):
+    _, results = observed
+    got = {Path(obs.path).name: obs for obs in results}
+    assert sorted(got) == sorted(BOUNDS)
+    for name, (mape, rho) in BOUNDS.items():
+        obs = got[name]
+        assert obs.mape is not None and obs.mape < mape, (name, obs.mape)
+        if rho is not None:
+            (group,) = obs.groups
+            assert group.spearman is not None and group.spearman >= rho, (name, group.spearman)

@@ -64,6 +64,20 @@ class Recompute(StrEnum):
     FULL = "full"  # only each layer's input is stored
 
 
+class ComputeModel(StrEnum):
+    """How a replica's compute is timed (docs/cost-model.md, "Compute per operation")."""
+
+    BLOCK = "block"  # the step's FLOPs / (peak x efficiency), one block
+    OPERATIONS = "operations"  # each operation of a layer by its roofline, the GEMMs at a size-dependent efficiency
+
+
+class Precision(StrEnum):
+    """The arithmetic an operation class runs in, and so the peak it is timed against."""
+
+    BF16 = "bf16"  # 16-bit (BF16 or FP16): the device's peak
+    FP8 = "fp8"  # FP8: the device's peak_fp8
+
+
 class SimLatency(StrEnum):
     """Whether a transfer holds a simulated link during its latency (docs/simulation.md)."""
 

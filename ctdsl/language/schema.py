@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, Overlap, Recompute, Operation, Payload, SimLatency, TransformCharge
+from ctdsl.language.enums import Collective, ComputeModel, Counted, Precision, Fabric, InnerSync, JitterKind, Overlap, Recompute, Operation, Payload, SimLatency, TransformCharge
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -22,6 +22,8 @@ COUNTED = tuple(Counted)
 SIM_LATENCIES = tuple(SimLatency)
 FABRICS = tuple(Fabric)
 RECOMPUTES = tuple(Recompute)
+COMPUTE_MODELS = tuple(ComputeModel)
+PRECISIONS = tuple(Precision)
 OVERLAPS = tuple(Overlap)
 INNER_SYNCS = tuple(InnerSync)
 
@@ -107,6 +109,9 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("efficiency", Q, "achievable fraction of peak", dim=U.ONE, bound="fraction", required=True, example="0.4"),
             F("mfu", Q, "a measured model FLOPs utilisation of a replica's inner step on it: the inner step is then its model FLOPs / (GPUs x peak x mfu), one block that holds the bubble and the model-parallel traffic (instead of the training step's timeline)", dim=U.ONE, bound="fraction", example="0.38"),
             F("mem_bw", Q, "memory bandwidth", dim=U.RATE, bound="positive", example="3.35 TB/s"),
+            F("efficiency_fp8", Q, "achievable fraction of peak_fp8 for large FP8 GEMMs (default: efficiency)", dim=U.ONE, bound="fraction", example="0.5"),
+            F("gemm_half", Q, "with compute = operations: the GEMM size at which a GEMM reaches half its large-GEMM efficiency, eff(F) = efficiency x F / (F + gemm_half) (default: 0, every GEMM at efficiency)", dim=U.OPS, bound="nonneg", example="0.6 GFLOP"),
+            F("mem_efficiency", Q, "with compute = operations: the achieved fraction of mem_bw of a memory-bound operation", dim=U.ONE, bound="fraction", default=Fraction(1), example="0.9"),
             F("memory", Q, "memory capacity", dim=U.DATA, bound="positive", example="80 GB"),
             F("static_power", Q, "power drawn whether busy or not", dim=U.POWER, bound="nonneg", default=Fraction(0), example="100 W"),
             F("power", Q, "board power", dim=U.POWER, bound="nonneg", example="700 W"),
@@ -194,9 +199,18 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("nics", Q, "scale-out NICs per node, on the dc's link; default: one per GPU", dim=U.ONE, bound="count", example="8"),
             F("zero", Q, "ZeRO stage of the data-parallel optimiser, 0 to 3 (1: Megatron's distributed optimizer), over the replicas of a dc", dim=U.ONE, bound="stage", default=Fraction(1), example="3"),
             F("recompute", "enum", "activation recomputation: none, selective (attention scores) or full (each layer's input kept)", choices=RECOMPUTES, default="selective", example="full"),
+            F("recompute_share", Q, "the share of each stage's layers that recompute applies to (Megatron's --recompute-num-layers over a stage's layers, --recompute-method block); the rest store their activations; a param may set it", dim=U.ONE, bound="fraction", default=Fraction(1), example="0.5"),
             F("micro_batch", Q, "sequences in one micro-batch", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
             F("sequence_parallel", "bool", "sequence parallelism beside tp (activations split tp ways)", default=True, example="false"),
-            F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
+            F("compute", "enum", "how the compute is timed: block (the step's FLOPs / (peak x efficiency)) or operations (each operation of a layer by its roofline, GEMMs at the device's size-dependent efficiency, the embedding on the first stage and the LM head on the last)", choices=COMPUTE_MODELS, default="block", example="operations"),
+            F("flash", "bool", "with compute = operations: the attention core is one fused kernel (FlashAttention: the s x s scores never reach memory); false: scores, softmax and dropout each pass through memory", default=True, example="false"),
+            F("gemm_precision", "enum", "with compute = operations: the precision of the linear layers' GEMMs (fp8: at peak_fp8 x efficiency_fp8)", choices=PRECISIONS, default="bf16", example="fp8"),
+            F("attention_precision", "enum", "with compute = operations: the precision of the attention core's GEMMs", choices=PRECISIONS, default="bf16", example="bf16"),
+            F("capacity_factor", Q, "with compute = operations, a MoE model: each expert takes at most capacity_factor x its balanced share of tokens (the rest dropped); default: dropless", dim=U.ONE, bound="ge1", example="1.25"),
+            F("pad_to_capacity", "bool", "with capacity_factor: every expert computes its whole capacity (Megatron's --moe-pad-expert-input-to-capacity)", default=False, example="true"),
+            F("moe_imbalance", Q, "with compute = operations, a MoE model: the most-loaded rank's experts take (1 + moe_imbalance) x the balanced tokens (at most the capacity)", dim=U.ONE, bound="nonneg", default=Fraction(0), example="0.1"),
+            F("grouped_gemm", "bool", "with compute = operations, a MoE model: a rank's experts run as one grouped GEMM; false: one GEMM per expert, each paying gemm_half", default=True, example="false"),
+            F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many; v splits every stage into chunks of whole layers, an uneven end stage as v - 1 chunks of the others' size and one shorter (CT440)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
         ]
     },
     # a variant of the sites: a field here applies to every dc, in a stage named after a dc to

@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, LinkKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.language.enums import Collective, ComputeModel, Counted, Precision, Fabric, InnerSync, JitterKind, LinkKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
 from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Edge, Topology
@@ -116,6 +116,9 @@ class Device(Definition):
     efficiency: Expr | None  # fraction of peak
     mfu: Expr | None = None  # a measured MFU of the inner step: it replaces the training step's timeline
     mem_bw: Expr | None  # B/s; None: no memory roofline for the transform
+    efficiency_fp8: Expr | None = None  # fraction of peak_fp8 for large FP8 GEMMs; None: efficiency
+    gemm_half: Expr | None = None  # FLOP: the GEMM size at half its large-GEMM efficiency (compute = operations); None: 0
+    mem_efficiency: Expr | None = None  # achieved fraction of mem_bw (compute = operations); None: 1
     memory: Expr | None  # B
     static_power: Expr  # W
     power: Expr | None  # W
@@ -247,12 +250,21 @@ class Replica(Definition):
     last_stage_layers: Expr | None = None
     zero: Expr | None = None  # ZeRO stage; None: 1
     recompute: Recompute = Recompute.SELECTIVE
+    recompute_share: Expr | None = None  # the share of a stage's layers `recompute` applies to; None: 1
     micro_batch: Expr | None = None  # sequences; None: 1
     sequence_parallel: bool = True
     virtual_stages: Expr | None = None  # model chunks per pipeline rank (interleaved 1F1B); None: 1
+    compute: ComputeModel = ComputeModel.BLOCK  # how its compute is timed (symbolic/compute_ops.py)
+    flash: bool = True  # the attention core fused (compute = operations)
+    gemm_precision: Precision = Precision.BF16
+    attention_precision: Precision = Precision.BF16
+    capacity_factor: Expr | None = None  # MoE: tokens an expert takes at most, x its balanced share; None: dropless
+    pad_to_capacity: bool = False
+    moe_imbalance: Expr | None = None  # MoE: the most-loaded rank's excess of tokens; None: 0
+    grouped_gemm: bool = True
 
     def __post_init__(self) -> None:
-        freeze(self, spans=frozen_map, recompute=Recompute)
+        freeze(self, spans=frozen_map, recompute=Recompute, compute=ComputeModel, gemm_precision=Precision, attention_precision=Precision)
 
     @property
     def gpus(self) -> Expr:

@@ -77,7 +77,8 @@ def step_table(sol) -> Table:
     for i, r in enumerate(rows):
         step = r.step_time.value
         compute, tr = r.term(ComponentKey.COMPUTE), r.term(ComponentKey.TRANSFORM)
-        cells = [r.name, f"{_f(compute.value)} ({_pct(compute.share)})"]
+        parts = r.of(G.COMPUTE)  # compute, and with compute = operations its memory-bound and end-stage parts
+        cells = [r.name, f"{_f(compute.value)} ({_pct(compute.share)})" if len(parts) == 1 else _share(_sum(parts), step)]
         if has_m:
             mp = r.of(G.MODEL_PARALLEL)
             cells.append(_share(_sum(mp), step) if mp else "-")

@@ -38,7 +38,7 @@ from ctdsl.symbolic.routing import Edge, EdgeTerms, Router
 # an attribute that holds a field in other units than the spec writes it: the field's name
 _WRITTEN = {("scheme", "value_bytes"): "bits", ("link", "energy_per_byte"): "energy_per_bit"}
 # the schema kind of each entity class whose fields the costs read
-_KIND = {"Model": "model", "Device": "device", "Link": "link", "Pluggable": "pluggable", "Switch": "switch", "DataCentre": "dc", "Scheme": "scheme"}
+_KIND = {"Model": "model", "Device": "device", "Link": "link", "Pluggable": "pluggable", "Switch": "switch", "DataCentre": "dc", "Scheme": "scheme", "Replica": "replica"}
 
 
 @dataclass(frozen=True, eq=False)

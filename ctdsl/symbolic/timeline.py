@@ -51,8 +51,10 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.language.components import INNER, ComponentKey, of
+from ctdsl.language.enums import ComputeModel
 from ctdsl.model.entities import Model
 from ctdsl.model import payload as PL
+from ctdsl.symbolic import compute_ops as OPS
 from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import memory as MEM
@@ -129,11 +131,20 @@ def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Com
     # a replica's share of a split batch, in tokens: its FLOPs over the FLOPs per token
     tokens = ctx.field(model, "tokens") if model.batch_tokens is None else whole.split[dc] / ctx.formulas.get(model, "flops_per_token")
     micro = tokens / (tr.b * tr.s)
-    t_c = compute / micro
-    t_r = _recompute(ctx, model, str(rep.recompute), t_c, tr)
-    per_micro: dict[ComponentKey, DimExpr] = {K.COMPUTE: t_c}
-    if t_r != 0:
-        per_micro[K.RECOMPUTE] = t_r
+    if rep.compute is ComputeModel.OPERATIONS:
+        x = OPS.dims(ctx, model, rep, tr.tp, tr.cp, tr.ep, tr.b)
+        sc = OPS.stage_compute(x, OPS.rates(ctx, dev, rep), _stages(ctx, model, rep, tr.pp, stage_layers), str(rep.recompute))
+        per_micro = dict(sc.per_micro)
+        t_r = per_micro.get(K.RECOMPUTE, D.zero(U.TIME))
+        t_c = D.total([v for k, v in per_micro.items() if k is not K.RECOMPUTE], U.TIME)
+    else:
+        t_c = compute / micro
+        t_r = _recompute(ctx, model, str(rep.recompute), t_c, tr)
+        per_micro = {K.COMPUTE: t_c}
+        if t_r != 0:
+            per_micro[K.RECOMPUTE] = t_r
+    if K.RECOMPUTE in per_micro and rep.recompute_share is not None:  # only that share of the layers recomputes
+        t_r = per_micro[K.RECOMPUTE] = per_micro[K.RECOMPUTE] * ctx.field(rep, "recompute_share")
     traffic = [t for t in (tr.tensor(), tr.context(), tr.expert()) if t is not None]
     for t in traffic:
         per_micro[t.kind] = t.time
@@ -156,6 +167,15 @@ def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Com
         comps[K.OPTIMISER] = opt
     window = 2 * t_c / 3 + t_r
     return DcStep(micro, per_micro, comps, window, traffic, tr.pp, tr.v)
+
+
+def _stages(ctx: Context, model: Model, rep, pp: DimExpr, most: DimExpr) -> OPS.Stages:
+    """The layers of the first, last and other pipeline stages (uneven ends as given)."""
+    L = ctx.shape(model, "layers")
+    ends = {k: ctx.q(getattr(rep, k), U.ONE) for k in ("first_stage_layers", "last_stage_layers") if getattr(rep, k) is not None}
+    middle = (L - D.total(list(ends.values()), U.ONE)) / (pp - len(ends)) if ends else L / pp
+    first, last = ends.get("first_stage_layers", middle), ends.get("last_stage_layers", middle)
+    return OPS.Stages(first, last, middle, most, TR.indicator(pp))
 
 
 def _recompute(ctx: Context, model: Model, kind: str, t_c: DimExpr, tr: TR.ReplicaTraffic) -> DimExpr:

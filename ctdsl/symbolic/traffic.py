@@ -163,6 +163,8 @@ class ReplicaTraffic:
         self.dh = sh("head_dim") if PL.has(model, "head_dim") else self.d / self.heads
         self.beta = ctx.field(model, "bytes_per_value")
         self.full = str(rep.recompute) == "full"
+        # with full recomputation the recomputed share of the layers runs its forward's collectives again
+        self.again = (ctx.field(rep, "recompute_share") if rep.recompute_share is not None else D.one()) if self.full else D.zero(U.ONE)
         self.sp_on = rep.sequence_parallel
         self.stage_layers = stage_layers
         self.rate = rate  # the device's FLOP/s: peak x efficiency
@@ -172,10 +174,10 @@ class ReplicaTraffic:
             return None
         link = self.links.for_span(self.tp, "tp")
         size = self.b * (self.s / self.cp) * self.d * self.beta
-        n = 6 if self.full else 4
+        n = 4 + 2 * self.again
         per = self.stage_layers * n * 2 * (self.tp - 1) / self.tp * size
         time = self.stage_layers * n * ring_time(self.tp, size, link, 2)
-        return Traffic(TP, link, per, time, per, time, f"{n} all-reduces of b (s/cp) d beta per layer per micro-batch")
+        return Traffic(TP, link, per, time, per, time, f"{sp.sstr(n.e)} all-reduces of b (s/cp) d beta per layer per micro-batch")
 
     def context(self) -> Traffic | None:
         if self.cp.e == 1:
@@ -198,11 +200,11 @@ class ReplicaTraffic:
         tokens = self.b * self.s / self.cp / (self.tp if self.sp_on else 1)
         size = tokens * self.ctx.shape(self.model, "experts_per_token") * self.d * self.beta
         moe = PL.moe_layers(self.model, self.ctx.formulas) * self.stage_layers / self.L
-        n = 6 if self.full else 4
+        n = 4 + 2 * self.again
         a2a = (self.ep - 1) * link.latency + (self.ep - 1) / self.ep * size / link.bandwidth
         per = moe * n * (self.ep - 1) / self.ep * size
         time = moe * n * a2a
-        return Traffic(EP, link, per, time, per, time, f"{n} all-to-alls of T k d beta per MoE layer per micro-batch")
+        return Traffic(EP, link, per, time, per, time, f"{sp.sstr(n.e)} all-to-alls of T k d beta per MoE layer per micro-batch")
 
     def pipeline(self, micro: DimExpr) -> Traffic | None:
         """Per step, not per micro-batch: (2 v m + 2 (pp - 1)) transfers on the critical path."""
