@@ -224,6 +224,7 @@ class Builder:
             backward=g("overlap") == "backward",
             bucket=g("bucket"),
             fragments=g("fragments"),
+            fragment_layers=g("fragment_layers"),
             delay=g("delay"),
             inner=InnerSync(g("inner") or InnerSync.NONE),
             cost=cost if cost is not None else E.num(S.DEFAULT_COST[payload]),

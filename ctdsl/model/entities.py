@@ -316,6 +316,7 @@ class Scheme(Definition):
     backward: bool = False  # the sync overlaps the backward pass bucket by bucket (`overlap = backward`)
     bucket: Expr | None = None  # B of gradient per bucket (with backward); None: 25 MB
     fragments: Expr | None = None  # Streaming DiLoCo's fragments; None: 1
+    fragment_layers: Expr | None = None  # a fragment's size in layers (F = ceil(L / it)); None: given as `fragments`
     delay: Expr | None = None  # inner steps a sync may take while training goes on; None: 0
     inner: InnerSync = InnerSync.NONE  # who syncs every inner step when H > 1
 

@@ -52,6 +52,7 @@ from ctdsl.language.enums import Collective, InnerSync
 from ctdsl.model.entities import Model, Scheme
 from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic import fragments as FR
 from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.groups import GroupPlan, shards
@@ -198,7 +199,7 @@ class SyncPlan:
         the arguments of each max mean."""
         ctx, s = self.ctx, self.scheme
         period = ctx.field(s, "period")
-        F = ctx.field(s, "fragments") if s.fragments is not None else D.one()
+        F = FR.count(ctx, s, self.model)
         delay = ctx.field(s, "delay") if s.delay is not None else D.zero(U.ONE)
         backward = window if s.backward else D.zero(U.TIME)
         if s.inner is InnerSync.DC:
