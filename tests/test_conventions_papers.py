@@ -53,3 +53,29 @@ def test_fragments_of_n_layers(tmp_path, size, F):
     assert x.syncs[-1].fragments == F
     assert x.step_time.value == pytest.approx(want, rel=1e-12)
     assert y.step_time.value == pytest.approx(want, rel=1e-12)
+
+
+# ---- a given step time ------------------------------------------------------------------------
+
+SYNC = 2 * (1 * US + D / 2 / 1e9)  # a ring all-reduce of D over 2 workers: 2 steps of D / 2
+
+
+def test_a_scheme_states_its_step(tmp_path):
+    """step = 0.8 s is the compute of every step (not 6 P tokens / (peak x efficiency)); the sync
+    follows it as before: 0.8 s + 2 (1 us + D / 2 / 1 GB/s)."""
+    sol = solve(tmp_path, "scheme x { payload = dense; collective = ring_allreduce; step = 0.8 s }\n"
+                "scheme y { payload = dense; collective = ring_allreduce }\n")
+    x, y = sol.schemes["x"], sol.schemes["y"]
+    assert x.step_time.value == pytest.approx(0.8 + SYNC, rel=1e-12)
+    assert y.step_time.value == pytest.approx(COMPUTE + SYNC, rel=1e-12)
+    assert x.utilisation.value == pytest.approx(0.8 / (0.8 + SYNC), rel=1e-12)
+
+
+def test_a_job_states_its_step_and_a_scheme_overrides_it(tmp_path):
+    """`step` on the model is every scheme's compute; a scheme's own step wins. With overlap = true
+    and H = 4: max(step, sync / 4)."""
+    text = HEAD.format(link="").replace("tokens = 10 }", "tokens = 10; step = 150 us }")
+    sol = solve_text(tmp_path, text + "scheme x { payload = dense; collective = ring_allreduce; period = 4; overlap = true }\n"
+                     "scheme y { payload = dense; collective = ring_allreduce; step = 10 us }\n")
+    assert sol.schemes["x"].step_time.value == pytest.approx(max(150 * US, SYNC / 4), rel=1e-12)
+    assert sol.schemes["y"].step_time.value == pytest.approx(10 * US + SYNC, rel=1e-12)

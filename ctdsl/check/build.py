@@ -104,6 +104,7 @@ class Builder:
             shape=shape or None,
             kv_tokens=g("kv_tokens"),
             batch_tokens=g("batch_tokens"),
+            step=g("step"),
             **SH.switches(g),
         )
         self.draft.models[b.name] = SH.counted(model, params, g("flops_per_token"))
@@ -225,6 +226,7 @@ class Builder:
             bucket=g("bucket"),
             fragments=g("fragments"),
             fragment_layers=g("fragment_layers"),
+            step=g("step"),
             delay=g("delay"),
             inner=InnerSync(g("inner") or InnerSync.NONE),
             cost=cost if cost is not None else E.num(S.DEFAULT_COST[payload]),

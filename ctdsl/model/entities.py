@@ -98,6 +98,7 @@ class Model(Definition):
     shape: Mapping[str, Expr] | None  # layers, width, ...; None: the model gives params instead
     kv_tokens: Expr | None  # tokens whose KV cache is handed on; None: not given
     batch_tokens: Expr | None = None  # per step of the whole job, split by compute; None: `tokens` per worker
+    step: Expr | None = None  # s, a given compute time per step (`step = 0.8 s`); None: from the FLOPs
     # how the shape is counted (ctdsl.model.payload): one embedding matrix or two, norm
     # weights counted, gated (3df) or plain (2df) MLPs, causal attention core (c = 1) or not
     tied: bool = False
@@ -316,6 +317,7 @@ class Scheme(Definition):
     backward: bool = False  # the sync overlaps the backward pass bucket by bucket (`overlap = backward`)
     bucket: Expr | None = None  # B of gradient per bucket (with backward); None: 25 MB
     fragments: Expr | None = None  # Streaming DiLoCo's fragments; None: 1
+    step: Expr | None = None  # s, a given step time, compute only (`step = 0.8 s`); None: from the FLOPs
     fragment_layers: Expr | None = None  # a fragment's size in layers (F = ceil(L / it)); None: given as `fragments`
     delay: Expr | None = None  # inner steps a sync may take while training goes on; None: 0
     inner: InnerSync = InnerSync.NONE  # who syncs every inner step when H > 1

@@ -129,9 +129,10 @@ def cost(ctx: Context, scheme: Scheme) -> SchemeCost:
     payload = PL.payload_bytes(scheme, model, ctx.formulas)
     up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
     plan = SyncPlan(ctx, scheme, model, payload, up, dense)
-    compute = C.compute(ctx, model, labels)
+    compute = C.given(ctx, scheme, model, C.compute(ctx, model, labels), labels)
     timeline = None
-    if TL.applies(ctx.spec, model) and not C.measured(ctx):
+    given = scheme.step is not None or model.step is not None
+    if TL.applies(ctx.spec, model) and not C.measured(ctx) and not given:
         timeline = TL.build(ctx, model, compute, plan.gather_time(), labels)
     per_dc = timeline.per_dc if timeline is not None else compute.per_dc
     inner = timeline.inner if timeline is not None else compute.time
