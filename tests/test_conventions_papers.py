@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from solvekit import solve_text
+from solvekit import C, solve_text
 
 US = 1e-6
 P = 4 * (2 * 64**2 + 2 * 64 * 4 * 16 + 3 * 64 * 256) + 2 * 1000 * 64
@@ -79,3 +79,66 @@ def test_a_job_states_its_step_and_a_scheme_overrides_it(tmp_path):
                      "scheme y { payload = dense; collective = ring_allreduce; step = 10 us }\n")
     assert sol.schemes["x"].step_time.value == pytest.approx(max(150 * US, SYNC / 4), rel=1e-12)
     assert sol.schemes["y"].step_time.value == pytest.approx(10 * US + SYNC, rel=1e-12)
+
+
+# ---- latency along a route: per segment, or the route's end-to-end figure once -------------------
+
+SITES = """
+model m {{ params = 1e9; bytes_per_value = 2 B; tokens = 1000 }}
+device g {{ peak = 100 TFLOP/s; efficiency = 1 }}
+link ib {{ bandwidth = 50 GB/s; latency = 10 us; energy_per_bit = 15 pJ/bit }}
+link wan {{ bandwidth = 12.5 GB/s; latency = 20 us; energy_per_bit = 15 pJ/bit; counted = {counted} }}
+switch s {{}}
+dc a {{ workers = 1; device = g; link = ib; switch = s }}
+dc b {{ workers = 1; device = g; link = ib; switch = s }}
+wan a <-> b = wan
+scheme x {{ payload = dense; collective = allgather }}
+"""
+
+
+@pytest.mark.parametrize(
+    "counted, latency, pj",
+    [
+        # a.w0 -> a.s -> b.s -> b.w0: ib, wan, ib: three segments, 10 + 20 + 10 us; energy on each
+        ("transfer", 40 * US, 15 + 15 + 15),
+        # the WAN's figure is the route's end to end (the seed study's 20 us): once, and the ib
+        # segments add neither latency nor energy
+        ("route", 20 * US, 15),
+    ],
+)
+def test_a_cross_site_transfer_under_each_latency_convention(tmp_path, counted, latency, pj):
+    """allgather of two workers in two sites: one step, each sends D = 2 GB to the other across the
+    WAN: latency + 2e9 / 12.5e9 = latency + 0.16 s; energy 2 transfers x 16e9 bits x pj."""
+    sol = solve_text(tmp_path, SITES.format(counted=counted))
+    r = sol.schemes["x"]
+    (ph,) = r.phases
+    assert ph.latency.value == pytest.approx(latency, rel=1e-12)
+    assert ph.time.value == pytest.approx(latency + 0.16, rel=1e-12)
+    assert r.energy_parts["links"].value == pytest.approx(2 * 16e9 * pj * 1e-12, rel=1e-12)
+
+
+# ---- a module's latency: once, in its own time ---------------------------------------------------
+
+MODULE_SPEC = """
+model m {{ params = 1e9; bytes_per_value = 2 B; tokens = 1000 }}
+device g {{ peak = 100 TFLOP/s; efficiency = 1 }}
+link ib {{ bandwidth = 50 GB/s; latency = 10 us }}
+pluggable p {{ port {{ rate = 25 GB/s }}; latency = 1 us; ops = [dct] {counted} }}
+switch s {{}}
+dc a {{ workers = 2; device = g; link = ib; switch = s; pluggable = p }}
+scheme x {{ payload = band; fraction = 1/16; cost = 0 FLOP/B; collective = allgather; at = p }}
+"""
+
+
+@pytest.mark.parametrize("counted, transfer", [("", 10 * US), ("; counted = crossing", 12 * US)])
+def test_module_latency_counted_once(tmp_path, counted, transfer):
+    """w0 -> w0.p -> s -> w1.p -> w1 with a band of D / 16 = 125 MB: once (the default) the
+    transfer pays the ib's 10 us and no module latency (the seed's 10 us); per crossing 1 + 10 + 1
+    = 12 us. The module's own time is D / 25 GB/s + 1 us either way: its latency once."""
+    sol = solve_text(tmp_path, MODULE_SPEC.format(counted=counted))
+    r = sol.schemes["x"]
+    (ph,) = r.phases
+    assert ph.latency.value == pytest.approx(transfer, rel=1e-12)
+    # the stream 125e6 B on the port edge at 25 GB/s is the slowest share: 5 ms
+    assert ph.time.value == pytest.approx(transfer + 125e6 / 25e9, rel=1e-12)
+    assert r.components[C("transform")].value == pytest.approx(2e9 / 25e9 + 1 * US, rel=1e-12)

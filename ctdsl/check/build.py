@@ -23,7 +23,7 @@ from ctdsl.check import shape as SH
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Counted, Fabric, InnerSync, JitterKind, PlacementKind, Recompute, SimLatency
+from ctdsl.language.enums import Counted, ModuleLatency, Fabric, InnerSync, JitterKind, PlacementKind, Recompute, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.units import RATE, format_quantity
@@ -172,6 +172,7 @@ class Builder:
             ops=self._get(b, "ops") or (),
             price=self._get(b, "price"),
             depreciation=self._get(b, "depreciation"),
+            counted=ModuleLatency(self._get(b, "counted") or ModuleLatency.ONCE),  # None: written wrong, reported (CT108)
         )
 
     def _variant(self, b: MergedBlock) -> None:

@@ -47,6 +47,14 @@ class Counted(StrEnum):
 
     TRANSFER = "transfer"  # once per segment: a run of consecutive edges of the link, end to end
     HOP = "hop"  # once per edge crossed
+    ROUTE = "route"  # the route's end-to-end figure: once per transfer that crosses the link, in place of every link's on its route
+
+
+class ModuleLatency(StrEnum):
+    """How a pluggable module's latency is charged (docs/cost-model.md, "Conventions a paper states")."""
+
+    ONCE = "once"  # once, in the module's own time (its stream's pipeline fill); a port crossing adds none
+    CROSSING = "crossing"  # at every crossing of a module's port too
 
 
 class Fabric(StrEnum):

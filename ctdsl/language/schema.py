@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, Overlap, Recompute, Operation, Payload, SimLatency, TransformCharge
+from ctdsl.language.enums import ModuleLatency, Collective, Counted, Fabric, InnerSync, JitterKind, Overlap, Recompute, Operation, Payload, SimLatency, TransformCharge
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -19,6 +19,7 @@ PAYLOADS = tuple(Payload)
 COLLECTIVES = tuple(Collective)
 JITTER_KINDS = tuple(JitterKind)
 COUNTED = tuple(Counted)
+MODULE_LATENCIES = tuple(ModuleLatency)
 SIM_LATENCIES = tuple(SimLatency)
 FABRICS = tuple(Fabric)
 RECOMPUTES = tuple(Recompute)
@@ -127,7 +128,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("bandwidth", Q, "bandwidth, one direction", dim=U.RATE, bound="positive", required=True, example="50 GB/s"),
             F("latency", Q, "latency, charged as `counted` says", dim=U.TIME, bound="nonneg", required=True, example="10 us"),
             F("energy_per_bit", Q, "energy per bit, charged as `counted` says", dim=U.ENERGY_PER_DATA, bound="nonneg", default=Fraction(0), example="15 pJ/bit"),
-            F("counted", "enum", "latency and energy per bit once per transfer (end to end over consecutive edges of the link) or per hop (every edge)", choices=COUNTED, default="transfer", example="hop"),
+            F("counted", "enum", "latency and energy per bit once per transfer (end to end over consecutive edges of the link), per hop (every edge), or route: the figure is the whole route's, end to end, paid once by a transfer that crosses the link in place of every link's on its route", choices=COUNTED, default="transfer", example="hop"),
             F("distance", Q, "length of the link", dim=U.LENGTH, bound="positive", example="800 km"),
             F("load", Q, "background utilisation rho of the link, in [0, 1)", dim=U.ONE, bound="utilisation", example="0.5"),
             F("transfer", Q, "size of one background transfer", dim=U.DATA, bound="positive", example="1 GB"),
@@ -137,7 +138,8 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
     "pluggable": {
         f.name: f
         for f in [
-            F("latency", Q, "latency of the module", dim=U.TIME, bound="nonneg", default=Fraction(0), example="1 us"),
+            F("latency", Q, "latency of the module: the fill of its pipelined stages, charged as `counted` says", dim=U.TIME, bound="nonneg", default=Fraction(0), example="1 us"),
+            F("counted", "enum", "its latency once, in its own time (the transform's stream through it; a port crossing adds none: the link's end-to-end figure holds it), or at every crossing of its port too", choices=MODULE_LATENCIES, default="once", example="crossing"),
             F("power", Q, "power of the module", dim=U.POWER, bound="nonneg", default=Fraction(0), example="5 W"),
             F("ops", "ops", "operations the module can do", required=True, example="[fft, dct, mac, add]"),
             F("price", Q, "price of one module, spread over its depreciation", dim=U.MONEY, bound="nonneg", example="800 USD"),

@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, LinkKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.language.enums import Collective, Counted, ModuleLatency, Fabric, InnerSync, JitterKind, LinkKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
 from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Edge, Topology
@@ -170,9 +170,10 @@ class Pluggable(Definition):
     ops: tuple[Operation, ...]
     price: Expr | None = None  # USD per module, spread over depreciation; None: not priced
     depreciation: Expr | None = None  # s; None: the device's
+    counted: ModuleLatency = ModuleLatency.ONCE  # its latency once (in its own time), or at every port crossing too
 
     def __post_init__(self) -> None:
-        freeze(self, spans=frozen_map, stages=frozen_map, ops=operations)
+        freeze(self, spans=frozen_map, stages=frozen_map, ops=operations, counted=ModuleLatency)
 
     @property
     def line_rate(self) -> Expr:
