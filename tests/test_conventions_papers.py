@@ -142,3 +142,53 @@ def test_module_latency_counted_once(tmp_path, counted, transfer):
     # the stream 125e6 B on the port edge at 25 GB/s is the slowest share: 5 ms
     assert ph.time.value == pytest.approx(transfer + 125e6 / 25e9, rel=1e-12)
     assert r.components[C("transform")].value == pytest.approx(2e9 / 25e9 + 1 * US, rel=1e-12)
+
+
+# ---- bytes to target ------------------------------------------------------------------------------
+
+BYTES = """
+model m { params = 1e9; bytes_per_value = 2 B; tokens = 1000 }
+device g { peak = 100 TFLOP/s; efficiency = 1 }
+link ib { bandwidth = 50 GB/s; latency = 10 us }
+link wan { bandwidth = 12.5 GB/s; latency = 20 us }
+switch s {}
+dc a { workers = 2; device = g; link = ib; switch = s }
+dc b : a {}
+wan a <-> b = wan
+scheme dense { payload = dense; collective = hier_allreduce; steps = 1000 }
+scheme diloco : dense { period = 100; steps = 1200 }
+scheme fp4 : diloco { payload = quantise; bits = 4 b; fragments = 4; delay = 1 }
+baseline dense
+"""
+
+
+def test_bytes_to_target_dense_diloco_fp4_streaming(tmp_path):
+    """hier_allreduce over 2 dcs of L = 2 workers, payload c per sync:
+    a worker sends c / 2 (reduce-scatter, L - 1 = 1 step of c / L) + 2 x c / 4 (all-reduce of its
+    shard across N_dc = 2 dcs: 2 (N_dc - 1) = 2 steps of c / (L N_dc)) + c / 2 (all-gather) = 1.5 c.
+      dense:  c = 2 GB, every step, 1000 steps: 1000 x 3 GB = 3e12 B
+      diloco: c = 2 GB every 100 steps, 1200 steps: 12 syncs x 3 GB = 3.6e10 B
+      fp4:    c = 1e9 x 4 bits = 0.5 GB (4 fragments of 1/4, each every 100 steps: the whole
+              payload per 100 steps), 1200 steps: 12 x 0.75 GB = 9e9 B
+    The WAN: each of the 2 workers of a dc sends 2 x c / 4 across per sync, both ways: 2 dcs x 2
+    workers x c / 2 = 2 c per sync on the WAN links: dense 1000 x 4e9, diloco 12 x 4e9, fp4 12 x 1e9."""
+    sol = solve_text(tmp_path, BYTES)
+    got = {n: sol.schemes[n].bytes_to_target.value for n in ("dense", "diloco", "fp4")}
+    assert got == pytest.approx({"dense": 3e12, "diloco": 3.6e10, "fp4": 9e9}, rel=1e-12)
+    wan = {n: sol.schemes[n].class_bytes_to_target["wan"].value for n in ("dense", "diloco", "fp4")}
+    assert wan == pytest.approx({"dense": 4e12, "diloco": 4.8e10, "fp4": 1.2e10}, rel=1e-12)
+    # the ratios papers quote: DiLoCo 3e12 / 3.6e10 = 83.3x fewer bytes, FP4 streaming 333.3x
+    table = next(t for t in sol_tables(sol) if t.title == "Time and energy to target")
+    assert table.header[-2:] == ["bytes to target", "bytes vs dense"]
+    rows = {row[0]: row for row in table.rows}
+    assert rows["diloco"][-1] == f"{3.6e10 / 3e12:.2f}x" and rows["fp4"][-1] == f"{9e9 / 3e12:.2f}x"
+    data = sol.to_json()
+    fp4 = next(s for s in data["schemes"] if s["name"] == "fp4")
+    assert fp4["bytes_to_target"] == pytest.approx(9e9, rel=1e-12)
+    assert fp4["link_bytes_to_target"]["wan"] == pytest.approx(1.2e10, rel=1e-12)
+
+
+def sol_tables(sol):
+    from ctdsl.report.tables import target_table
+
+    return [target_table(sol)]
