@@ -23,7 +23,7 @@ from ctdsl.check import shape as SH
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Counted, ModuleLatency, Fabric, InnerSync, JitterKind, PlacementKind, Recompute, SimLatency
+from ctdsl.language.enums import Counted, FragmentOrder, Readiness, ModuleLatency, Fabric, InnerSync, JitterKind, PlacementKind, Recompute, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.units import RATE, format_quantity
@@ -227,6 +227,8 @@ class Builder:
             bucket=g("bucket"),
             fragments=g("fragments"),
             fragment_layers=g("fragment_layers"),
+            ready=Readiness(g("ready") or Readiness.STEP),
+            fragment_order=FragmentOrder(g("fragment_order") or FragmentOrder.STRIDED),
             step=g("step"),
             delay=g("delay"),
             inner=InnerSync(g("inner") or InnerSync.NONE),

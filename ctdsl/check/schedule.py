@@ -7,7 +7,7 @@ At the params' defaults (docs/cost-model.md, "The training step"):
 - `bucket` applies only to a sync that overlaps the backward pass (CT113);
 - a scheme syncs at most one fragment per step: fragments <= H (CT435);
 - `fragment_layers` sizes the fragments in layers: it needs the model's layers and
-  says what `fragments` would (CT123);
+  says what `fragments` would (CT123); so does `ready = layer` (CT124);
 - `inner = dc` needs dcs of replicas (a dc's replicas are its data-parallel group),
   a sync period H > 1 and a hierarchical collective, whose across-dc phase it keeps
   (CT436).
@@ -19,7 +19,7 @@ import math
 
 from ctdsl.check.draft import Draft
 from ctdsl.diagnostics import DiagnosticSink, Label
-from ctdsl.language.enums import InnerSync
+from ctdsl.language.enums import InnerSync, Readiness
 from ctdsl.model import expr as E
 
 HIERARCHICAL = ("hier_allreduce", "hier_allgather")
@@ -37,6 +37,14 @@ def check_schedules(draft: Draft, sink: DiagnosticSink) -> None:
         fragments = _value(s.fragments, env) or 1
         if s.fragment_layers is not None:
             fragments = _fragments_of_layers(draft, s, env, sink) or fragments
+        if s.ready is Readiness.LAYER and not _has_layers(draft, s):
+            sink.error(
+                "CT124",
+                f"scheme '{s.name}': ready = layer needs the layers of model '{s.model}', which gives none",
+                span("ready"),
+                label="per layer",
+                help="give the model's shape (layers, width, ...), or remove ready (the fragments are then ready at the step's end)",
+            )
         delay = _value(s.delay, env) or 0
         if s.overlap:
             for key, on in (("fragments", fragments > 1), ("delay", delay > 0), ("inner", s.inner is InnerSync.DC)):
@@ -73,6 +81,11 @@ def check_schedules(draft: Draft, sink: DiagnosticSink) -> None:
                 why = f"collective {s.collective} has no phase across dcs to keep: use hier_allreduce or hier_allgather"
             if why is not None:
                 sink.error("CT436", f"scheme '{s.name}': inner = dc cannot apply: {why}", span("inner"), help="remove inner, or " + ("set period = H" if period <= 1 else "change what it names"))
+
+
+def _has_layers(draft: Draft, s) -> bool:
+    model = draft.models.get(s.model)
+    return model is not None and bool(model.shape) and model.shape.get("layers") is not None
 
 
 def _fragments_of_layers(draft: Draft, s, env, sink: DiagnosticSink) -> float | None:

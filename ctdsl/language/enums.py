@@ -94,6 +94,20 @@ class InnerSync(StrEnum):
     DC = "dc"  # each dc's replicas are one data-parallel group: a dense sync inside the dc every step
 
 
+class Readiness(StrEnum):
+    """When a Streaming DiLoCo fragment's outer gradient is ready to sync (symbolic/readiness.py)."""
+
+    STEP = "step"  # at the end of the step's compute: the worst case
+    LAYER = "layer"  # when the backward pass has passed the fragment's layers
+
+
+class FragmentOrder(StrEnum):
+    """Which layers a Streaming DiLoCo fragment holds (symbolic/readiness.py)."""
+
+    STRIDED = "strided"  # fragment j: layers j, j + F, j + 2F, ...
+    SEQUENTIAL = "sequential"  # fragment j: layers (j - 1) n + 1 .. j n
+
+
 class TransformCharge(StrEnum):
     """How a transform on the GPU is charged: by the roofline, or by its FLOPs alone."""
 

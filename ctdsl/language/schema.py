@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import ModuleLatency, Collective, Counted, Fabric, InnerSync, JitterKind, Overlap, Recompute, Operation, Payload, SimLatency, TransformCharge
+from ctdsl.language.enums import FragmentOrder, Readiness, ModuleLatency, Collective, Counted, Fabric, InnerSync, JitterKind, Overlap, Recompute, Operation, Payload, SimLatency, TransformCharge
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -20,6 +20,8 @@ COLLECTIVES = tuple(Collective)
 JITTER_KINDS = tuple(JitterKind)
 COUNTED = tuple(Counted)
 MODULE_LATENCIES = tuple(ModuleLatency)
+READINESS = tuple(Readiness)
+FRAGMENT_ORDERS = tuple(FragmentOrder)
 SIM_LATENCIES = tuple(SimLatency)
 FABRICS = tuple(Fabric)
 RECOMPUTES = tuple(Recompute)
@@ -236,6 +238,8 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("bucket", Q, "gradient bytes per bucket of a sync that overlaps the backward pass (a GPU's dense gradient shard is cut into ceil(shard / bucket) buckets; PyTorch DDP's default 25 MB)", dim=U.DATA, bound="positive", default=Fraction(25_000_000), example="40 MB"),
             F("fragments", Q, "Streaming DiLoCo: the model synced in F fragments, each every H steps on its own staggered schedule (one fragment sync every H / F steps)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
             F("fragment_layers", Q, "Streaming DiLoCo: a fragment's size in layers (the papers' \"fragments of 3 layers\"), instead of fragments: F = ceil(layers / fragment_layers); needs the model's shape", dim=U.ONE, bound="count", example="3"),
+            F("ready", "enum", "when a fragment's outer gradient is ready to sync: step (at the end of the step's compute, the worst case) or layer (once the backward pass has passed its layers, as the Streaming DiLoCo paper's simulator schedules it); needs the model's layers", choices=READINESS, default="step", example="layer"),
+            F("fragment_order", "enum", "which layers a fragment holds: strided (fragment j: layers j, j + F, ..., the paper's) or sequential (a run of consecutive layers); matters with ready = layer", choices=FRAGMENT_ORDERS, default="strided", example="sequential"),
             F("delay", Q, "inner steps a sync may take while training goes on (Streaming DiLoCo's overlap tau; 1: one-step delayed updates); only what outlasts them is exposed", dim=U.ONE, bound="nonneg", default=Fraction(0), example="5"),
             F("inner", "enum", "with period H > 1: none (every replica is a DiLoCo worker: the whole sync every H steps) or dc (each dc's replicas are one data-parallel group that syncs the dense gradient inside the dc every step; across dcs every H steps)", choices=INNER_SYNCS, default="none", example="dc"),
             F("overhead", Q, "fixed time per sync: software, kernel launches, pipeline fill", dim=U.TIME, bound="nonneg", default=Fraction(0), example="2 ms"),

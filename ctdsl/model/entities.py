@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, Counted, ModuleLatency, Fabric, InnerSync, JitterKind, LinkKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.language.enums import Collective, Counted, FragmentOrder, Readiness, ModuleLatency, Fabric, InnerSync, JitterKind, LinkKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
 from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Edge, Topology
@@ -319,12 +319,14 @@ class Scheme(Definition):
     bucket: Expr | None = None  # B of gradient per bucket (with backward); None: 25 MB
     fragments: Expr | None = None  # Streaming DiLoCo's fragments; None: 1
     step: Expr | None = None  # s, a given step time, compute only (`step = 0.8 s`); None: from the FLOPs
+    ready: Readiness = Readiness.STEP  # when a fragment's outer gradient is ready: the step's end, or its layers'
+    fragment_order: FragmentOrder = FragmentOrder.STRIDED  # the layers a fragment holds
     fragment_layers: Expr | None = None  # a fragment's size in layers (F = ceil(L / it)); None: given as `fragments`
     delay: Expr | None = None  # inner steps a sync may take while training goes on; None: 0
     inner: InnerSync = InnerSync.NONE  # who syncs every inner step when H > 1
 
     def __post_init__(self) -> None:
-        freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge, inner=InnerSync)
+        freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge, inner=InnerSync, ready=Readiness, fragment_order=FragmentOrder)
 
 
 
