@@ -291,3 +291,41 @@ def test_the_simulation_releases_fragments_per_layer(tmp_path, ready, order):
     want = COMPUTE + sum(max(0.0, tau - h * W) for h in hidden) / 4
     assert p.free_step == pytest.approx(want, rel=1e-12)
     assert r.step == pytest.approx(want, rel=1e-9)
+
+
+# ---- bucket rules ----------------------------------------------------------------------------------
+
+
+def fifo(releases: list[float], tau: float) -> float:
+    """When the last of buckets released at `releases` ends on one first-in first-out link, each taking tau."""
+    t = 0.0
+    for r in releases:
+        t = max(t, r) + tau
+    return t
+
+
+@pytest.mark.parametrize("bandwidth", [1e9, 100e9])
+def test_one_bucket_per_layer(tmp_path, bandwidth):
+    """bucket = layer: the 4-layer model's gradient in 4 buckets, one as the backward pass passes each
+    layer, at W / 4, 2 W / 4, 3 W / 4 and W; each a ring all-reduce of D / 4 over 2 workers, 2 steps of
+    1 us + D / 8 / b. The step waits for what the FIFO link still has to do after W."""
+    text = HEAD.format(link="").replace("bandwidth = 1 GB/s", f"bandwidth = {bandwidth / 1e9:g} GB/s")
+    sol = solve_text(tmp_path, text + "scheme x { payload = dense; collective = ring_allreduce; overlap = backward; bucket = layer }\n")
+    r = sol.schemes["x"]
+    tau = 2 * (1 * US + D / 8 / bandwidth)
+    exposed = fifo([W * k / 4 for k in range(1, 5)], tau) - W
+    assert r.syncs[0].buckets == 4
+    assert r.step_time.value == pytest.approx(COMPUTE + exposed, rel=1e-12)
+
+
+def test_a_child_scheme_drops_an_inherited_bucket(tmp_path):
+    """bucket = none in a scheme that extends one with a bucket: the base's 40 MB no longer applies, so
+    the child can leave the backward pass (no CT113), or keep it with the default 25 MB."""
+    sol = solve(tmp_path, "scheme a { payload = dense; collective = ring_allreduce; overlap = backward; bucket = layer }\n"
+                "scheme b : a { overlap = false; bucket = none }\n"
+                "scheme c : a { bucket = none }\n")
+    b, c = sol.schemes["b"], sol.schemes["c"]
+    assert b.step_time.value == pytest.approx(COMPUTE + SYNC, rel=1e-12)  # in series: compute, then the sync
+    # the default 25 MB: ceil(780,288 / 25e6) = 1 bucket, released at W: the whole sync after the backward pass
+    assert c.syncs[0].buckets == 1
+    assert c.step_time.value == pytest.approx(COMPUTE + SYNC, rel=1e-12)

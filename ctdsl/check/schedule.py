@@ -37,14 +37,15 @@ def check_schedules(draft: Draft, sink: DiagnosticSink) -> None:
         fragments = _value(s.fragments, env) or 1
         if s.fragment_layers is not None:
             fragments = _fragments_of_layers(draft, s, env, sink) or fragments
-        if s.ready is Readiness.LAYER and not _has_layers(draft, s):
-            sink.error(
-                "CT124",
-                f"scheme '{s.name}': ready = layer needs the layers of model '{s.model}', which gives none",
-                span("ready"),
-                label="per layer",
-                help="give the model's shape (layers, width, ...), or remove ready (the fragments are then ready at the step's end)",
-            )
+        for key, on in (("ready", s.ready is Readiness.LAYER), ("bucket", s.bucket_per_layer)):
+            if on and not _has_layers(draft, s):
+                sink.error(
+                    "CT124",
+                    f"scheme '{s.name}': {key} = layer needs the layers of model '{s.model}', which gives none",
+                    span(key),
+                    label="per layer",
+                    help="give the model's shape (layers, width, ...), or " + ("remove ready (the fragments are then ready at the step's end)" if key == "ready" else "give the bucket as a size: bucket = 25 MB"),
+                )
         delay = _value(s.delay, env) or 0
         if s.overlap:
             for key, on in (("fragments", fragments > 1), ("delay", delay > 0), ("inner", s.inner is InnerSync.DC)):

@@ -28,6 +28,9 @@ RECOMPUTES = tuple(Recompute)
 OVERLAPS = tuple(Overlap)
 INNER_SYNCS = tuple(InnerSync)
 
+# fields a block that extends another may drop with `KEY = none` (its own default holds again)
+DROPPABLE = {("scheme", "bucket")}
+
 # fields that were renamed: (kind, old name) -> the help line the checker gives (CT104)
 RENAMED = {
     ("switch", "rate"): "rate is now total_rate (all the streams it takes in at once, shared) or stream_rate (each stream's own)",
@@ -64,6 +67,7 @@ class FieldSpec:
     refs: tuple[str, ...] = ()  # for ref: the kinds it may name
     choices: tuple[str, ...] = ()  # for enum
     example: str = ""
+    words: tuple[str, ...] = ()  # for quantity: words it also takes instead of a quantity (`bucket = layer`)
 
 
 def F(name, type, doc, **kw) -> FieldSpec:
@@ -235,7 +239,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("steps", Q, "steps to the target loss", dim=U.ONE, bound="positive", example="12000"),
             F("step", Q, "a given compute time of one training step (compute only, \"the step takes 0.8 s\"): the inner step is this one block, in place of the model's FLOPs over peak x efficiency; the syncs are added as usual", dim=U.TIME, bound="positive", example="0.8 s"),
             F("overlap", "enum", "what the sync overlaps: false (it follows the compute), true (it runs alongside the next H steps: max(compute, sync / H)) or backward (bucket by bucket with the backward pass of the step's last micro-batch)", choices=OVERLAPS, default="false", example="backward"),
-            F("bucket", Q, "gradient bytes per bucket of a sync that overlaps the backward pass (a GPU's dense gradient shard is cut into ceil(shard / bucket) buckets; PyTorch DDP's default 25 MB)", dim=U.DATA, bound="positive", default=Fraction(25_000_000), example="40 MB"),
+            F("bucket", Q, "gradient bytes per bucket of a sync that overlaps the backward pass (a GPU's dense gradient shard is cut into ceil(shard / bucket) buckets; PyTorch DDP's default 25 MB); layer: one bucket per layer the GPU holds; none (in a scheme that extends another): drop the bucket it inherits", dim=U.DATA, bound="positive", default=Fraction(25_000_000), example="40 MB", words=("layer",)),
             F("fragments", Q, "Streaming DiLoCo: the model synced in F fragments, each every H steps on its own staggered schedule (one fragment sync every H / F steps)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
             F("fragment_layers", Q, "Streaming DiLoCo: a fragment's size in layers (the papers' \"fragments of 3 layers\"), instead of fragments: F = ceil(layers / fragment_layers); needs the model's shape", dim=U.ONE, bound="count", example="3"),
             F("ready", "enum", "when a fragment's outer gradient is ready to sync: step (at the end of the step's compute, the worst case) or layer (once the backward pass has passed its layers, as the Streaming DiLoCo paper's simulator schedules it); needs the model's layers", choices=READINESS, default="step", example="layer"),

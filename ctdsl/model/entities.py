@@ -317,6 +317,7 @@ class Scheme(Definition):
     transform_charge: TransformCharge | None = None  # on the GPU; None: the device's
     backward: bool = False  # the sync overlaps the backward pass bucket by bucket (`overlap = backward`)
     bucket: Expr | None = None  # B of gradient per bucket (with backward); None: 25 MB
+    bucket_per_layer: bool = False  # `bucket = layer`: one bucket per layer the GPU holds
     fragments: Expr | None = None  # Streaming DiLoCo's fragments; None: 1
     step: Expr | None = None  # s, a given step time, compute only (`step = 0.8 s`); None: from the FLOPs
     ready: Readiness = Readiness.STEP  # when a fragment's outer gradient is ready: the step's end, or its layers'

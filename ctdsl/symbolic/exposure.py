@@ -226,8 +226,7 @@ class SyncPlan:
             return Sync(name, phases, every, None, D.one(), None, F, slack, window)
         B = D.one()
         if window != 0:
-            bucket = self.ctx.field(self.scheme, "bucket")
-            B = D.ceiling(self.dense * C.shard(self.ctx, self.model) / (F * bucket))
+            B = self._buckets(F)
         one = tuple(phases_of(1 / (F * B)))
         tau = _sum(one)
         layered = self._layered(F, backward)
@@ -245,6 +244,16 @@ class SyncPlan:
             labels.setdefault(keep_up.e, "the link carrying every sync (they queue)")
             exposed = D.emax(exposed, keep_up)
         return Sync(name, phases, every, exposed, B, tau, F, slack, window, one, early)
+
+    def _buckets(self, F: DimExpr) -> DimExpr:
+        """B per fragment: ceil(shard / bucket), or with `bucket = layer` one a layer the GPU holds,
+        ceil(L tp shard / F) (L / pp with even stages, the largest stage's layers with uneven ones)."""
+        ctx, s = self.ctx, self.scheme
+        shard = C.shard(ctx, self.model)
+        if s.bucket_per_layer:
+            tp = ctx.q(ctx.spec.replica.tp, U.ONE) if ctx.spec.has_replicas else D.one()
+            return D.ceiling(ctx.shape(self.model, "layers") * tp * shard / F)
+        return D.ceiling(self.dense * shard / (F * ctx.field(s, "bucket")))
 
     def _layered(self, F: DimExpr, backward: DimExpr | None):
         """(L, F, order) where the scheme's fragments are ready per layer (`ready = layer`, several
