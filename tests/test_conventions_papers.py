@@ -329,3 +329,35 @@ def test_a_child_scheme_drops_an_inherited_bucket(tmp_path):
     # the default 25 MB: ceil(780,288 / 25e6) = 1 bucket, released at W: the whole sync after the backward pass
     assert c.syncs[0].buckets == 1
     assert c.step_time.value == pytest.approx(COMPUTE + SYNC, rel=1e-12)
+
+
+# ---- the utilisation-target table of docs/cost-model.md ---------------------------------------------
+
+PAPER_SPEC = "tests/data/paper_conventions.ct"
+SCHEMES = ("dp", "diloco", "streaming", "overlapped", "fp4")
+SIZES = (("1b", "1B"), ("10b", "10B"), ("100b", "100B"))
+
+
+def paper_table(sol) -> str:
+    """The docs table: a row per model and scheme, a column per utilisation target."""
+    from ctdsl import units as U
+
+    cells = {}
+    for t in sol.targets:
+        cells[(t.scheme, f"{t.target:g}")] = U.format_quantity(t.roots[0].value, t.dim) if t.roots else "never in range"
+    lines = ["| model | scheme | CU 0.5 | CU 0.8 | CU 0.9 | CU 0.95 | CU 0.99 |", "|---|---|---|---|---|---|---|"]
+    for key, size in SIZES:
+        for s in SCHEMES:
+            row = [cells[(f"{s}_{key}", u)] for u in ("0.5", "0.8", "0.9", "0.95", "0.99")]
+            lines.append(f"| {size} | {s} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def test_the_paper_conventions_table_in_the_docs_is_true():
+    """docs/cost-model.md's table of 15 rows by 5 targets is what `ctdsl solve` gives for the one spec
+    (tests/data/paper_conventions.ct), every assumption stated in it."""
+    from solvekit import ROOT, solve_file
+
+    text = (ROOT / "docs" / "cost-model.md").read_text(encoding="utf-8")
+    block = text[text.index("<!-- paper conventions table -->") + len("<!-- paper conventions table -->"):text.index("<!-- end paper conventions table -->")]
+    assert block.strip() == paper_table(solve_file(PAPER_SPEC))
