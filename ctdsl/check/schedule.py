@@ -98,7 +98,7 @@ def _fragments_of_layers(draft: Draft, s, env, sink: DiagnosticSink) -> float | 
             f"scheme '{s.name}' gives both fragments and fragment_layers",
             where,
             secondary=(Label(s.spans["fragments"], "fragments given here"),),
-            help="give the fragments as a count (fragments = F) or as a size in layers (fragment_layers = n), not both",
+            help="give one: the fragments as a count, fragments = 4, or as a size in layers, fragment_layers = 3",
         )
         return None
     model = draft.models.get(s.model)
@@ -109,7 +109,7 @@ def _fragments_of_layers(draft: Draft, s, env, sink: DiagnosticSink) -> float | 
             f"scheme '{s.name}': fragment_layers needs the layers of model '{s.model}', which gives none",
             where,
             label="a size in layers",
-            help="give the model's shape (layers, width, ...), or the fragments as a count: fragments = F",
+            help="give the model's shape (layers, width, ...), or the fragments as a count: fragments = 4",
         )
         return None
     L, n = _value(layers, env), _value(s.fragment_layers, env)
