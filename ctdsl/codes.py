@@ -62,6 +62,8 @@ _TABLE = [
     Code("CT120", "fit-needs-one-observation", "a fit on a scenario with no observation, or with several"),
     Code("CT121", "fit-param-not-free", "a fit of a param without a range, of a count (a whole number), or of one a scenario sets"),
     Code("CT122", "second-fit", "a second fit statement: a spec fits one param"),
+    Code("CT123", "fragment-size", "fragment_layers on a scheme whose model gives no layers, or beside fragments"),
+    Code("CT124", "per-layer-without-layers", "ready = layer or bucket = layer on a scheme whose model gives no layers"),
     Code("CT130", "bad-search", "a design search that cannot be posed: an objective that is not a weighted sum of time, energy, cost and co2e, cost or CO2e where nothing is priced, a param without a range, a scheme without steps, a Pareto front of other than 2 or 3 objectives"),
     # units and dimensions
     Code("CT201", "dimension-mismatch", "quantities of different dimensions added, subtracted or compared by min or max"),

@@ -116,7 +116,7 @@ def test_the_reports_figure_is_the_sweep_figure_without_its_notes(reports):
 
 def test_markdown_tables(reports):
     md = reports["md"]
-    assert "| scheme | steps | step | time to target | energy to target | time vs adamw |" in md
+    assert "| scheme | steps | step | time to target | energy to target | time vs adamw | bytes to target | across sites | across sites vs adamw |" in md
     assert "| band_ring | 11500 | 18.81 s | **60.08 h** |" in md
     assert "```latex\nb_{\\mathrm{WAN}}^{*} =" in md
 

@@ -23,7 +23,7 @@ from ctdsl.check import shape as SH
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Collective, ComputeModel, Counted, Precision, Fabric, Payload, InnerSync, JitterKind, PlacementKind, Recompute, SimLatency
+from ctdsl.language.enums import Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, ModuleLatency, Payload, PlacementKind, Precision, Readiness, Recompute, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.units import RATE, format_quantity
@@ -133,6 +133,7 @@ class Builder:
             shape=shape or None,
             kv_tokens=g("kv_tokens"),
             batch_tokens=g("batch_tokens"),
+            step=g("step"),
             **SH.switches(g),
         )
         self.draft.models[b.name] = SH.counted(model, params, g("flops_per_token"))
@@ -200,6 +201,7 @@ class Builder:
             ops=self._get(b, "ops") or (),
             price=self._get(b, "price"),
             depreciation=self._get(b, "depreciation"),
+            counted=ModuleLatency(self._get(b, "counted") or ModuleLatency.ONCE),  # None: written wrong, reported (CT108)
         )
 
     def _variant(self, b: MergedBlock) -> None:
@@ -251,8 +253,13 @@ class Builder:
             steps=g("steps"),
             overlap=g("overlap") == "true",
             backward=g("overlap") == "backward",
-            bucket=g("bucket"),
+            bucket=None if g("bucket") == "layer" else g("bucket"),
+            bucket_per_layer=g("bucket") == "layer",
             fragments=g("fragments"),
+            fragment_layers=g("fragment_layers"),
+            ready=Readiness(g("ready") or Readiness.STEP),
+            fragment_order=FragmentOrder(g("fragment_order") or FragmentOrder.STRIDED),
+            step=g("step"),
             delay=g("delay"),
             inner=InnerSync(g("inner") or InnerSync.NONE),
             cost=cost if cost is not None else E.num(S.DEFAULT_COST[payload]),

@@ -47,6 +47,14 @@ class Counted(StrEnum):
 
     TRANSFER = "transfer"  # once per segment: a run of consecutive edges of the link, end to end
     HOP = "hop"  # once per edge crossed
+    ROUTE = "route"  # the route's end-to-end figure: once per transfer that crosses the link, in place of every link's on its route
+
+
+class ModuleLatency(StrEnum):
+    """How a pluggable module's latency is charged (docs/cost-model.md, "Conventions a paper states")."""
+
+    ONCE = "once"  # once, in the module's own time (its stream's pipeline fill); a port crossing adds none
+    CROSSING = "crossing"  # at every crossing of a module's port too
 
 
 class Fabric(StrEnum):
@@ -98,6 +106,20 @@ class InnerSync(StrEnum):
 
     NONE = "none"  # every replica (worker) is a DiLoCo worker: the whole collective every H steps
     DC = "dc"  # each dc's replicas are one data-parallel group: a dense sync inside the dc every step
+
+
+class Readiness(StrEnum):
+    """When a Streaming DiLoCo fragment's outer gradient is ready to sync (symbolic/readiness.py)."""
+
+    STEP = "step"  # at the end of the step's compute: the worst case
+    LAYER = "layer"  # when the backward pass has passed the fragment's layers
+
+
+class FragmentOrder(StrEnum):
+    """Which layers a Streaming DiLoCo fragment holds (symbolic/readiness.py)."""
+
+    STRIDED = "strided"  # fragment j: layers j, j + F, j + 2F, ...
+    SEQUENTIAL = "sequential"  # fragment j: layers (j - 1) n + 1 .. j n
 
 
 class TransformCharge(StrEnum):

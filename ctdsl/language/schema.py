@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, ComputeModel, Counted, Precision, Fabric, InnerSync, JitterKind, Overlap, Recompute, Operation, Payload, SimLatency, TransformCharge
+from ctdsl.language.enums import Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, ModuleLatency, Operation, Overlap, Payload, Precision, Readiness, Recompute, SimLatency, TransformCharge
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -19,6 +19,9 @@ PAYLOADS = tuple(Payload)
 COLLECTIVES = tuple(Collective)
 JITTER_KINDS = tuple(JitterKind)
 COUNTED = tuple(Counted)
+MODULE_LATENCIES = tuple(ModuleLatency)
+READINESS = tuple(Readiness)
+FRAGMENT_ORDERS = tuple(FragmentOrder)
 SIM_LATENCIES = tuple(SimLatency)
 FABRICS = tuple(Fabric)
 RECOMPUTES = tuple(Recompute)
@@ -26,6 +29,9 @@ COMPUTE_MODELS = tuple(ComputeModel)
 PRECISIONS = tuple(Precision)
 OVERLAPS = tuple(Overlap)
 INNER_SYNCS = tuple(InnerSync)
+
+# fields a block that extends another may drop with `KEY = none` (its own default holds again)
+DROPPABLE = {("scheme", "bucket")}
 
 # fields that were renamed: (kind, old name) -> the help line the checker gives (CT104)
 RENAMED = {
@@ -63,6 +69,7 @@ class FieldSpec:
     refs: tuple[str, ...] = ()  # for ref: the kinds it may name
     choices: tuple[str, ...] = ()  # for enum
     example: str = ""
+    words: tuple[str, ...] = ()  # for quantity: words it also takes instead of a quantity (`bucket = layer`)
 
 
 def F(name, type, doc, **kw) -> FieldSpec:
@@ -86,6 +93,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("tokens", Q, "tokens per step per worker (per replica)", dim=U.ONE, bound="positive", example="16384"),
             F("batch_tokens", Q, "tokens per step of the whole job, split across the replicas in proportion to their compute (instead of tokens)", dim=U.ONE, bound="positive", example="16e6"),
             F("flops_per_token", Q, "training FLOPs per token (default 6P)", dim=U.OPS, bound="positive", example="420 GFLOP"),
+            F("step", Q, "a given compute time of one training step, as papers state it (\"the step takes 0.8 s\", from 6N at a stated MFU): the inner step of every scheme of the model is this one block, in place of the FLOPs over peak x efficiency (a scheme's own step wins)", dim=U.TIME, bound="positive", example="0.8 s"),
             F("kv_tokens", Q, "tokens whose KV cache is handed from prefill to decode (needs the shape)", dim=U.ONE, bound="count", example="2048"),
             F("head_dim", Q, "head dimension d_h (default width / heads)", dim=U.ONE, bound="count", example="128"),
             F("attn_params", Q, "attention weights per layer (default 2 d d_h (h + g), Llama-style GQA; give it for other attention, such as MLA)", dim=U.ONE, bound="positive", example="187105280"),
@@ -131,7 +139,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("bandwidth", Q, "bandwidth, one direction", dim=U.RATE, bound="positive", required=True, example="50 GB/s"),
             F("latency", Q, "latency, charged as `counted` says", dim=U.TIME, bound="nonneg", required=True, example="10 us"),
             F("energy_per_bit", Q, "energy per bit, charged as `counted` says", dim=U.ENERGY_PER_DATA, bound="nonneg", default=Fraction(0), example="15 pJ/bit"),
-            F("counted", "enum", "latency and energy per bit once per transfer (end to end over consecutive edges of the link) or per hop (every edge)", choices=COUNTED, default="transfer", example="hop"),
+            F("counted", "enum", "latency and energy per bit once per transfer (end to end over consecutive edges of the link), per hop (every edge), or route: the figure is the whole route's, end to end, paid once by a transfer that crosses the link in place of every link's on its route", choices=COUNTED, default="transfer", example="hop"),
             F("distance", Q, "length of the link", dim=U.LENGTH, bound="positive", example="800 km"),
             F("load", Q, "background utilisation rho of the link, in [0, 1)", dim=U.ONE, bound="utilisation", example="0.5"),
             F("transfer", Q, "size of one background transfer", dim=U.DATA, bound="positive", example="1 GB"),
@@ -141,7 +149,8 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
     "pluggable": {
         f.name: f
         for f in [
-            F("latency", Q, "latency of the module", dim=U.TIME, bound="nonneg", default=Fraction(0), example="1 us"),
+            F("latency", Q, "latency of the module: the fill of its pipelined stages, charged as `counted` says", dim=U.TIME, bound="nonneg", default=Fraction(0), example="1 us"),
+            F("counted", "enum", "its latency once, in its own time (the transform's stream through it; a port crossing adds none: the link's end-to-end figure holds it), or at every crossing of its port too", choices=MODULE_LATENCIES, default="once", example="crossing"),
             F("power", Q, "power of the module", dim=U.POWER, bound="nonneg", default=Fraction(0), example="5 W"),
             F("ops", "ops", "operations the module can do", required=True, example="[fft, dct, mac, add]"),
             F("price", Q, "price of one module, spread over its depreciation", dim=U.MONEY, bound="nonneg", example="800 USD"),
@@ -242,9 +251,13 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("loopback", "bool", "return each worker's own contribution (innet_sum)", default=False, example="true"),
             F("period", Q, "sync period H: steps between syncs", dim=U.ONE, bound="ge1", default=Fraction(1), example="100"),
             F("steps", Q, "steps to the target loss", dim=U.ONE, bound="positive", example="12000"),
+            F("step", Q, "a given compute time of one training step (compute only, \"the step takes 0.8 s\"): the inner step is this one block, in place of the model's FLOPs over peak x efficiency; the syncs are added as usual", dim=U.TIME, bound="positive", example="0.8 s"),
             F("overlap", "enum", "what the sync overlaps: false (it follows the compute), true (it runs alongside the next H steps: max(compute, sync / H)) or backward (bucket by bucket with the backward pass of the step's last micro-batch)", choices=OVERLAPS, default="false", example="backward"),
-            F("bucket", Q, "gradient bytes per bucket of a sync that overlaps the backward pass (a GPU's dense gradient shard is cut into ceil(shard / bucket) buckets; PyTorch DDP's default 25 MB)", dim=U.DATA, bound="positive", default=Fraction(25_000_000), example="40 MB"),
+            F("bucket", Q, "gradient bytes per bucket of a sync that overlaps the backward pass (a GPU's dense gradient shard is cut into ceil(shard / bucket) buckets; PyTorch DDP's default 25 MB); layer: one bucket per layer the GPU holds; none (in a scheme that extends another): drop the bucket it inherits", dim=U.DATA, bound="positive", default=Fraction(25_000_000), example="40 MB", words=("layer",)),
             F("fragments", Q, "Streaming DiLoCo: the model synced in F fragments, each every H steps on its own staggered schedule (one fragment sync every H / F steps)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
+            F("fragment_layers", Q, "Streaming DiLoCo: a fragment's size in layers (the papers' \"fragments of 3 layers\"), instead of fragments: F = ceil(layers / fragment_layers); needs the model's shape", dim=U.ONE, bound="count", example="3"),
+            F("ready", "enum", "when a fragment's outer gradient is ready to sync: step (at the end of the step's compute, the worst case) or layer (once the backward pass has passed its layers, as the Streaming DiLoCo paper's simulator schedules it); needs the model's layers", choices=READINESS, default="step", example="layer"),
+            F("fragment_order", "enum", "which layers a fragment holds: strided (fragment j: layers j, j + F, ..., the paper's) or sequential (a run of consecutive layers); matters with ready = layer", choices=FRAGMENT_ORDERS, default="strided", example="sequential"),
             F("delay", Q, "inner steps a sync may take while training goes on (Streaming DiLoCo's overlap tau; 1: one-step delayed updates); only what outlasts them is exposed", dim=U.ONE, bound="nonneg", default=Fraction(0), example="5"),
             F("inner", "enum", "with period H > 1: none (every replica is a DiLoCo worker: the whole sync every H steps) or dc (each dc's replicas are one data-parallel group that syncs the dense gradient inside the dc every step; across dcs every H steps)", choices=INNER_SYNCS, default="none", example="dc"),
             F("overhead", Q, "fixed time per sync: software, kernel launches, pipeline fill", dim=U.TIME, bound="nonneg", default=Fraction(0), example="2 ms"),

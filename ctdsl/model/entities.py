@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, ComputeModel, Counted, Precision, Fabric, InnerSync, JitterKind, LinkKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.language.enums import Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, LinkKind, ModuleLatency, Operation, Payload, PlacementKind, Precision, Readiness, Recompute, SimLatency, Spacing, TransformCharge
 from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Edge, Topology
@@ -98,6 +98,7 @@ class Model(Definition):
     shape: Mapping[str, Expr] | None  # layers, width, ...; None: the model gives params instead
     kv_tokens: Expr | None  # tokens whose KV cache is handed on; None: not given
     batch_tokens: Expr | None = None  # per step of the whole job, split by compute; None: `tokens` per worker
+    step: Expr | None = None  # s, a given compute time per step (`step = 0.8 s`); None: from the FLOPs
     # how the shape is counted (ctdsl.model.payload): one embedding matrix or two, norm
     # weights counted, gated (3df) or plain (2df) MLPs, causal attention core (c = 1) or not
     tied: bool = False
@@ -172,9 +173,10 @@ class Pluggable(Definition):
     ops: tuple[Operation, ...]
     price: Expr | None = None  # USD per module, spread over depreciation; None: not priced
     depreciation: Expr | None = None  # s; None: the device's
+    counted: ModuleLatency = ModuleLatency.ONCE  # its latency once (in its own time), or at every port crossing too
 
     def __post_init__(self) -> None:
-        freeze(self, spans=frozen_map, stages=frozen_map, ops=operations)
+        freeze(self, spans=frozen_map, stages=frozen_map, ops=operations, counted=ModuleLatency)
 
     @property
     def line_rate(self) -> Expr:
@@ -327,12 +329,17 @@ class Scheme(Definition):
     transform_charge: TransformCharge | None = None  # on the GPU; None: the device's
     backward: bool = False  # the sync overlaps the backward pass bucket by bucket (`overlap = backward`)
     bucket: Expr | None = None  # B of gradient per bucket (with backward); None: 25 MB
+    bucket_per_layer: bool = False  # `bucket = layer`: one bucket per layer the GPU holds
     fragments: Expr | None = None  # Streaming DiLoCo's fragments; None: 1
+    step: Expr | None = None  # s, a given step time, compute only (`step = 0.8 s`); None: from the FLOPs
+    ready: Readiness = Readiness.STEP  # when a fragment's outer gradient is ready: the step's end, or its layers'
+    fragment_order: FragmentOrder = FragmentOrder.STRIDED  # the layers a fragment holds
+    fragment_layers: Expr | None = None  # a fragment's size in layers (F = ceil(L / it)); None: given as `fragments`
     delay: Expr | None = None  # inner steps a sync may take while training goes on; None: 0
     inner: InnerSync = InnerSync.NONE  # who syncs every inner step when H > 1
 
     def __post_init__(self) -> None:
-        freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge, inner=InnerSync)
+        freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge, inner=InnerSync, ready=Readiness, fragment_order=FragmentOrder)
 
 
 

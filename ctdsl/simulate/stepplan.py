@@ -84,6 +84,7 @@ class SyncSim:
     block: float  # a fixed time on every worker at the end of the step that waits for it (transform and overhead)
     exposed: float | None  # the closed form's per step (None: a plain sync, in series)
     per_step: float  # the closed form's per step: exposed, or the phases / every
+    early: tuple[float, ...] = ()  # ready = layer: fragment j (its j-th sync, mod F) released this long before the step's end
 
     @property
     def tau(self) -> float:
@@ -193,6 +194,7 @@ def step_plan(ctx: Context, c: SchemeCost, env: Env, phase_plan: Callable[[Phase
             SyncSim(
                 sy.name, every, F, B, _num(sy.window, env), delay, sy.name == INNER, bucket, block,
                 _num(sy.exposed, env) if sy.exposed is not None else None, per_step,
+                tuple(_num(e, env) for e in sy.early),
             )
         )  # fmt: skip
     cycle = 1

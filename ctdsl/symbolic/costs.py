@@ -67,6 +67,7 @@ class Sizes:
     wan: DimExpr  # bytes per sync period on the busiest WAN edge
     links: Mapping[Edge, DimExpr]  # bytes per sync period on each edge
     wan_edges: tuple[Edge, ...]
+    classes: Mapping[str, DimExpr]  # bytes per sync period the links of each class carry (port, intra, wan)
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,16 @@ class SchemeCost:
         return self.steps * self.step_time if self.steps is not None else None
 
     @property
+    def bytes_to_target(self) -> DimExpr | None:
+        """What the busiest worker sends over the run: steps / H x its bytes per sync period."""
+        return self.steps * self.sizes.wire / self.period if self.steps is not None else None
+
+    @property
+    def class_bytes_to_target(self) -> dict[str, DimExpr]:
+        """What the links of each class carry over the run: steps / H x their bytes per sync period."""
+        return {k: self.steps * v / self.period for k, v in self.sizes.classes.items()} if self.steps is not None else {}
+
+    @property
     def energy_per_step(self) -> DimExpr:
         return D.total(self.energy.values(), U.ENERGY)
 
@@ -129,9 +140,10 @@ def cost(ctx: Context, scheme: Scheme) -> SchemeCost:
     payload = PL.payload_bytes(scheme, model, ctx.formulas)
     up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
     plan = SyncPlan(ctx, scheme, model, payload, up, dense)
-    compute = C.compute(ctx, model, labels)
+    compute = C.given(ctx, scheme, model, C.compute(ctx, model, labels), labels)
     timeline = None
-    if TL.applies(ctx.spec, model) and not C.measured(ctx):
+    given = scheme.step is not None or model.step is not None
+    if TL.applies(ctx.spec, model) and not C.measured(ctx) and not given:
         timeline = TL.build(ctx, model, compute, plan.gather_time(), labels)
     per_dc = timeline.per_dc if timeline is not None else compute.per_dc
     inner = timeline.inner if timeline is not None else compute.time
@@ -164,6 +176,7 @@ def cost(ctx: Context, scheme: Scheme) -> SchemeCost:
         wan=D.emax(*[links[e] for e in wan_edges]) if wan_edges else D.zero(U.DATA),
         links=links,
         wan_edges=wan_edges,
+        classes=SB.by_class(ctx.edges, links),
     )  # fmt: skip
     energy = energy_parts(ctx, scheme, step, compute, dense, SB.charged_bytes(syncs, period), period, tr.where)
     if timeline is not None:

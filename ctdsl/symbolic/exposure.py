@@ -48,10 +48,13 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, InnerSync
+from ctdsl.language.enums import Collective, InnerSync, Readiness
 from ctdsl.model.entities import Model, Scheme
 from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic import fragments as FR
+from ctdsl.symbolic import readiness as RD
+from ctdsl.symbolic.convert import value
 from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.groups import GroupPlan, shards
@@ -75,6 +78,7 @@ class Sync:
     slack: DimExpr  # tau_d x the inner step
     window: DimExpr  # w: the backward pass it overlaps (0 s: none)
     bucket: tuple[Phase, ...] = ()  # the phases of one bucket of one fragment (an exposed sync's; tau is their time)
+    early: tuple[DimExpr, ...] = ()  # ready = layer: how long before the step's end each fragment is ready (readiness.py)
 
     @property
     def time(self) -> DimExpr:
@@ -198,22 +202,23 @@ class SyncPlan:
         the arguments of each max mean."""
         ctx, s = self.ctx, self.scheme
         period = ctx.field(s, "period")
-        F = ctx.field(s, "fragments") if s.fragments is not None else D.one()
+        F = FR.count(ctx, s, self.model)
         delay = ctx.field(s, "delay") if s.delay is not None else D.zero(U.ONE)
         backward = window if s.backward else D.zero(U.TIME)
         if s.inner is InnerSync.DC:
             inner = self._sync(INNER, self.inner_phases, D.one(), D.one(), backward, inner_step, labels)
             # the outer sync's steps are inner steps that wait for the inner sync too: what a delay is counted in
             step = inner_step + (inner.exposed if inner.exposed is not None else _sum(inner.phases))
-            outer = self._sync(OUTER, self.outer_phases, period, F, D.zero(U.TIME), step, labels, delay)
+            outer = self._sync(OUTER, self.outer_phases, period, F, D.zero(U.TIME), step, labels, delay, window)
             return (inner, outer)
-        return (self._sync(SYNC, self.collective, period, F, backward, inner_step, labels, delay),)
+        return (self._sync(SYNC, self.collective, period, F, backward, inner_step, labels, delay, window),)
 
     def _sync(
         self, name: str, phases_of: Callable[..., list[Phase]], every: DimExpr, F: DimExpr, window: DimExpr, step: DimExpr,
-        labels: dict, delay: DimExpr | None = None,
+        labels: dict, delay: DimExpr | None = None, backward: DimExpr | None = None,
     ) -> Sync:  # fmt: skip
-        """One sync every `every` steps of length `step` (without this sync), run on through `delay` of them."""
+        """One sync every `every` steps of length `step` (without this sync), run on through `delay` of
+        them; `backward` the backward pass a fragment ready per layer hides in (readiness.py)."""
         slack = delay * step if delay is not None else D.zero(U.TIME)
         phases = tuple(phases_of())
         plain = window == 0 and slack == 0 and D.is_one(F)
@@ -221,11 +226,16 @@ class SyncPlan:
             return Sync(name, phases, every, None, D.one(), None, F, slack, window)
         B = D.one()
         if window != 0:
-            bucket = self.ctx.field(self.scheme, "bucket")
-            B = D.ceiling(self.dense * C.shard(self.ctx, self.model) / (F * bucket))
+            B = self._buckets(F)
         one = tuple(phases_of(1 / (F * B)))
         tau = _sum(one)
-        exposed = exposed_time(tau, B, window, slack, labels) * F / every
+        layered = self._layered(F, backward)
+        early: tuple[DimExpr, ...] = ()
+        if layered is not None:
+            exposed = RD.exposed(exposed_time(tau, B, window, slack, labels), backward, *layered, every)
+            early = tuple(RD.hidden(backward, *layered))
+        else:
+            exposed = exposed_time(tau, B, window, slack, labels) * F / every
         if slack != 0 and _may_queue(F, delay, every):
             # the link must also keep up: F syncs of B tau each per `every` steps cannot be faster
             # than the link carries them, so a step is at least F B tau / every (steady state);
@@ -233,7 +243,27 @@ class SyncPlan:
             keep_up = F * B * tau / every - step
             labels.setdefault(keep_up.e, "the link carrying every sync (they queue)")
             exposed = D.emax(exposed, keep_up)
-        return Sync(name, phases, every, exposed, B, tau, F, slack, window, one)
+        return Sync(name, phases, every, exposed, B, tau, F, slack, window, one, early)
+
+    def _buckets(self, F: DimExpr) -> DimExpr:
+        """B per fragment: ceil(shard / bucket), or with `bucket = layer` one a layer the GPU holds,
+        ceil(L tp shard / F) (L / pp with even stages, the largest stage's layers with uneven ones)."""
+        ctx, s = self.ctx, self.scheme
+        shard = C.shard(ctx, self.model)
+        if s.bucket_per_layer:
+            tp = ctx.q(ctx.spec.replica.tp, U.ONE) if ctx.spec.has_replicas else D.one()
+            return D.ceiling(ctx.shape(self.model, "layers") * tp * shard / F)
+        return D.ceiling(self.dense * shard / (F * ctx.field(s, "bucket")))
+
+    def _layered(self, F: DimExpr, backward: DimExpr | None):
+        """(L, F, order) where the scheme's fragments are ready per layer (`ready = layer`, several
+        fragments, a backward pass to hide in), at the params' defaults; None otherwise."""
+        s = self.scheme
+        if s.ready is not Readiness.LAYER or backward is None or backward == 0 or D.is_one(F):
+            return None
+        env = self.ctx.symbols.defaults()
+        L = int(round(value(self.ctx.shape(self.model, "layers").e, env)))
+        return L, int(round(value(F.e, env))), s.fragment_order
 
 
 __all__ = ["Sync", "SyncPlan", "exposed_time", "SYNC", "INNER", "OUTER"]
