@@ -23,7 +23,7 @@ from ctdsl.check import shape as SH
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Counted, Fabric, InnerSync, JitterKind, PlacementKind, Recompute, SimLatency
+from ctdsl.language.enums import Algorithm, Counted, Fabric, InnerSync, JitterKind, PlacementKind, Recompute, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.units import RATE, format_quantity
@@ -147,6 +147,8 @@ class Builder:
             transfer=g("transfer"),
             counted=Counted(g("counted") or Counted.TRANSFER),  # None: written wrong, reported (CT108)
             price=g("price"),
+            efficiency=g("efficiency"),
+            in_network=bool(g("in_network")),
         )
 
     def _pluggable(self, b: MergedBlock) -> None:
@@ -310,6 +312,7 @@ class Builder:
             micro_batch=g("micro_batch"),
             sequence_parallel=g("sequence_parallel") if g("sequence_parallel") is not None else True,
             virtual_stages=g("virtual_stages"),
+            algorithm=Algorithm(g("algorithm") or Algorithm.AUTO),
         )
 
     def _dc(self, b: MergedBlock) -> None:

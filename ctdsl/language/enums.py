@@ -86,6 +86,15 @@ class InnerSync(StrEnum):
     DC = "dc"  # each dc's replicas are one data-parallel group: a dense sync inside the dc every step
 
 
+class Algorithm(StrEnum):
+    """How a model-parallel group's all-reduce runs (docs/cost-model.md, "Collectives over nodes")."""
+
+    AUTO = "auto"  # the fastest of those the links offer, at the params' defaults (NCCL's tuner: the least estimated time)
+    RING = "ring"  # a ring; across nodes the boundary over the group's share of the node's NICs
+    TREE = "tree"  # chains in a node, a binary tree across nodes (NCCL's tree)
+    IN_NETWORK = "in_network"  # the scale-up switch reduces (NVLink SHARP); a ring where the link does not offer it
+
+
 class TransformCharge(StrEnum):
     """How a transform on the GPU is charged: by the roofline, or by its FLOPs alone."""
 

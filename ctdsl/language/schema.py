@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, Overlap, Recompute, Operation, Payload, SimLatency, TransformCharge
+from ctdsl.language.enums import Algorithm, Collective, Counted, Fabric, InnerSync, JitterKind, Overlap, Recompute, Operation, Payload, SimLatency, TransformCharge
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -24,6 +24,7 @@ FABRICS = tuple(Fabric)
 RECOMPUTES = tuple(Recompute)
 OVERLAPS = tuple(Overlap)
 INNER_SYNCS = tuple(InnerSync)
+ALGORITHMS = tuple(Algorithm)
 
 # fields that were renamed: (kind, old name) -> the help line the checker gives (CT104)
 RENAMED = {
@@ -126,6 +127,8 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("bandwidth", Q, "bandwidth, one direction", dim=U.RATE, bound="positive", required=True, example="50 GB/s"),
             F("latency", Q, "latency, charged as `counted` says", dim=U.TIME, bound="nonneg", required=True, example="10 us"),
             F("energy_per_bit", Q, "energy per bit, charged as `counted` says", dim=U.ENERGY_PER_DATA, bound="nonneg", default=Fraction(0), example="15 pJ/bit"),
+            F("efficiency", Q, "achieved fraction of the line rate (a collective's bus bandwidth over the bandwidth, as nccl-tests measures it): every transfer on the link runs at bandwidth x efficiency", dim=U.ONE, bound="fraction", default=Fraction(1), example="0.82"),
+            F("in_network", "bool", "its switch can reduce in the network (NVLink SHARP on NVSwitch 3): a model-parallel all-reduce inside one scale-up domain on it may run in-switch", default=False, example="true"),
             F("counted", "enum", "latency and energy per bit once per transfer (end to end over consecutive edges of the link) or per hop (every edge)", choices=COUNTED, default="transfer", example="hop"),
             F("distance", Q, "length of the link", dim=U.LENGTH, bound="positive", example="800 km"),
             F("load", Q, "background utilisation rho of the link, in [0, 1)", dim=U.ONE, bound="utilisation", example="0.5"),
@@ -196,6 +199,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("recompute", "enum", "activation recomputation: none, selective (attention scores) or full (each layer's input kept)", choices=RECOMPUTES, default="selective", example="full"),
             F("micro_batch", Q, "sequences in one micro-batch", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
             F("sequence_parallel", "bool", "sequence parallelism beside tp (activations split tp ways)", default=True, example="false"),
+            F("algorithm", "enum", "how a model-parallel group's all-reduce runs: auto (the fastest the links offer, as NCCL's tuner chooses), ring, tree or in_network", choices=ALGORITHMS, default="auto", example="ring"),
             F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
         ]
     },

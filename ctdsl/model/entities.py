@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, LinkKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.language.enums import Algorithm, Collective, Counted, Fabric, InnerSync, JitterKind, LinkKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
 from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Edge, Topology
@@ -141,6 +141,8 @@ class Link(Definition):
     transfer: Expr | None  # B, one background transfer
     counted: Counted = Counted.TRANSFER  # latency and energy once per transfer, or per hop
     price: Expr | None = None  # USD/B: rent per (B/s x s) of capacity, per connection; None: free
+    efficiency: Expr | None = None  # achieved fraction of the line rate; None: 1
+    in_network: bool = False  # its switch reduces in the network (NVLink SHARP)
 
     @property
     def loaded(self) -> bool:
@@ -250,9 +252,10 @@ class Replica(Definition):
     micro_batch: Expr | None = None  # sequences; None: 1
     sequence_parallel: bool = True
     virtual_stages: Expr | None = None  # model chunks per pipeline rank (interleaved 1F1B); None: 1
+    algorithm: Algorithm = Algorithm.AUTO  # how a model-parallel all-reduce runs (collectives.py)
 
     def __post_init__(self) -> None:
-        freeze(self, spans=frozen_map, recompute=Recompute)
+        freeze(self, spans=frozen_map, recompute=Recompute, algorithm=Algorithm)
 
     @property
     def gpus(self) -> Expr:

@@ -153,9 +153,9 @@ class SyncPlan:
         for sh in shards(ctx, self.model, self.dense * scale, self.dense * scale, C.shard(ctx, self.model)):
             tag = f" ({sh.name})" if sh.name else ""
             n, s = sh.members, sh.payload
-            out.append(plan.in_dc("reduce-scatter of the gradients in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale))
+            out.append(plan.in_dc("reduce-scatter of the gradients in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale, sh.per_node))
             if not zero3:
-                out.append(plan.in_dc("all-gather of the parameters in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale))
+                out.append(plan.in_dc("all-gather of the parameters in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale, sh.per_node))
         return [p for p in out if p is not None]
 
     def outer_phases(self, scale=1) -> list[Phase]:
@@ -175,7 +175,7 @@ class SyncPlan:
                 out.append(plan.across("all-reduce of each slice across dcs" + tag, 2 * (K - 1), lambda d, x=x, n=n: x / (n[d] * K), sh.scale))
             else:
                 out.append(plan.across("exchange of each slice across dcs" + tag, K - 1, lambda d, x=x, n=n: x / n[d], sh.scale))
-            out.append(plan.in_dc("all-gather of the updated parameters in each dc" + tag, n, lambda d, p=p, n=n: p / n[d], par.scale))
+            out.append(plan.in_dc("all-gather of the updated parameters in each dc" + tag, n, lambda d, p=p, n=n: p / n[d], par.scale, par.per_node))
         return [p for p in out if p is not None]
 
     def gather_time(self) -> DimExpr | None:
@@ -187,7 +187,7 @@ class SyncPlan:
         phases = []
         for sh in shards(ctx, self.model, self.dense, self.dense, C.shard(ctx, self.model)):
             n, s = sh.members, sh.payload
-            phases.append(plan.in_dc("parameter all-gather" + (f" ({sh.name})" if sh.name else ""), n, lambda d, s=s, n=n: s / n[d], sh.scale))
+            phases.append(plan.in_dc("parameter all-gather" + (f" ({sh.name})" if sh.name else ""), n, lambda d, s=s, n=n: s / n[d], sh.scale, sh.per_node))
         return _sum([p for p in phases if p is not None])
 
     # ---- syncs ------------------------------------------------------------------------
