@@ -213,3 +213,22 @@ def test_ring_tree_in_network_all_to_all_and_p2p_by_hand():
     assert _num(CO.all_to_all(fab, _lay(16), S).time) == pytest.approx(75 + 50, rel=1e-12)
     assert _num(CO.all_to_all(fab, _lay(8), S).time) == pytest.approx(7 + 7 / 8 * 1000 / 100, rel=1e-12)
     assert _num(CO.p2p(fab, _lay(2, 16), S).time) == pytest.approx(5 + 100, rel=1e-12)
+
+
+# ---- data-parallel buckets count the experts over ep (issue 27) ----------------------------------
+
+
+def test_buckets_cut_the_gpus_own_gradients_experts_over_ep(tmp_path):
+    """tests/test_replicas.py's MoE (P = 119,521,280, experts 100,663,296) at tp 2, pp 2, ep 4: a GPU
+    holds 2 (P - P_exp) / (tp pp) = 9,428,992 B of dense gradients and 2 P_exp / (pp ep) = 25,165,824 B
+    of its experts': 34,594,816 B, 35 buckets of 1 MB (the old count, 2 P / (tp pp) = 59,760,640 B,
+    gave 60: the experts as if split tp ways, not ep)."""
+    from test_replicas import MOE
+
+    text = MOE.replace("collective = hier_allreduce; steps = 10", "collective = hier_allreduce; steps = 10; overlap = backward; bucket = 1 MB")
+    r = solve_text(tmp_path, text).schemes["x"]
+    P, P_exp = 119_521_280, 100_663_296
+    own = 2 * (P - P_exp) / 4 + 2 * P_exp / 8
+    assert own == 34_594_816
+    (sy,) = r.syncs
+    assert sy.buckets == math.ceil(own / 1e6) == 35

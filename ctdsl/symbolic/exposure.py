@@ -178,6 +178,15 @@ class SyncPlan:
             out.append(plan.in_dc("all-gather of the updated parameters in each dc" + tag, n, lambda d, p=p, n=n: p / n[d], par.scale, par.per_node))
         return [p for p in out if p is not None]
 
+    def own_gradients(self) -> DimExpr:
+        """The gradient bytes a GPU holds (what its buckets cut): its dense shard, and a MoE model's
+        experts over pp ep, not over tp pp (issue 27: 3,737 buckets for a Mixtral GPU whose own
+        weights give 580)."""
+        if not self.ctx.spec.has_replicas:
+            return self.dense
+        parts = shards(self.ctx, self.model, self.dense, self.dense, C.shard(self.ctx, self.model))
+        return D.total([sh.payload for sh in parts], U.DATA)
+
     def gather_time(self) -> DimExpr | None:
         """ZeRO-3: one all-gather of a GPU's parameter shard among its dc's data-parallel ranks."""
         if not self.zero3:
@@ -222,7 +231,7 @@ class SyncPlan:
         B = D.one()
         if window != 0:
             bucket = self.ctx.field(self.scheme, "bucket")
-            B = D.ceiling(self.dense * C.shard(self.ctx, self.model) / (F * bucket))
+            B = D.ceiling(self.own_gradients() / (F * bucket))
         one = tuple(phases_of(1 / (F * B)))
         tau = _sum(one)
         exposed = exposed_time(tau, B, window, slack, labels) * F / every
