@@ -121,6 +121,7 @@ _TABLE = [
     Code("CT431", "target-not-constant", "a target value that names a param or a field instead of a constant"),
     Code("CT435", "sync-overlap-twice", "a sync schedule that counts an overlap twice (overlap = true with a delay, fragments or an inner sync) or syncs more fragments than steps between syncs"),
     Code("CT436", "inner-sync-cannot-apply", "inner = dc without dcs of replicas, with a sync period of 1, or with a collective that has no phase across dcs"),
+    Code("CT450", "tp-overlap-needs-sequence-parallel", "tp_comm_overlap on a replica without sequence parallelism (Megatron's overlap pipelines the all-gather and reduce-scatter that sequence parallelism makes of each all-reduce)"),
     # imports
     Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),
     Code("CT502", "import-outside", "an import that leaves the importing file's directory, or one from a library file"),

@@ -224,6 +224,7 @@ class Builder:
             steps=g("steps"),
             overlap=g("overlap") == "true",
             backward=g("overlap") == "backward",
+            overlap_param_gather=bool(g("overlap_param_gather")),
             bucket=g("bucket"),
             fragments=g("fragments"),
             delay=g("delay"),
@@ -313,6 +314,8 @@ class Builder:
             sequence_parallel=g("sequence_parallel") if g("sequence_parallel") is not None else True,
             virtual_stages=g("virtual_stages"),
             algorithm=Algorithm(g("algorithm") or Algorithm.AUTO),
+            tp_comm_overlap=bool(g("tp_comm_overlap")),
+            overlap_p2p=bool(g("overlap_p2p")),
         )
 
     def _dc(self, b: MergedBlock) -> None:

@@ -199,6 +199,8 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("recompute", "enum", "activation recomputation: none, selective (attention scores) or full (each layer's input kept)", choices=RECOMPUTES, default="selective", example="full"),
             F("micro_batch", Q, "sequences in one micro-batch", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
             F("sequence_parallel", "bool", "sequence parallelism beside tp (activations split tp ways)", default=True, example="false"),
+            F("tp_comm_overlap", "bool", "the tensor-parallel collectives pipelined with the GEMMs (Megatron's --tp-comm-overlap, Transformer Engine's userbuffers; needs sequence_parallel): a micro-batch waits for max(t_tp / tp, t_tp - its compute)", default=False, example="true"),
+            F("overlap_p2p", "bool", "the pipeline's point-to-point transfers overlapped with compute (Megatron's --overlap-p2p-communication): the steady state's hide behind the micro-batches' compute, the bubble's stay exposed", default=False, example="true"),
             F("algorithm", "enum", "how a model-parallel group's all-reduce runs: auto (the fastest the links offer, as NCCL's tuner chooses), ring, tree or in_network", choices=ALGORITHMS, default="auto", example="ring"),
             F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
         ]
@@ -233,6 +235,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("period", Q, "sync period H: steps between syncs", dim=U.ONE, bound="ge1", default=Fraction(1), example="100"),
             F("steps", Q, "steps to the target loss", dim=U.ONE, bound="positive", example="12000"),
             F("overlap", "enum", "what the sync overlaps: false (it follows the compute), true (it runs alongside the next H steps: max(compute, sync / H)) or backward (bucket by bucket with the backward pass of the step's last micro-batch)", choices=OVERLAPS, default="false", example="backward"),
+            F("overlap_param_gather", "bool", "the distributed optimizer's parameter all-gather (the all-gather phases of hier_allreduce) overlapped with the next step's first forward pass, bucket by bucket (Megatron's --overlap-param-gather): max(T_ag / B, T_ag - t_f) stays exposed", default=False, example="true"),
             F("bucket", Q, "gradient bytes per bucket of a sync that overlaps the backward pass (a GPU's dense gradient shard is cut into ceil(shard / bucket) buckets; PyTorch DDP's default 25 MB)", dim=U.DATA, bound="positive", default=Fraction(25_000_000), example="40 MB"),
             F("fragments", Q, "Streaming DiLoCo: the model synced in F fragments, each every H steps on its own staggered schedule (one fragment sync every H / F steps)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
             F("delay", Q, "inner steps a sync may take while training goes on (Streaming DiLoCo's overlap tau; 1: one-step delayed updates); only what outlasts them is exposed", dim=U.ONE, bound="nonneg", default=Fraction(0), example="5"),

@@ -253,6 +253,8 @@ class Replica(Definition):
     sequence_parallel: bool = True
     virtual_stages: Expr | None = None  # model chunks per pipeline rank (interleaved 1F1B); None: 1
     algorithm: Algorithm = Algorithm.AUTO  # how a model-parallel all-reduce runs (collectives.py)
+    tp_comm_overlap: bool = False  # TP collectives pipelined with the GEMMs (overlaps.py)
+    overlap_p2p: bool = False  # pipeline p2p beside compute (overlaps.py)
 
     def __post_init__(self) -> None:
         freeze(self, spans=frozen_map, recompute=Recompute, algorithm=Algorithm)
@@ -318,6 +320,7 @@ class Scheme(Definition):
     transform_charge: TransformCharge | None = None  # on the GPU; None: the device's
     backward: bool = False  # the sync overlaps the backward pass bucket by bucket (`overlap = backward`)
     bucket: Expr | None = None  # B of gradient per bucket (with backward); None: 25 MB
+    overlap_param_gather: bool = False  # the parameter all-gather beside the next forward (overlaps.py)
     fragments: Expr | None = None  # Streaming DiLoCo's fragments; None: 1
     delay: Expr | None = None  # inner steps a sync may take while training goes on; None: 0
     inner: InnerSync = InnerSync.NONE  # who syncs every inner step when H > 1

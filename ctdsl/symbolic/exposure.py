@@ -52,6 +52,7 @@ from ctdsl.language.enums import Collective, InnerSync
 from ctdsl.model.entities import Model, Scheme
 from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic import overlaps as OV
 from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.groups import GroupPlan, shards
@@ -59,6 +60,7 @@ from ctdsl.symbolic.routing import Phase
 from ctdsl.symbolic.traffic import positive
 
 SYNC, INNER, OUTER = "sync", "inner sync", "outer sync"  # the names of a scheme's syncs
+GATHERS = ("all-gather in each dc", "all-gather of the parameters in each dc")  # the parameter all-gather's phases
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,7 @@ class Sync:
     slack: DimExpr  # tau_d x the inner step
     window: DimExpr  # w: the backward pass it overlaps (0 s: none)
     bucket: tuple[Phase, ...] = ()  # the phases of one bucket of one fragment (an exposed sync's; tau is their time)
+    gather: DimExpr | None = None  # the forward pass the parameter all-gather hid in (overlap_param_gather); None: not overlapped
 
     @property
     def time(self) -> DimExpr:
@@ -201,37 +204,48 @@ class SyncPlan:
 
     # ---- syncs ------------------------------------------------------------------------
 
-    def syncs(self, window: DimExpr, inner_step: DimExpr, labels: dict) -> tuple[Sync, ...]:
+    def syncs(self, window: DimExpr, inner_step: DimExpr, labels: dict, forward: DimExpr | None = None) -> tuple[Sync, ...]:
         """The scheme's syncs; `window` the backward pass of the last micro-batch, `inner_step` the
         step's compute and model-parallel traffic (what a delay is counted in); `labels` gets what
-        the arguments of each max mean."""
+        the arguments of each max mean; `forward` the first micro-batch's forward pass (what the
+        parameter all-gather hides in with overlap_param_gather, overlaps.py)."""
         ctx, s = self.ctx, self.scheme
+        forward = forward if s.overlap_param_gather else None
         period = ctx.field(s, "period")
         F = ctx.field(s, "fragments") if s.fragments is not None else D.one()
         delay = ctx.field(s, "delay") if s.delay is not None else D.zero(U.ONE)
         backward = window if s.backward else D.zero(U.TIME)
         if s.inner is InnerSync.DC:
-            inner = self._sync(INNER, self.inner_phases, D.one(), D.one(), backward, inner_step, labels)
+            inner = self._sync(INNER, self.inner_phases, D.one(), D.one(), backward, inner_step, labels, forward=forward)
             # the outer sync's steps are inner steps that wait for the inner sync too: what a delay is counted in
             step = inner_step + (inner.exposed if inner.exposed is not None else _sum(inner.phases))
             outer = self._sync(OUTER, self.outer_phases, period, F, D.zero(U.TIME), step, labels, delay)
             return (inner, outer)
-        return (self._sync(SYNC, self.collective, period, F, backward, inner_step, labels, delay),)
+        return (self._sync(SYNC, self.collective, period, F, backward, inner_step, labels, delay, forward),)
 
     def _sync(
         self, name: str, phases_of: Callable[..., list[Phase]], every: DimExpr, F: DimExpr, window: DimExpr, step: DimExpr,
-        labels: dict, delay: DimExpr | None = None,
+        labels: dict, delay: DimExpr | None = None, forward: DimExpr | None = None,
     ) -> Sync:  # fmt: skip
         """One sync every `every` steps of length `step` (without this sync), run on through `delay` of them."""
         slack = delay * step if delay is not None else D.zero(U.TIME)
         phases = tuple(phases_of())
         plain = window == 0 and slack == 0 and D.is_one(F)
-        if plain:
+        gathers = [ph for ph in phases if ph.name.startswith(GATHERS)] if forward is not None and slack == 0 and D.is_one(F) else []
+        if plain and not gathers:
             return Sync(name, phases, every, None, D.one(), None, F, slack, window)
+        bucket = self.ctx.field(self.scheme, "bucket")
         B = D.one()
         if window != 0:
-            bucket = self.ctx.field(self.scheme, "bucket")
             B = D.ceiling(self.own_gradients() / (F * bucket))
+        if gathers:  # the parameter all-gather beside the next forward pass, the rest as without it (overlaps.py)
+            rest = lambda scale=1: [ph for ph in phases_of(scale) if not ph.name.startswith(GATHERS)]  # noqa: E731
+            one = tuple(rest(1 / B))
+            tau = _sum(one)
+            grads = exposed_time(tau, B, window, slack, labels) if window != 0 else tau
+            t_ag = _sum(gathers)
+            exposed = (grads + OV.param_gather(t_ag, D.ceiling(self.own_gradients() / bucket), forward)) / every
+            return Sync(name, phases, every, exposed, B, tau, F, slack, window, one, forward)
         one = tuple(phases_of(1 / (F * B)))
         tau = _sum(one)
         exposed = exposed_time(tau, B, window, slack, labels) * F / every
