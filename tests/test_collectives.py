@@ -232,3 +232,32 @@ def test_buckets_cut_the_gpus_own_gradients_experts_over_ep(tmp_path):
     assert own == 34_594_816
     (sy,) = r.syncs
     assert sy.buckets == math.ceil(own / 1e6) == 35
+
+
+# ---- the MoE all-to-all on the links its group spans (issue 27 item 5) ------------------------------
+
+MOE_SPEC = """
+model m { layers = 2; width = 1024; heads = 8; kv_heads = 8; mlp = 4096; vocab = 1000; experts = 8
+  experts_per_token = 2; expert_mlp = 1024; seq = 1024; bytes_per_value = 2 B; tokens = 8 * 1024 }
+device a { peak = 100 TFLOP/s; efficiency = 1 }
+link nv { bandwidth = 100 GB/s; latency = 0 s }
+link nic { bandwidth = 10 GB/s; latency = 0 s }
+switch s {}
+replica r { tp = 1; ep = EP; gpus_per_node = 4; scaleup_link = nv; recompute = none; micro_batch = 1 }
+dc c { replica = r; replicas = 8; device = a; link = nic; switch = s }
+scheme x { payload = dense; collective = hier_allreduce }
+"""
+
+
+def test_expert_all_to_all_across_two_nodes(tmp_path):
+    """ep 8 over nodes of 4 (expert ranks consecutive): each GPU sends 7/8 of S = T k d beta =
+    1024 x 2 x 1024 x 2 B, 3/8 of S to the GPUs of its node on NVLink (100 GB/s) and 4/8 across over
+    its own NIC (10 GB/s), which binds: 4/8 S / 10 GB/s an all-to-all; 4 a MoE layer (dispatch and
+    combine, forward and backward), 2 layers, 8 micro-batches."""
+    S = 1024 * 2 * 1024 * 2
+    one = max(3 / 8 * S / 100e9, 4 / 8 * S / 10e9)
+    r = solve_text(tmp_path, MOE_SPEC.replace("EP", "8")).schemes["x"]
+    assert close(r.components[C("expert_parallel")].value, 8 * 2 * 4 * one)
+    # ep 4: inside a node, 3/4 S on NVLink
+    r = solve_text(tmp_path, MOE_SPEC.replace("EP", "4"), name="ep4.ct").schemes["x"]
+    assert close(r.components[C("expert_parallel")].value, 8 * 2 * 4 * 3 / 4 * S / 100e9)
