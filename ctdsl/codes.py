@@ -126,6 +126,7 @@ _TABLE = [
     Code("CT440", "virtual-stages-do-not-divide", "interleaved virtual stages that do not split the layers of every pipeline stage into whole chunks (an uneven end stage: v - 1 chunks of the others' size and one of 1 to that size)"),
     Code("CT441", "operations-cannot-be-timed", "a replica with compute = operations whose model gives no full shape with seq or whose device gives no mem_bw, or an FP8 precision on a device without peak_fp8"),
     Code("CT442", "operations-field-unread", "a replica field that only compute = operations reads (flash, the precisions, the MoE execution's) with compute = block, or the MoE execution's on a dense model, where it would change nothing"),
+    Code("CT450", "tp-overlap-needs-sequence-parallel", "tp_comm_overlap on a replica without sequence parallelism (Megatron's overlap pipelines the all-gather and reduce-scatter that sequence parallelism makes of each all-reduce)"),
     # imports
     Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),
     Code("CT502", "import-outside", "an import that leaves the importing file's directory, or one from a library file"),

@@ -23,7 +23,7 @@ from ctdsl.check import shape as SH
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, ModuleLatency, Payload, PlacementKind, Precision, Readiness, Recompute, SimLatency
+from ctdsl.language.enums import Algorithm, Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, ModuleLatency, Payload, PlacementKind, Precision, Readiness, Recompute, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.units import RATE, format_quantity
@@ -177,6 +177,8 @@ class Builder:
             transfer=g("transfer"),
             counted=Counted(g("counted") or Counted.TRANSFER),  # None: written wrong, reported (CT108)
             price=g("price"),
+            efficiency=g("efficiency"),
+            in_network=bool(g("in_network")),
         )
 
     def _pluggable(self, b: MergedBlock) -> None:
@@ -255,6 +257,7 @@ class Builder:
             backward=g("overlap") == "backward",
             bucket=None if g("bucket") == "layer" else g("bucket"),
             bucket_per_layer=g("bucket") == "layer",
+            overlap_param_gather=bool(g("overlap_param_gather")),
             fragments=g("fragments"),
             fragment_layers=g("fragment_layers"),
             ready=Readiness(g("ready") or Readiness.STEP),
@@ -355,6 +358,9 @@ class Builder:
             pad_to_capacity=bool(g("pad_to_capacity")),
             moe_imbalance=g("moe_imbalance"),
             grouped_gemm=g("grouped_gemm") if g("grouped_gemm") is not None else True,
+            algorithm=Algorithm(g("algorithm") or Algorithm.AUTO),
+            tp_comm_overlap=bool(g("tp_comm_overlap")),
+            overlap_p2p=bool(g("overlap_p2p")),
         )
 
     def _dc(self, b: MergedBlock) -> None:

@@ -6,6 +6,7 @@ the params' defaults (the degrees and counts are whole numbers by then, CT305):
 - every dc holds replicas, or none does, and a dc of replicas counts them with
   `replicas`, not `workers` (CT420);
 - a replica's GPUs fill whole nodes, or a node holds whole replicas (CT419);
+- tp_comm_overlap needs sequence parallelism (CT450);
 - a replica divides the model each scheme trains: layers by pp, attention heads
   and key/value heads by tp, routed experts by ep (CT418);
 - `compute = operations` needs the model's full shape with `seq` and the device's
@@ -65,6 +66,7 @@ class ReplicaCheck:
     def __init__(self, spec: Draft, ns: Namespace, sink: DiagnosticSink):
         self.spec, self.ns, self.sink = spec, ns, sink
         self.env = spec.defaults()
+        self._said: set[tuple[str, str]] = set()  # a replica's overlap reported once, however many dcs hold it
 
     def run(self) -> None:
         dcs = list(self.spec.dcs.values())
@@ -94,6 +96,7 @@ class ReplicaCheck:
             rep = self.spec.replicas.get(d.replica)
             if rep is not None:
                 self._nodes(d, rep)
+                self._overlaps(rep)
         self._pairing(with_rep)
         self._sites(with_rep)
         self._gather(with_rep)
@@ -112,6 +115,18 @@ class ReplicaCheck:
         """Each degree as a whole number; None where it is not one of at least 1 (CT301 or CT305 at its field)."""
         out = {k: _int(getattr(rep, k), self.env) for k in DEGREES}
         return {k: (v if v is not None and v >= 1 else None) for k, v in out.items()}
+
+    def _overlaps(self, rep: M.Replica) -> None:
+        """tp_comm_overlap pipelines the all-gather and reduce-scatter of sequence parallelism (CT450)."""
+        if rep.tp_comm_overlap and not rep.sequence_parallel and ("tp_comm_overlap", rep.name) not in self._said:
+            self._said.add(("tp_comm_overlap", rep.name))
+            self.sink.error(
+                "CT450",
+                f"replica '{rep.name}' overlaps its tensor-parallel communication without sequence parallelism",
+                rep.spans.get("tp_comm_overlap", rep.span),
+                label="needs sequence_parallel = true",
+                help="set sequence_parallel = true (Megatron's --tp-comm-overlap requires it), or remove tp_comm_overlap",
+            )
 
     def _nodes(self, d: M.DataCentre, rep: M.Replica) -> None:
         deg = self.degrees(rep)

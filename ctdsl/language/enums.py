@@ -122,6 +122,15 @@ class FragmentOrder(StrEnum):
     SEQUENTIAL = "sequential"  # fragment j: layers (j - 1) n + 1 .. j n
 
 
+class Algorithm(StrEnum):
+    """How a model-parallel group's all-reduce runs (docs/cost-model.md, "Collectives over nodes")."""
+
+    AUTO = "auto"  # the fastest of those the links offer, at the params' defaults (NCCL's tuner: the least estimated time)
+    RING = "ring"  # a ring; across nodes the boundary over the group's share of the node's NICs
+    TREE = "tree"  # chains in a node, a binary tree across nodes (NCCL's tree)
+    IN_NETWORK = "in_network"  # the scale-up switch reduces (NVLink SHARP); a ring where the link does not offer it
+
+
 class TransformCharge(StrEnum):
     """How a transform on the GPU is charged: by the roofline, or by its FLOPs alone."""
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, ModuleLatency, Operation, Overlap, Payload, Precision, Readiness, Recompute, SimLatency, TransformCharge
+from ctdsl.language.enums import Algorithm, Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, ModuleLatency, Operation, Overlap, Payload, Precision, Readiness, Recompute, SimLatency, TransformCharge
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -29,6 +29,7 @@ COMPUTE_MODELS = tuple(ComputeModel)
 PRECISIONS = tuple(Precision)
 OVERLAPS = tuple(Overlap)
 INNER_SYNCS = tuple(InnerSync)
+ALGORITHMS = tuple(Algorithm)
 
 # fields a block that extends another may drop with `KEY = none` (its own default holds again)
 DROPPABLE = {("scheme", "bucket")}
@@ -139,6 +140,8 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("bandwidth", Q, "bandwidth, one direction", dim=U.RATE, bound="positive", required=True, example="50 GB/s"),
             F("latency", Q, "latency, charged as `counted` says", dim=U.TIME, bound="nonneg", required=True, example="10 us"),
             F("energy_per_bit", Q, "energy per bit, charged as `counted` says", dim=U.ENERGY_PER_DATA, bound="nonneg", default=Fraction(0), example="15 pJ/bit"),
+            F("efficiency", Q, "achieved fraction of the line rate (a collective's bus bandwidth over the bandwidth, as nccl-tests measures it): every transfer on the link runs at bandwidth x efficiency", dim=U.ONE, bound="fraction", default=Fraction(1), example="0.82"),
+            F("in_network", "bool", "its switch can reduce in the network (NVLink SHARP on NVSwitch 3): a model-parallel all-reduce inside one scale-up domain on it may run in-switch", default=False, example="true"),
             F("counted", "enum", "latency and energy per bit once per transfer (end to end over consecutive edges of the link), per hop (every edge), or route: the figure is the whole route's, end to end, paid once by a transfer that crosses the link in place of every link's on its route", choices=COUNTED, default="transfer", example="hop"),
             F("distance", Q, "length of the link", dim=U.LENGTH, bound="positive", example="800 km"),
             F("load", Q, "background utilisation rho of the link, in [0, 1)", dim=U.ONE, bound="utilisation", example="0.5"),
@@ -219,6 +222,9 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("pad_to_capacity", "bool", "with capacity_factor: every expert computes its whole capacity (Megatron's --moe-pad-expert-input-to-capacity)", default=False, example="true"),
             F("moe_imbalance", Q, "with compute = operations, a MoE model: the most-loaded rank's experts take (1 + moe_imbalance) x the balanced tokens (at most the capacity)", dim=U.ONE, bound="nonneg", default=Fraction(0), example="0.1"),
             F("grouped_gemm", "bool", "with compute = operations, a MoE model: a rank's experts run as one grouped GEMM; false: one GEMM per expert, each paying gemm_half", default=True, example="false"),
+            F("tp_comm_overlap", "bool", "the tensor-parallel collectives pipelined with the GEMMs (Megatron's --tp-comm-overlap, Transformer Engine's userbuffers; needs sequence_parallel): a micro-batch waits for max(t_tp / tp, t_tp - its compute)", default=False, example="true"),
+            F("overlap_p2p", "bool", "the pipeline's point-to-point transfers overlapped with compute (Megatron's --overlap-p2p-communication): the steady state's hide behind the micro-batches' compute, the bubble's stay exposed", default=False, example="true"),
+            F("algorithm", "enum", "how a model-parallel group's all-reduce runs: auto (the fastest the links offer, as NCCL's tuner chooses), ring, tree or in_network", choices=ALGORITHMS, default="auto", example="ring"),
             F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many; v splits every stage into chunks of whole layers, an uneven end stage as v - 1 chunks of the others' size and one shorter (CT440)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
         ]
     },
@@ -253,6 +259,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("steps", Q, "steps to the target loss", dim=U.ONE, bound="positive", example="12000"),
             F("step", Q, "a given compute time of one training step (compute only, \"the step takes 0.8 s\"): the inner step is this one block, in place of the model's FLOPs over peak x efficiency; the syncs are added as usual", dim=U.TIME, bound="positive", example="0.8 s"),
             F("overlap", "enum", "what the sync overlaps: false (it follows the compute), true (it runs alongside the next H steps: max(compute, sync / H)) or backward (bucket by bucket with the backward pass of the step's last micro-batch)", choices=OVERLAPS, default="false", example="backward"),
+            F("overlap_param_gather", "bool", "the distributed optimizer's parameter all-gather (the all-gather phases of hier_allreduce) overlapped with the next step's first forward pass, bucket by bucket (Megatron's --overlap-param-gather): max(T_ag / B, T_ag - t_f) stays exposed", default=False, example="true"),
             F("bucket", Q, "gradient bytes per bucket of a sync that overlaps the backward pass (a GPU's dense gradient shard is cut into ceil(shard / bucket) buckets; PyTorch DDP's default 25 MB); layer: one bucket per layer the GPU holds; none (in a scheme that extends another): drop the bucket it inherits", dim=U.DATA, bound="positive", default=Fraction(25_000_000), example="40 MB", words=("layer",)),
             F("fragments", Q, "Streaming DiLoCo: the model synced in F fragments, each every H steps on its own staggered schedule (one fragment sync every H / F steps)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
             F("fragment_layers", Q, "Streaming DiLoCo: a fragment's size in layers (the papers' \"fragments of 3 layers\"), instead of fragments: F = ceil(layers / fragment_layers); needs the model's shape", dim=U.ONE, bound="count", example="3"),

@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, LinkKind, ModuleLatency, Operation, Payload, PlacementKind, Precision, Readiness, Recompute, SimLatency, Spacing, TransformCharge
+from ctdsl.language.enums import Algorithm, Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, LinkKind, ModuleLatency, Operation, Payload, PlacementKind, Precision, Readiness, Recompute, SimLatency, Spacing, TransformCharge
 from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Edge, Topology
@@ -145,6 +145,8 @@ class Link(Definition):
     transfer: Expr | None  # B, one background transfer
     counted: Counted = Counted.TRANSFER  # latency and energy once per transfer, or per hop
     price: Expr | None = None  # USD/B: rent per (B/s x s) of capacity, per connection; None: free
+    efficiency: Expr | None = None  # achieved fraction of the line rate; None: 1
+    in_network: bool = False  # its switch reduces in the network (NVLink SHARP)
 
     @property
     def loaded(self) -> bool:
@@ -264,9 +266,12 @@ class Replica(Definition):
     pad_to_capacity: bool = False
     moe_imbalance: Expr | None = None  # MoE: the most-loaded rank's excess of tokens; None: 0
     grouped_gemm: bool = True
+    algorithm: Algorithm = Algorithm.AUTO  # how a model-parallel all-reduce runs (collectives.py)
+    tp_comm_overlap: bool = False  # TP collectives pipelined with the GEMMs (overlaps.py)
+    overlap_p2p: bool = False  # pipeline p2p beside compute (overlaps.py)
 
     def __post_init__(self) -> None:
-        freeze(self, spans=frozen_map, recompute=Recompute, compute=ComputeModel, gemm_precision=Precision, attention_precision=Precision)
+        freeze(self, spans=frozen_map, recompute=Recompute, compute=ComputeModel, gemm_precision=Precision, attention_precision=Precision, algorithm=Algorithm)
 
     @property
     def gpus(self) -> Expr:
@@ -330,6 +335,7 @@ class Scheme(Definition):
     backward: bool = False  # the sync overlaps the backward pass bucket by bucket (`overlap = backward`)
     bucket: Expr | None = None  # B of gradient per bucket (with backward); None: 25 MB
     bucket_per_layer: bool = False  # `bucket = layer`: one bucket per layer the GPU holds
+    overlap_param_gather: bool = False  # the parameter all-gather beside the next forward (overlaps.py)
     fragments: Expr | None = None  # Streaming DiLoCo's fragments; None: 1
     step: Expr | None = None  # s, a given step time, compute only (`step = 0.8 s`); None: from the FLOPs
     ready: Readiness = Readiness.STEP  # when a fragment's outer gradient is ready: the step's end, or its layers'

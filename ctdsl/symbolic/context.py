@@ -109,8 +109,10 @@ def contexts(spec: Spec, symbols: Symbols) -> dict[str | None, Context]:
 
 
 def _edge_terms(spec: Spec, d, q, field_of) -> EdgeTerms:
-    bandwidth = q(d.bandwidth, U.RATE)
     link = spec.link_of(d)
+    bandwidth = q(d.bandwidth, U.RATE)
+    if link is not None and link.efficiency is not None:  # the achieved fraction of line rate (collectives.py)
+        bandwidth = bandwidth * field_of(link, "efficiency")
     queue = None
     if link is not None and link.loaded:
         queue = Q.Queue.of(d.link, field_of(link, "load"), field_of(link, "transfer"), bandwidth)

@@ -99,11 +99,14 @@ class Transfer:
     route: tuple[str, ...]
     count: DimExpr = D.one()
     scale: DimExpr = D.one()
+    crossing: DimExpr = D.one()  # the part of the count that crosses the route's links (a ring with k members a node: 1/k; node_groups.py)
 
     @property
     def total(self) -> DimExpr:
-        """The bytes of all `count` transfers together, each member's own."""
-        return self.nbytes if D.is_one(self.count) and D.is_one(self.scale) else self.nbytes * self.count * self.scale
+        """The bytes of all `count` transfers together that cross the route, each member's own."""
+        if D.is_one(self.count) and D.is_one(self.scale) and D.is_one(self.crossing):
+            return self.nbytes
+        return self.nbytes * self.count * self.scale * self.crossing
 
     @property
     def edges(self) -> tuple[Edge, ...]:
@@ -222,10 +225,10 @@ class Router:
                 terms = self.edge(e)
                 if terms.kind is LinkKind.WAN:  # shared by every member: their exact sum, over its alike WANs
                     share = t.total if D.is_one(terms.count) else t.total / terms.count
-                elif D.is_one(t.count) and D.is_one(terms.count):
+                elif D.is_one(t.count) and D.is_one(terms.count) and D.is_one(t.crossing):
                     share = t.nbytes
                 else:  # a group of alike edges (one per NIC) shares the group's flows evenly, each as the most-loaded
-                    share = t.nbytes * t.count / terms.count
+                    share = t.nbytes * t.count * t.crossing / terms.count
                 loads[e] = loads.get(e, D.zero(U.DATA)) + share
         charged: dict[Edge, DimExpr] = {}
         route_latency: list[DimExpr] = []

@@ -58,6 +58,7 @@ from ctdsl.symbolic import compute_ops as OPS
 from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import memory as MEM
+from ctdsl.symbolic import overlaps as OV
 from ctdsl.symbolic import traffic as TR
 from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.convert import NumericError, value
@@ -84,6 +85,7 @@ class DcStep:
     traffic: list[TR.Traffic]
     pp: DimExpr
     v: DimExpr  # virtual stages
+    exposures: dict = field(default_factory=dict)  # key -> the Exposure of an overlapped component (overlaps.py)
 
 
 @dataclass
@@ -96,6 +98,7 @@ class Timeline:
     per_dc: dict[str, DimExpr]  # each dc's inner step (what a replica computes, for stragglers and the simulation)
     window: DimExpr
     notes: list[str] = field(default_factory=list)
+    exposures: dict = field(default_factory=dict)  # key -> the Exposure of an overlapped component (overlaps.py)
 
     @property
     def micro(self) -> DimExpr:
@@ -116,7 +119,8 @@ def build(ctx: Context, model: Model, compute: C.Compute, gather: DimExpr | None
     if len({tuple(s.components.items()) for s in steps.values()}) > 1:
         notes.append("the dcs differ: each component is the slowest dc's, an upper bound where different dcs bind different components")
     window = D.emin(*[s.window for s in steps.values()]) if len({s.window for s in steps.values()}) > 1 else next(iter(steps.values())).window
-    return Timeline(steps, comps, D.total(list(comps.values()), U.TIME), per_dc, window, notes)
+    exposures = {k: x for st in steps.values() for k, x in st.exposures.items()}
+    return Timeline(steps, comps, D.total(list(comps.values()), U.TIME), per_dc, window, notes, exposures)
 
 
 def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Compute, gather: DimExpr | None, notes: list[str]) -> DcStep:
@@ -148,6 +152,10 @@ def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Com
     traffic = [t for t in (tr.tensor(), tr.context(), tr.expert()) if t is not None]
     for t in traffic:
         per_micro[t.kind] = t.time
+    exposures = {}
+    if rep.tp_comm_overlap and K.TENSOR_PARALLEL in per_micro:  # overlaps.py
+        per_micro[K.TENSOR_PARALLEL] = OV.tensor(per_micro[K.TENSOR_PARALLEL], t_c + t_r, tr.tp)
+        exposures[K.TENSOR_PARALLEL] = OV.exposure("the GEMMs of each micro-batch", micro * (t_c + t_r), OV.TP_RULE)
     if gather is not None:  # ZeRO-3: every micro-batch, the bubble's ones too, gathers before its forward and backward
         t_f, t_b = t_c / 3, 2 * t_c / 3 + t_r
         one_layer = gather / stage_layers
@@ -161,12 +169,16 @@ def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Com
     pipe = tr.pipeline(micro)
     if pipe is not None:
         comps[K.PIPELINE_PARALLEL] = pipe.time
+        if rep.overlap_p2p:  # overlaps.py
+            one, on = pipe.link.latency + pipe.per_micro / pipe.link.bandwidth, TR.indicator(tr.pp)
+            comps[K.PIPELINE_PARALLEL] = on * OV.pipeline(one, 2 * tr.v * micro, 2 * (tr.pp - 1), micro * (t_c + t_r))
+            exposures[K.PIPELINE_PARALLEL] = OV.exposure("the compute of the steady state's micro-batches", micro * (t_c + t_r), OV.P2P_RULE)
         traffic.append(pipe)
     opt = _optimiser(ctx, model, dc, dev, rep, notes)
     if opt is not None:
         comps[K.OPTIMISER] = opt
     window = 2 * t_c / 3 + t_r
-    return DcStep(micro, per_micro, comps, window, traffic, tr.pp, tr.v)
+    return DcStep(micro, per_micro, comps, window, traffic, tr.pp, tr.v, exposures)
 
 
 def _stages(ctx: Context, model: Model, rep, pp: DimExpr, most: DimExpr) -> OPS.Stages:
