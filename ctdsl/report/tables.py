@@ -2,6 +2,9 @@
 
 Each table is a title, a header, rows of cells (strings) and notes. Keeping the
 rows format-free means the terminal, Markdown and notebook views say the same.
+
+Long: every solve table's rows, one function per answer a spec asks for, built the same way
+(title, header, rows, notes); the formats render them elsewhere.
 """
 
 from __future__ import annotations
