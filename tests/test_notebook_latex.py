@@ -88,7 +88,7 @@ def test_scheme_break_even_and_quantity_reprs(sol):
     be = check_mathjax(sol.breakevens[0]._repr_latex_())
     assert r"\text{band}\_\text{switch faster below, adamw above}" in be[0]
     q = sol.schemes["band_gpu"].step_time._repr_latex_()
-    assert q == r"$14.35\,\mathrm{s}$"
+    assert q == r"$14.66\,\mathrm{s}$"
 
 
 def test_a_hostile_label_stays_math(tmp_path):

@@ -146,6 +146,8 @@ def _scheme(r) -> dict:
         **({"overhead_per_sync": _num(r.overhead.value)} if r.overhead is not None else {}),
         "time_to_target": _num(r.time_to_target.value) if r.time_to_target else None,
         "energy_to_target": _num(r.energy_to_target.value) if r.energy_to_target else None,
+        "bytes_to_target": _num(r.bytes_to_target.value) if r.bytes_to_target else None,
+        "link_bytes_to_target": {k: _num(q.value) for k, q in r.class_bytes_to_target.items()},
         "energy_per_step": {k: _num(q.value) for k, q in r.energy_parts.items()},
         **_money(r),
         "phases": [

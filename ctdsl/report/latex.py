@@ -224,15 +224,16 @@ def numbers_table(sol) -> str:
                     _esc(r.binding.label),
                     _esc(str(r.time_to_target) if r.time_to_target else "n/a"),
                     _esc(str(r.energy_to_target) if r.energy_to_target else "n/a"),
+                    _esc(str(r.bytes_to_target) if r.bytes_to_target else "n/a"),
                 ]
             )
             + r" \\"
         )
     return "\n".join(
         [
-            r"\begin{tabular}{lllllll}",
+            r"\begin{tabular}{llllllll}",
             r"\toprule",
-            r"scheme & payload & WAN bytes & step & binding & time to target & energy \\",
+            r"scheme & payload & WAN bytes & step & binding & time to target & energy & bytes to target \\",
             r"\midrule",
             *rows,
             r"\bottomrule",
