@@ -11,6 +11,9 @@ A spec's scenarios (`scenario NAME { ... }`) are solved by loading the spec in o
 `ctdsl.load(path, scenario="row_1").solve()`, its values in place of the defaults, checked as
 `--set` values are; `Study.observe()` solves each scenario its observations name, once, and
 compares (docs/validation.md).
+
+Long: the whole public API in one module (load, check, recheck, sweep_axes, Study), so that a
+user reads one page; each piece is a thin call into the pipeline's layers.
 """
 
 from __future__ import annotations

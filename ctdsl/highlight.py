@@ -27,7 +27,7 @@ from __future__ import annotations
 from pygments.lexer import RegexLexer, bygroups, words
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Whitespace
 
-KINDS = ("model", "device", "link", "pluggable", "switch", "dc", "replica", "variant", "scheme", "simulation")
+KINDS = ("model", "device", "link", "pluggable", "switch", "dc", "replica", "variant", "scheme", "simulation", "instance", "pool", "workload", "handoff", "slo")
 STATEMENT_WORDS = ("import", "param", "wan", "breakeven", "baseline", "target", "search", "vs", "over", "on", "in", "for", "scenario", "observe", "of", "source", "fit")
 # the kinds of distribution a param's `~` names (ctdsl.check.distributions.KINDS; tests/test_highlight.py keeps them equal)
 DISTRIBUTIONS = ("uniform", "triangular", "normal", "lognormal", "samples")

@@ -218,7 +218,7 @@ def _build_units() -> dict[str, Unit]:
     for p, e in {"k": 3, "M": 6, "G": 9}.items():
         u[p + "Hz"] = Unit(Fraction(10**e), FREQUENCY)
     u["%"] = Unit(Fraction(1, 100), ONE)
-    for word in ("value", "values", "token", "tokens", "step", "steps"):
+    for word in ("value", "values", "token", "tokens", "step", "steps", "req", "request", "requests"):
         u[word] = Unit(Fraction(1), ONE)
     return u
 

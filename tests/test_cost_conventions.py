@@ -141,15 +141,25 @@ def test_switch_latency_in_the_ring_of_switches(tmp_path):
     assert down.time.value == pytest.approx(0.2 + 1 * US, rel=REL)
 
 
-MODULE = "pluggable p { port { rate = 5 GB/s }; latency = 3 us; ops = [dct] }\n"
+MODULE = "pluggable p {{ port {{ rate = 5 GB/s }}; latency = 3 us; ops = [dct] {module} }}\n"
 
 
-@pytest.mark.parametrize("counted, latency", [("transfer", 3 + 1 + 3), ("hop", 3 + 1 + 1 + 3)])
-def test_module_latency_per_crossing(tmp_path, counted, latency):
+@pytest.mark.parametrize(
+    "counted, module, latency",
+    [
+        ("transfer", "; counted = crossing", 3 + 1 + 3),
+        ("hop", "; counted = crossing", 3 + 1 + 1 + 3),
+        # the default, once: the module's latency is in its own time (a transform in it), a
+        # crossing of its port adds none: fast alone, once per transfer or per hop
+        ("transfer", "", 1),
+        ("hop", "", 1 + 1),
+    ],
+)
+def test_module_latency_per_crossing(tmp_path, counted, module, latency):
     # w0 -> w0.p (port: 5 GB/s, 3 us) -> s (fast) -> w1.p (fast) -> w1 (port, 3 us).
-    # Two modules crossed: 2 x 3 us; fast once per transfer (1 us) or per hop (2 us).
+    # counted = crossing: two modules crossed, 2 x 3 us; fast once per transfer (1 us) or per hop (2 us).
     # Bandwidth: the port edge carries 2 GB at 5 GB/s = 0.4 s, the slowest share.
-    _, r = solve(tmp_path, head(counted) + MODULE + ONE_DC.format(dc="; pluggable = p"))
+    _, r = solve(tmp_path, head(counted) + MODULE.format(module=module) + ONE_DC.format(dc="; pluggable = p"))
     (ph,) = r.phases
     assert ph.latency.value == pytest.approx(latency * US, rel=REL)
     assert ph.time.value == pytest.approx(0.4 + latency * US, rel=REL)

@@ -36,7 +36,6 @@ from ctdsl.symbolic import regimes as R
 from ctdsl.symbolic.convert import to_sympy
 
 ROOT = Path(__file__).resolve().parents[1]
-TIMEOUT = 180  # s: a guard that turns a stall into a failure; every case here takes a few seconds
 
 ATTACK = "param x = 2 ^ (((((10^64)^64)^64)^64)^64)\n"
 
@@ -44,6 +43,7 @@ DEGREE = """\
 import std.devices
 import std.links
 import std.models
+from backstop import HANG
 param z = 1 in 1 .. 1.00000001 lin 5
 param wan_bw = 12.5 GB/s in 0.1 GB/s .. 1000 GB/s log 41
 model job : llama3_70b { tokens = 16384 }
@@ -81,7 +81,7 @@ def ctdsl(*args) -> subprocess.CompletedProcess:
         [sys.executable, "-c", code, *map(str, args)],
         capture_output=True,
         text=True,
-        timeout=TIMEOUT,
+        timeout=HANG,
         env={**os.environ, "NO_COLOR": "1", "MPLBACKEND": "Agg"},
     )
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr

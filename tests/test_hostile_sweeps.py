@@ -28,6 +28,7 @@ import ctdsl
 from ctdsl import limits
 from ctdsl.api import check
 from ctdsl.cli import app
+from backstop import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAGSHIP = str(ROOT / "specs" / "llama70b_wan.ct")
@@ -106,7 +107,7 @@ def _sweep_process(out: Path) -> subprocess.Popen:
 
 def _part_growing(folder: Path, proc: subprocess.Popen) -> str:
     """The hidden .part file once it holds a megabyte (the sweep is writing), while the process runs."""
-    deadline = time.monotonic() + 240
+    deadline = time.monotonic() + HANG
     while time.monotonic() < deadline and proc.poll() is None:
         parts = glob.glob(str(folder / ".grid.csv.*.part"))
         if parts and os.path.getsize(parts[0]) > 1_000_000:
@@ -122,7 +123,7 @@ def test_a_signal_in_the_middle_of_writing_leaves_no_part_file(tmp_path, sig, co
     proc = _sweep_process(out)
     part = _part_growing(tmp_path, proc)
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=120)
+    _, err = proc.communicate(timeout=HANG)
     assert proc.returncode == code, err
     assert not os.path.exists(part) and not out.exists()
     assert list(tmp_path.iterdir()) == [] and "Traceback" not in err

@@ -32,6 +32,7 @@ from ctdsl.language.texname import atom, problem, safe_display
 from ctdsl.model import expr as E
 from ctdsl.model.printers import latex, latex_name
 from ctdsl.report.encode import tex_display
+from backstop import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -80,7 +81,7 @@ def _compile(where: Path, name: str) -> None:
         cwd=where,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=HANG,
     )
     assert proc.returncode == 0, proc.stdout[-3000:]
 

@@ -43,6 +43,7 @@ ALLOWED = {
     "tests/test_simulate_partial.py": "waits for a subprocess to reach a point, bounded by HANG",
     "tests/test_simulate_parallel.py": "waits for a subprocess to reach a point, bounded by HANG",
     "tests/test_simulate_dask.py": "waits for a subprocess or a cluster to reach a point, bounded by HANG",
+    "tests/test_hostile_sweeps.py": "waits for a sweep's .part file to grow before signalling it, bounded by HANG",
     "tests/test_no_timed_asserts.py": "this test: the patterns it looks for",
 }
 

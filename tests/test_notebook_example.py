@@ -50,15 +50,15 @@ def test_the_notebook_runs_and_its_outputs_are_small(executed):
     code = [c for c in executed.cells if c.cell_type == "code"]
     solution, scheme, quantity, breakeven, simulation = (_outputs(c) for c in code)
     assert solution["stream"].startswith("<Solution ") and len(solution["stream"]) < 2000
-    assert "band_gpu: step 14.35 s (compute binds), time to target 45.84 h" in solution["stream"]
-    assert scheme["text/plain"].startswith("<SchemeResult band_gpu: step 14.35 s") and "<table>" in scheme["text/html"]
+    assert "band_gpu: step 14.66 s (compute binds), time to target 46.84 h" in solution["stream"]
+    assert scheme["text/plain"].startswith("<SchemeResult band_gpu: step 14.66 s") and "<table>" in scheme["text/html"]
     assert scheme["text/latex"].startswith("$$")
-    # float in base units (s), the unit, and ms: 14.349349513096422 s x 1000
+    # float in base units (s), the unit, and ms: 14.661724732872987 s x 1000
     value, unit, ms = quantity["stream"].split()
     assert unit == "s" and float(ms) == pytest.approx(1000 * float(value), rel=1e-12)
-    assert quantity["text/plain"] == "<Quantity 14.35 s>"
-    assert quantity["text/html"] == '<span class="ctdsl-quantity">14.35&nbsp;s</span>'
-    assert quantity["text/latex"] == r"$14.35\,\mathrm{s}$"
+    assert quantity["text/plain"] == "<Quantity 14.66 s>"
+    assert quantity["text/html"] == '<span class="ctdsl-quantity">14.66&nbsp;s</span>'
+    assert quantity["text/latex"] == r"$14.66\,\mathrm{s}$"
     assert breakeven["text/plain"].startswith("<BreakevenResult band_switch vs adamw over wan_bw")
     assert simulation["text/plain"].startswith("<SimResult ") and len(simulation["text/plain"]) < 2000
     assert "| band_gpu |" in simulation["text/markdown"] and "<table>" in simulation["text/html"]

@@ -89,7 +89,7 @@ def test_scheme_break_even_and_quantity_reprs(sol):
     assert be[0] == r"\textbf{Break-even}"  # the blocks of export latex (report.paper), in MathJax
     assert r"\text{band}\_\text{switch}\text{ is faster below it, }\text{adamw}\text{ above}" in be[1]
     q = sol.schemes["band_gpu"].step_time._repr_latex_()
-    assert q == r"$14.35\,\mathrm{s}$"
+    assert q == r"$14.66\,\mathrm{s}$"
 
 
 def test_a_hostile_label_stays_math(tmp_path):

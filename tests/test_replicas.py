@@ -104,7 +104,10 @@ scheme x { payload = dense; collective = hier_allreduce; steps = 10 }
     r = solve_text(tmp_path, text).schemes["x"]
     s, n, gpus, nics = D / 4, 8, 32, 16  # cp replicates the weights: 8 members of each shard group
     nic_bw = 50e9 / 2
-    rs = (n - 1) * (LAT_IN + gpus * (s / n) / nics / nic_bw)  # 7 x (8e9 / 25 GB/s + 10 us)
+    # the DP group's 8 members are tp = 2 ranks apart: 4 in a node of 8 (Megatron's layout), so a
+    # step sends gpus / 4 transfers across the NICs (2 x 4 / 4 / 25 GB/s a NIC's share), and every hop
+    # is at least s / n over a GPU's own path: no scaleup_link, so its NIC share, 25 GB/s (binds)
+    rs = (n - 1) * (LAT_IN + max(gpus * (s / n) / 4 / nics / nic_bw, (s / n) / nic_bw))
     slice_ = s / (n * 3)
     across = 4 * (LAT_ACROSS + max(gpus * slice_ / nics / nic_bw, gpus * slice_ / 100e9))
     got = phases(r)
@@ -225,7 +228,9 @@ def test_study_at_datacentre_scale(spec):
     assert close(got["all-reduce of each slice across dcs"], across)
     # the reduce-scatter runs side by side in the sites; west binds: 220 replicas behind a 2:1 spine,
     # a GPU's NIC at 25 GB/s carrying the most-loaded GPU's s_max / 220 a step
-    sites = {"east": (300, 50e9), "central": (280, 50e9), "west": (220, 25e9)}
+    # (ib_ndr at its efficiency 0.94: 47 of 50 GB/s a NIC, NVIDIA/nccl-tests issue 290; TP 8:
+    # one member of a data-parallel group a node, every hop across the NICs)
+    sites = {"east": (300, 0.94 * 50e9), "central": (280, 0.94 * 50e9), "west": (220, 0.94 * 25e9)}
     rs = max((R - 1) * (10e-6 + s_max / R / bw) for R, bw in sites.values())
     assert close(got["reduce-scatter in each dc"], rs)
     assert sum(1 for _ in sol.breakevens) == 2

@@ -117,7 +117,7 @@ def test_the_reports_figure_is_the_sweep_figure_without_its_notes(reports):
 
 def test_markdown_tables(reports):
     md = reports["md"]
-    assert "| scheme | steps | step | time to target | energy to target | time vs adamw |" in md
+    assert "| scheme | steps | step | time to target | energy to target | time vs adamw | bytes to target | across sites | across sites vs adamw |" in md
     assert "| band_ring | 11500 | 18.81 s | **60.08 h** |" in md
     assert "\n$$\nb_{\\mathrm{WAN}}^{*} =" in md  # GitHub math
 
@@ -163,7 +163,7 @@ def test_report_for_small_examples(tmp_path, name):
 
 
 def test_markdown_math_is_github_display_blocks(tmp_path):
-    """examples/18_uncertainty.ct: its three break-evens (242, 834 and 1,410 characters of LaTeX) are each a `$$`
+    """examples/18_uncertainty.ct: its three break-evens (hundreds of characters of LaTeX each) are each a `$$`
     block on lines of its own, as GitHub renders math, with the same LaTeX as the HTML report's source; no
     picture of a form (GitHub strips data: images), and every $ of spec text an entity, never math."""
     md, html = tmp_path / "u.md", tmp_path / "u.html"

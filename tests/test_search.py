@@ -203,11 +203,11 @@ def test_example_json_and_plot(tmp_path):
     assert round(cheapest["optimum"]["params"]["wan_bw"] / 1e7) == 154
     assert {c["choice"]: c["status"] for c in cheapest["choices"]}["band_module"] == "infeasible"
     fast = next(c for c in cheapest["choices"] if c["choice"] == "band_fast")
-    assert fast["status"] == "feasible" and round(fast["best"]["params"]["wan_bw"] / 1e9) == 84
-    assert round(fast["best"]["objective"] / 1e3) == 134
+    assert fast["status"] == "feasible" and round(fast["best"]["params"]["wan_bw"] / 1e9) == 100
+    assert round(fast["best"]["objective"] / 1e3) == 159
     optics = {c["choice"]: c["best"]["objective"] for c in data["optics"]["choices"]}
     assert data["optics"]["optimum"]["choice"] == "band_fast"
-    assert (round(optics["band_fast"] / 100), round(optics["band_module"] / 100)) == (87, 145)
+    assert (round(optics["band_fast"] / 100), round(optics["band_module"] / 100)) == (88, 145)
     fastest = data["fastest"]
     assert fastest["optimum"]["choice"] == "demo" and fastest["binding"] == ["budget"]
     assert [c["status"] for c in fastest["choices"]] == ["optimum", "pruned", "pruned", "pruned"]

@@ -19,12 +19,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from backstop import HANG
 
 pytest.importorskip("distributed")
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENTION = str(ROOT / "examples" / "15_contention.ct")
-TIMEOUT = 240  # s: a guard that turns a hang into a failure; each case ends within the 5 s connect bound
 
 
 class _Server:
@@ -82,7 +82,7 @@ def simulate_on(address: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         cwd=ROOT,
-        timeout=TIMEOUT,
+        timeout=HANG,
     )
 
 

@@ -338,7 +338,7 @@ def _tutorial_block() -> str:
 def test_the_tutorials_worked_example(tmp_path):
     """The figures step 10 works out by hand at K = 4: a GPU's slice D / (32 x 4) x 1,024 GPUs = D / 4
     on each WAN a step, over 16 x 50 GB/s after NIC, WAN (2 ms) and NIC latencies; 6 steps. And its
-    break-even, "about 44 sites", between the whole numbers of sites where the winner changes."""
+    break-even, "about 45 sites", between the whole numbers of sites where the winner changes."""
     text = _tutorial_block()
     sol = solve_text(tmp_path, text)
     Dm = sol.schemes["adamw"].dense.value
@@ -349,20 +349,20 @@ def test_the_tutorials_worked_example(tmp_path):
     assert "6 x 46.1 ms = 276.7 ms" in doc and f"{across * 1e3:.1f}" == "276.7"
     assert f"{6 * Dm / 4 / 1e9:.1f}" == "211.7" and "211.7\nGB on each WAN" in doc
     (root,) = sol.breakevens[0].roots
-    assert round(root.value) == 44 and "first from\nabout 44 sites on" in doc
+    assert round(root.value) == 45 and "first from\nabout 45 sites on" in doc
     path = tmp_path / "spec.ct"
-    _winner_changes(ctdsl.load(path).sweep({"n_sites": (43, 44, 2)}))
+    _winner_changes(ctdsl.load(path).sweep({"n_sites": (44, 45, 2)}))
 
 
 def test_the_example_with_a_hub(tmp_path):
     """examples/20_sites.ct, as docs/language.md quotes it: the WAN carries 2 K' / (K' + 1) of D with
-    K' regions and the hub, and DiLoCo first from about 41 regions on."""
+    K' regions and the hub, and DiLoCo first from about 42 regions on."""
     sol = ctdsl.load(ROOT / "examples" / "20_sites.ct").solve()
     a = sol.schemes["adamw"]
     assert close(a.wan.value, 2 * 4 / 5 * a.dense.value)
     (root,) = sol.breakevens[0].roots
-    assert round(root.value) == 41
-    assert "DiLoCo\nreaches the target first from about 41 regions on" in (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
+    assert round(root.value) == 42
+    assert "DiLoCo\nreaches the target first from about 42 regions on" in (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
     _winner_changes(ctdsl.load(ROOT / "examples" / "20_sites.ct").sweep({"n_sites": (41, 42, 2)}))
 
 

@@ -200,10 +200,11 @@ def test_flagship_breakevens_agree_with_a_numeric_root_finder():
     assert sol.breakevens
     for be in sol.breakevens:
         numeric_check(sol, be)
-    # the in-network band pays below about 89 GB/s against dense AdamW
+    # the in-network band pays below about 80 GB/s against dense AdamW (89 GB/s at line rate; the
+    # presets' link efficiencies, docs/cost-model.md "Collectives over nodes", move it)
     sw = next(b for b in sol.breakevens if b.x == "band_switch")
     (root,) = sw.roots
-    assert 80e9 < root.value < 100e9
+    assert 70e9 < root.value < 90e9
     assert (root.below, root.above) == ("band_switch", "adamw")
     assert math.isfinite(root.value)
 

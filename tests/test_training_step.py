@@ -46,6 +46,11 @@ nv_bw, nv_lat = 100e9, 1e-6
 nic_bw, nic_lat = 10e9, 5e-6
 wan_bw, wan_lat = 1e9, 1e-3
 mem_bw = 2e12
+# Megatron's layout (docs/cost-model.md, "Collectives over nodes"): the data-parallel group (cp R
+# = 4 members, tp = 2 ranks apart) has KN = 4 // 2 = 2 members in a node of 4, so its ring
+# crosses the node boundary once a direction: each step's boundary bytes over the KN members'
+# NICs together, nbytes / (KN nic_bw), which binds over the NVLink hop nbytes / nv_bw.
+KN = 2
 
 P_layer = 2 * d * d + 2 * d * kv * dh + 3 * d * f  # attention (Q, O and K, V) and the SwiGLU MLP
 P_layers = L * P_layer
@@ -155,10 +160,10 @@ def test_interleaved_stages_shrink_the_bubble_and_multiply_the_transfers():
 
 def hier_allreduce(payload_per_gpu: float) -> float:
     """The hierarchical all-reduce of one GPU's shard: n = cp R members a dc, tp pp cp R = 16 GPUs
-    a dc each on its own NIC, the WAN carrying every GPU's slice (docs/cost-model.md, Replicas)."""
+    a dc, KN of a group in a node (above), the WAN carrying every GPU's slice (docs/cost-model.md, Replicas)."""
     n = cp * R
     gpus = G * R
-    in_dc = (n - 1) * (nic_lat + payload_per_gpu / n / nic_bw)
+    in_dc = (n - 1) * (nic_lat + max(payload_per_gpu / n / (KN * nic_bw), payload_per_gpu / n / nv_bw))
     across_step = 2 * nic_lat + wan_lat + max(gpus * payload_per_gpu / (n * K) / wan_bw, payload_per_gpu / (n * K) / nic_bw)
     return in_dc + 2 * (K - 1) * across_step + in_dc
 
@@ -194,7 +199,7 @@ def test_zero3_gathers_the_parameters_and_drops_the_last_all_gather():
     h = inner_parts()
     n = cp * R
     shard = 2 * P / (tp * pp)  # the parameters at 2 bytes
-    T_ag = (n - 1) * (nic_lat + shard / n / nic_bw)
+    T_ag = (n - 1) * (nic_lat + shard / n / (KN * nic_bw))
     t_f, t_b = h["t_c"] / 3, 2 * h["t_c"] / 3
     one_layer = T_ag / (L / pp)
     per_micro = max(one_layer, T_ag - t_f) + max(one_layer, T_ag - t_b)
@@ -214,7 +219,7 @@ def test_diloco_whose_workers_are_the_dcs():
     h = inner_parts()
     n = cp * R
     shard = 2 * P / (tp * pp)
-    in_dc = (n - 1) * (nic_lat + shard / n / nic_bw)
+    in_dc = (n - 1) * (nic_lat + shard / n / (KN * nic_bw))
     across_step = 2 * nic_lat + wan_lat + G * R * shard / (n * K) / wan_bw
     inner_sync = 2 * in_dc
     outer = 2 * (K - 1) * across_step + in_dc
@@ -232,7 +237,7 @@ def streaming(wan: float, F: int) -> tuple[float, float, float]:
     n = cp * R
     dense_shard = 2 * P / (tp * pp)
     payload_shard = P * 0.5 / (tp * pp)
-    in_dc = lambda x: (n - 1) * (nic_lat + x / n / nic_bw)  # noqa: E731
+    in_dc = lambda x: (n - 1) * (nic_lat + x / n / (KN * nic_bw))  # noqa: E731
     across_step = 2 * nic_lat + wan_lat + G * R * payload_shard / F / (n * K) / wan
     fragment = 2 * (K - 1) * across_step + in_dc(dense_shard / F)
     inner = h["compute"] + h["m"] * h["t_tp"] + h["bubble"] + h["t_pp"] + h["opt"]

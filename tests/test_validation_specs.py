@@ -3,14 +3,13 @@
 are params the scenarios set, and docs/validation.md shows the current figures.
 
 The expected values are the published ones, read from the repo's copy of the data, not from
-the specs. No bound is held on the errors here: the bounds come with the model's work (issue
-27); the page's tables are regenerated from the model as it is.
+the specs. The mean errors the model reaches are held as bounds (issue 27 item 7, at the
+end); the page's tables are regenerated from the model as it is.
 """
 
 from __future__ import annotations
 
 import csv
-import subprocess
 import sys
 from pathlib import Path
 
@@ -117,6 +116,53 @@ def test_the_recomputation_of_each_table_5_set(specs):
     assert (sel.recompute, sel.sequence_parallel) == ("selective", True)
 
 
-def test_the_docs_page_shows_the_current_figures():
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_validation_doc.py"), "--check"], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+@pytest.fixture(scope="module")
+def observed():
+    """Every set solved and scored once, as tools/gen_validation_doc.py does (in this process)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import gen_validation_doc
+
+    return gen_validation_doc, gen_validation_doc.sets()
+
+
+def test_the_docs_page_shows_the_current_figures(observed):
+    tool, results = observed
+    text, new = tool.page(results)
+    assert new == text, "docs/validation.md is out of date: run python tools/gen_validation_doc.py"
+
+
+# The mean errors the model reaches (issue 27 item 7), held as bounds just above what it reaches,
+# so that a change that makes a set worse fails here. The expected values are the published
+# measurements the specs observe (checked against the data above); one efficiency per set is
+# fitted on its stated row, as the issue allows, and nothing else. At the time of writing, with
+# per-operation compute and node-aware collectives (first baseline in brackets):
+#
+#   set                        MAPE            Spearman       best layout
+#   korthikanti_full.ct        4.9%  (23.0%)   -              -
+#   korthikanti_selective.ct   12.1% (24.4%)   -              -
+#   vtrain_3_6b.ct             17.6% (74.1%)   0.97 (0.80)    right (wrong)
+#   vtrain_18_4b.ct            10.0% (22.6%)   0.67 (0.76)    wrong
+#
+# The issue's targets (Table 5 within 5% in both modes, vTrain within 8%, Spearman at least 0.9
+# and the best layout right for both) are met only for Table 5 with full recomputation.
+BOUNDS = {  # set -> (MAPE bound in percent, Spearman at least, the fastest layout predicted right)
+    "korthikanti_full.ct": (5.5, None, None),
+    "korthikanti_selective.ct": (13.0, None, None),
+    "vtrain_3_6b.ct": (19.0, 0.95, True),
+    "vtrain_18_4b.ct": (11.0, 0.6, None),
+}
+
+
+def test_mean_errors_and_rank_correlations_hold(observed):
+    _, results = observed
+    got = {Path(obs.path).name: obs for obs in results}
+    assert sorted(got) == sorted(BOUNDS)
+    for name, (mape, rho, best) in BOUNDS.items():
+        obs = got[name]
+        assert obs.mape is not None and obs.mape < mape, (name, obs.mape)
+        if rho is not None:
+            (group,) = obs.groups
+            assert group.spearman is not None and group.spearman >= rho, (name, group.spearman)
+        if best:
+            (group,) = obs.groups
+            assert group.best_right, (name, group.best_measured, group.best_predicted)

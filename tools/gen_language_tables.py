@@ -235,6 +235,8 @@ BACK_END_LIMITS = [
     ("ctdsl/roots.py", "MAX_BRENT_STEPS", "none: the bracket so far is the answer"),
     ("ctdsl/numeric/minimise.py", "MAX_MINIMISE_STEPS", "none: the best point so far is the answer"),
     ("ctdsl/cli/simulate_cmd.py", "MAX_JOBS", "usage error (exit 2) for `-j`"),
+    ("ctdsl/simulate/serving.py", "MAX_REQUESTS", "usage error (exit 2) for `ctdsl simulate --requests` on a serving spec; ValueError from `run`"),
+    ("ctdsl/simulate/serving.py", "MAX_TOKENS", "usage error (exit 2) from `ctdsl simulate` on a serving spec, once the lengths are drawn and before any is simulated; ValueError from `run`"),
     ("ctdsl/numeric/sweepdata.py", "MAX_POINTS_IN_MEMORY", "ValueError from `Study.sweep` (a larger grid goes to a file: `ctdsl sweep -f parquet`)"),
     ("ctdsl/numeric/uncertainty.py", "MAX_UNCERTAINTY_SAMPLES", "usage error (exit 2) for `ctdsl uncertainty --samples`; ValueError from the API"),
     ("ctdsl/numeric/winnermap.py", "MAX_MAP_POINTS", "none: `ctdsl sweep --plot` maps at most 400 x 400 points of a larger grid"),

@@ -46,6 +46,8 @@ class BlockChecker:
             if spec.type == "quantity":
                 return E.Num(Fraction(spec.default)) if spec.default is not None else None
             return spec.default
+        if spec.type == "quantity" and _word(fields[key].value) in spec.words:
+            return _word(fields[key].value)  # a word it takes instead of a quantity (`bucket = layer`)
         if spec.type == "quantity":
             typed = self.reader.read_quantity(block, stage, key, None)
             return typed.expr if typed else None
@@ -156,6 +158,8 @@ class BlockChecker:
     def _field(self, block: MergedBlock, stage: str | None, key: str, spec: S.FieldSpec) -> None:
         node = (block.stages[stage].fields if stage else block.fields)[key]
         value = node.value
+        if spec.type == "quantity" and _word(value) in spec.words:
+            return  # a word it takes instead of a quantity (`bucket = layer`), read by `value`
         if spec.type == "quantity":
             typed = self.reader.read_quantity(block, stage, key, None)
             if typed is not None:

@@ -23,10 +23,15 @@ from ctdsl.check import shape as SH
 from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Counted, Fabric, InnerSync, JitterKind, PlacementKind, Recompute, SimLatency
+from ctdsl.language.serving import SERVING_KINDS
+from ctdsl.language.enums import Algorithm, Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, ModuleLatency, Payload, PlacementKind, Precision, Readiness, Recompute, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.units import RATE, format_quantity
+
+# the scheme of a job without one (`Builder._implicit_step`)
+IMPLICIT_SCHEME = "step"
+IMPLICIT_LABEL = "the step (no scheme: the data-parallel all-reduce in the site, if any)"
 
 
 class Builder:
@@ -43,12 +48,39 @@ class Builder:
             block = self.ns.merged(d.name)
             if block is None:
                 continue
+            if d.kind in SERVING_KINDS:
+                continue  # built by ctdsl.check.serving, once models and devices are
             if d.kind == "scheme":
                 later.append(block)
             else:
                 getattr(self, f"_{d.kind}")(block)
         for block in later:
             self._scheme(block)
+        if not later:
+            self._implicit_step()
+
+    def _implicit_step(self) -> None:
+        """A job without a sync (issue 27 item 6): one site, data parallelism inside it or none,
+        and no scheme. Its step is that of an implicit scheme `step`: the dense gradient
+        all-reduced in a ring over the dc's workers (none with one replica), once a step, after
+        the backward pass, as a written `scheme step { payload = dense; collective =
+        ring_allreduce }` would be. Nothing is made where the spec has no dc, several dcs, sites,
+        WAN links or not exactly one model of its own (a scheme must then say which)."""
+        model, _ = self.draft.default_model()
+        dcs = list(self.draft.dcs.values())
+        if model is None or len(dcs) != 1 or self.draft.wans or dcs[0].sites is not None:
+            return
+        dc = dcs[0]
+        name = IMPLICIT_SCHEME if IMPLICIT_SCHEME not in self.ns.defs else f"{IMPLICIT_SCHEME}_{dc.name}"
+        if name in self.ns.defs:
+            return
+        self.draft.schemes[name] = M.Scheme(
+            name=name, span=dc.span, file=dc.file, spans={}, from_std=False,
+            payload=Payload.DENSE, fraction=None, value_bytes=None, block=None, scale=None, index=None, chunk=None, k=None,
+            collective=Collective.RING_ALLREDUCE, at=M.Placement(PlacementKind.GPU, None), sum_at=None, loopback=False,
+            period=E.num(1), steps=None, overlap=False, cost=E.num(S.DEFAULT_COST[Payload.DENSE]), overhead=E.num(0),
+            model=model, sites=None, label=IMPLICIT_LABEL,
+        )  # fmt: skip
 
     def _get(self, b: MergedBlock, key: str, stage: str | None = None):
         return self.blocks.value(b, key, stage)
@@ -104,6 +136,7 @@ class Builder:
             shape=shape or None,
             kv_tokens=g("kv_tokens"),
             batch_tokens=g("batch_tokens"),
+            step=g("step"),
             **SH.switches(g),
         )
         self.draft.models[b.name] = SH.counted(model, params, g("flops_per_token"))
@@ -147,6 +180,8 @@ class Builder:
             transfer=g("transfer"),
             counted=Counted(g("counted") or Counted.TRANSFER),  # None: written wrong, reported (CT108)
             price=g("price"),
+            efficiency=g("efficiency"),
+            in_network=bool(g("in_network")),
         )
 
     def _pluggable(self, b: MergedBlock) -> None:
@@ -171,6 +206,7 @@ class Builder:
             ops=self._get(b, "ops") or (),
             price=self._get(b, "price"),
             depreciation=self._get(b, "depreciation"),
+            counted=ModuleLatency(self._get(b, "counted") or ModuleLatency.ONCE),  # None: written wrong, reported (CT108)
         )
 
     def _variant(self, b: MergedBlock) -> None:
@@ -222,8 +258,14 @@ class Builder:
             steps=g("steps"),
             overlap=g("overlap") == "true",
             backward=g("overlap") == "backward",
-            bucket=g("bucket"),
+            bucket=None if g("bucket") == "layer" else g("bucket"),
+            bucket_per_layer=g("bucket") == "layer",
+            overlap_param_gather=bool(g("overlap_param_gather")),
             fragments=g("fragments"),
+            fragment_layers=g("fragment_layers"),
+            ready=Readiness(g("ready") or Readiness.STEP),
+            fragment_order=FragmentOrder(g("fragment_order") or FragmentOrder.STRIDED),
+            step=g("step"),
             delay=g("delay"),
             inner=InnerSync(g("inner") or InnerSync.NONE),
             cost=cost if cost is not None else E.num(S.DEFAULT_COST[payload]),
@@ -307,9 +349,21 @@ class Builder:
             last_stage_layers=g("last_stage_layers"),
             zero=g("zero"),
             recompute=Recompute(g("recompute") or Recompute.SELECTIVE),
+            recompute_share=g("recompute_share") if "recompute_share" in b.fields else None,
             micro_batch=g("micro_batch"),
             sequence_parallel=g("sequence_parallel") if g("sequence_parallel") is not None else True,
             virtual_stages=g("virtual_stages"),
+            compute=ComputeModel(g("compute") or ComputeModel.BLOCK),
+            flash=g("flash") if g("flash") is not None else True,
+            gemm_precision=Precision(g("gemm_precision") or Precision.BF16),
+            attention_precision=Precision(g("attention_precision") or Precision.BF16),
+            capacity_factor=g("capacity_factor"),
+            pad_to_capacity=bool(g("pad_to_capacity")),
+            moe_imbalance=g("moe_imbalance"),
+            grouped_gemm=g("grouped_gemm") if g("grouped_gemm") is not None else True,
+            algorithm=Algorithm(g("algorithm") or Algorithm.AUTO),
+            tp_comm_overlap=bool(g("tp_comm_overlap")),
+            overlap_p2p=bool(g("overlap_p2p")),
         )
 
     def _dc(self, b: MergedBlock) -> None:

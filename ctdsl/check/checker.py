@@ -39,6 +39,7 @@ from ctdsl.check.scenarios import check_scenarios, scenario_nodes
 from ctdsl.check.params import ParamChecker
 from ctdsl.check.schedule import check_schedules
 from ctdsl.check.search import check_searches
+from ctdsl.check.serving import check_serving
 from ctdsl.check.targets import check_targets
 from ctdsl.check.topology import check_topology
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
@@ -69,6 +70,7 @@ class Checker:
             if block is not None:
                 blocks.validate(block)
         Builder(self.ns, self.sink, blocks, self.draft).build()
+        check_serving(self.ns, self.sink, blocks, self.draft)
         topology = check_topology(self.draft, self.ns, self.sink, blocks)
         check_money(self.draft, self.sink)
         check_schedules(self.draft, self.sink)

@@ -45,6 +45,7 @@ class Draft:
     scenarios: dict = field(default_factory=dict)  # model.observed.Scenario, from ctdsl.check.observed
     observations: list = field(default_factory=list)  # model.observed.Observation
     fits: list = field(default_factory=list)  # model.observed.Fit
+    serving: object = None  # model.serving.Serving, from ctdsl.check.serving
 
     def defaults(self) -> dict[str, float]:
         return {p.name: p.default for p in self.params.values()}
@@ -86,4 +87,5 @@ class Draft:
             scenarios=self.scenarios,
             observations=tuple(self.observations),
             fits=tuple(self.fits),
+            serving=self.serving,
         )

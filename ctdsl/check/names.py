@@ -13,6 +13,7 @@ from typing import Union
 
 from ctdsl import limits
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
+from ctdsl.language.schema import DROPPABLE
 from ctdsl.syntax import ast
 
 
@@ -276,6 +277,9 @@ class Namespace:
                     self._duplicate_field(item, prev, name)
                     continue
                 own_fields[item.key.text] = item
+                if (block.kind, item.key.text) in DROPPABLE and _is_none(item.value):
+                    result.fields.pop(item.key.text, None)  # `bucket = none`: drop what the base gives
+                    continue
                 result.fields[item.key.text] = item
             else:
                 prev_stage = own_stages.get(item.name.text)
@@ -335,3 +339,8 @@ class Namespace:
 
 def _std_module_for(kind: str) -> str | None:
     return {"link": "links", "device": "devices", "model": "models"}.get(kind)
+
+
+def _is_none(value) -> bool:
+    """The word `none` as a field's value."""
+    return isinstance(value, ast.Ref) and len(value.parts) == 1 and value.parts[0].text == "none"

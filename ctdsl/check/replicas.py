@@ -6,8 +6,15 @@ the params' defaults (the degrees and counts are whole numbers by then, CT305):
 - every dc holds replicas, or none does, and a dc of replicas counts them with
   `replicas`, not `workers` (CT420);
 - a replica's GPUs fill whole nodes, or a node holds whole replicas (CT419);
+- tp_comm_overlap needs sequence parallelism (CT450);
 - a replica divides the model each scheme trains: layers by pp, attention heads
   and key/value heads by tp, routed experts by ep (CT418);
+- `compute = operations` needs the model's full shape with `seq` and the device's
+  `mem_bw`, and an FP8 precision the device's `peak_fp8` (CT441); the fields only it
+  reads, and the MoE execution's on a dense model, would change nothing (CT442, as CT113 refuses
+  a bucket without overlap = backward);
+- interleaved virtual stages divide the layers of every stage; an uneven first or last
+  stage holds v - 1 whole chunks and one shorter one, as Llama 3 ran them (CT440);
 - the sites pair their shards: GPU j of a replica in one dc syncs with GPU j of
   the replicas in the others, so every dc shards the model alike (the same tp,
   pp, cp and ep) (CT421);
@@ -29,9 +36,13 @@ from ctdsl.diagnostics import DiagnosticSink, Label
 from ctdsl.language import bounds as B
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
+from ctdsl.model import payload as PL
 from ctdsl.model.graph import count_text, replica_counts, several_sites
 
 DEGREES = ("tp", "pp", "cp", "ep")
+# replica fields only compute = operations reads (CT442 otherwise), and those of a MoE model's experts
+MOE_EXECUTION = ("capacity_factor", "pad_to_capacity", "moe_imbalance", "grouped_gemm")
+OPERATIONS_FIELDS = ("flash", "gemm_precision", "attention_precision", *MOE_EXECUTION)
 # model shape field -> the degree that must divide it, and what it splits
 _DIVIDES = (("layers", "pp", "layers"), ("heads", "tp", "attention heads"), ("kv_heads", "tp", "key/value heads"), ("experts", "ep", "routed experts"))
 
@@ -55,6 +66,7 @@ class ReplicaCheck:
     def __init__(self, spec: Draft, ns: Namespace, sink: DiagnosticSink):
         self.spec, self.ns, self.sink = spec, ns, sink
         self.env = spec.defaults()
+        self._said: set[tuple[str, str]] = set()  # a replica's overlap reported once, however many dcs hold it
 
     def run(self) -> None:
         dcs = list(self.spec.dcs.values())
@@ -84,6 +96,7 @@ class ReplicaCheck:
             rep = self.spec.replicas.get(d.replica)
             if rep is not None:
                 self._nodes(d, rep)
+                self._overlaps(rep)
         self._pairing(with_rep)
         self._sites(with_rep)
         self._gather(with_rep)
@@ -94,12 +107,26 @@ class ReplicaCheck:
                     rep = self.spec.replicas.get(d.replica)
                     if rep is not None:
                         self._divides(model, rep, d)
+                        self._virtual(model, rep)
+                        self._operations(model, rep, d)
                         self._experts(model, rep, d)
 
     def degrees(self, rep: M.Replica) -> dict[str, int | None]:
         """Each degree as a whole number; None where it is not one of at least 1 (CT301 or CT305 at its field)."""
         out = {k: _int(getattr(rep, k), self.env) for k in DEGREES}
         return {k: (v if v is not None and v >= 1 else None) for k, v in out.items()}
+
+    def _overlaps(self, rep: M.Replica) -> None:
+        """tp_comm_overlap pipelines the all-gather and reduce-scatter of sequence parallelism (CT450)."""
+        if rep.tp_comm_overlap and not rep.sequence_parallel and ("tp_comm_overlap", rep.name) not in self._said:
+            self._said.add(("tp_comm_overlap", rep.name))
+            self.sink.error(
+                "CT450",
+                f"replica '{rep.name}' overlaps its tensor-parallel communication without sequence parallelism",
+                rep.spans.get("tp_comm_overlap", rep.span),
+                label="needs sequence_parallel = true",
+                help="set sequence_parallel = true (Megatron's --tp-comm-overlap requires it), or remove tp_comm_overlap",
+            )
 
     def _nodes(self, d: M.DataCentre, rep: M.Replica) -> None:
         deg = self.degrees(rep)
@@ -149,6 +176,74 @@ class ReplicaCheck:
                 help=f"choose {degree} among the divisors of {size}",
             )
             return
+
+    def _operations(self, model: M.Model, rep: M.Replica, d: M.DataCentre) -> None:
+        """What `compute = operations` and an FP8 precision read (CT441); the fields it alone reads (CT442)."""
+        dev = self.spec.devices.get(d.device)
+        unread = [k for k in OPERATIONS_FIELDS if k in rep.spans]
+        if str(rep.compute) != "operations" and unread:
+            self.sink.error(
+                "CT442", f"replica '{rep.name}': {unread[0]} is read only with compute = operations; with compute = block it changes nothing",
+                rep.spans[unread[0]], help="add compute = operations, or remove it",
+            )
+        elif not PL.is_moe(model) and (moe := [k for k in MOE_EXECUTION if k in rep.spans]):
+            self.sink.error(
+                "CT442", f"replica '{rep.name}': {moe[0]} applies to a MoE model's experts, and model '{model.name}' has none",
+                rep.spans[moe[0]], help="remove it, or give the model experts, experts_per_token and expert_mlp",
+            )
+        if str(rep.compute) != "operations":
+            return
+        fp8 = [k for k in ("gemm_precision", "attention_precision") if str(getattr(rep, k)) == "fp8"]
+        if dev is not None and fp8 and dev.peak_fp8 is None:
+            self._ct441(rep, fp8[0], f"{fp8[0]} = fp8 is timed at the device's peak_fp8, which device '{dev.name}' does not give", f"give device '{dev.name}' a peak_fp8, or use bf16")
+        if not (PL.full_shape(model) and PL.has(model, "seq")):
+            self._ct441(rep, "compute", f"compute = operations times each operation of a layer from its shape, and model '{model.name}' gives no full shape with seq", "give the model its shape (layers, width, heads, kv_heads, mlp, vocab) and seq, or use compute = block")
+        elif dev is not None and dev.mem_bw is None:
+            self._ct441(rep, "compute", f"compute = operations times the memory-bound operations at the device's mem_bw, which device '{dev.name}' does not give", f"give device '{dev.name}' a mem_bw, or use compute = block")
+
+    def _ct441(self, rep: M.Replica, key: str, message: str, help: str) -> None:
+        self.sink.error("CT441", f"replica '{rep.name}': {message}", rep.spans.get(key, rep.span), help=help)
+
+    def _virtual(self, model: M.Model, rep: M.Replica) -> None:
+        """Interleaving: v model chunks a pipeline rank, each of whole layers (CT440). A stage
+        of L layers splits into v chunks of L / v (Megatron's `get_num_layers_to_build`); an
+        uneven end stage, as Llama 3 ran them (arXiv:2407.21783 section 3.3.2: one layer less
+        on the first and on the last stage), holds v - 1 chunks of the other stages' size and
+        one of what is left, 1 to that size. Otherwise a chunk would hold a fraction of a layer
+        and the bubble (pp - 1) / v would shrink below what any schedule reaches."""
+        if rep.virtual_stages is None or not model.shape or "layers" not in model.shape:
+            return
+        v = _int(rep.virtual_stages, self.env)
+        pp = self.degrees(rep).get("pp")
+        layers = _int(model.shape["layers"], self.env, 0)
+        if not v or v <= 1 or not pp or not layers:
+            return
+        first = _int(rep.first_stage_layers, self.env, 0) if rep.first_stage_layers else None
+        last = _int(rep.last_stage_layers, self.env, 0) if rep.last_stage_layers else None
+        ends = [x for x in (first, last) if x is not None]
+        middle = pp - len(ends)
+        if middle <= 0 or (layers - sum(ends)) % middle:
+            return  # CT418 says the stages do not split
+        other = (layers - sum(ends)) // middle
+        if other % v:
+            return self._ct440(model, rep, v, f"the {other} layers of each of its {'other ' if ends else ''}stages", f"choose virtual_stages among the divisors of {other}")
+        chunk = other // v
+        for what, n in (("first", first), ("last", last)):
+            if n is not None and not 1 <= n - (v - 1) * chunk <= chunk:
+                return self._ct440(
+                    model, rep, v, f"the {n} layers of its {what} stage as {v - 1} chunk{'s' * (v > 2)} of {chunk} and one of 1 to {chunk}",
+                    f"give the {what} stage {(v - 1) * chunk + 1} to {v * chunk} layers, or fewer virtual stages",
+                )
+
+    def _ct440(self, model: M.Model, rep: M.Replica, v: int, what: str, help: str) -> None:
+        self.sink.error(
+            "CT440",
+            f"replica '{rep.name}': {v} virtual stages cannot hold {what} (model '{model.name}'): every model chunk holds whole layers",
+            rep.spans.get("virtual_stages", rep.span),
+            label=f"virtual_stages = {v}",
+            secondary=(Label(model.spans.get("layers", model.span), "its layers"),),
+            help=help,
+        )
 
     def _uneven(self, model: M.Model, rep: M.Replica, layers: int, pp: int) -> bool:
         """Uneven stages: the first and last as given, the pp - 2 others alike (CT418 if they cannot be)."""

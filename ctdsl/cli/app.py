@@ -6,6 +6,9 @@ after checking: a break-even it cannot solve) prints its diagnostics like the
 checker's and exits 1; any other exception prints one line, `internal error:
 TYPE: MESSAGE; please report`, and exits 3, with the traceback only under the
 global `--debug` option. Usage errors exit 2 where they are found (`fail_usage`).
+
+Long: the one handler every command runs in, with the exit codes and the output helpers every
+command shares; cut apart, the handler's cases would be read in two files.
 """
 
 from __future__ import annotations

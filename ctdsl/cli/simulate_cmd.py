@@ -33,6 +33,7 @@ class SimFormat(str, Enum):
 LONG_RUN_EVENTS = 200_000  # above this estimate, a progress bar shows (on a terminal)
 PARALLEL_EVENTS = 1_000_000  # above this estimate (about 4 s on one core), -j defaults to one process per core
 MAX_JOBS = 256  # local processes at most
+SERVING_SEEDS = 5  # a serving spec's seeded runs per path, unless --seeds says
 
 
 class Engine(str, Enum):
@@ -56,6 +57,8 @@ def simulate(
     partial: Optional[str] = typer.Option(None, "--partial", metavar="FILE", help="After each finished seed, write every run done so far to FILE (JSON, replaced whole), so that an interrupted run keeps them."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, max=MAX_JOBS, help="Processes that run the (scheme, seed) runs; the results are the same for any number (default: one per core, for a run long enough to gain from it)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS", help="Run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); needs ctdsl\\[dask]."),
+    # the most is ctdsl.simulate.serving.MAX_REQUESTS (not imported here: check and lint start without sympy)
+    requests: int = typer.Option(2000, "--requests", min=100, max=1_000_000, help="A serving spec: requests per seed (the first tenth is the warm-up)."),
     sweep: Optional[List[str]] = typer.Option(None, "--sweep", help="Simulate at each point of name=lo:hi:n[:log] (repeatable: a grid), beside the closed form."),
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help="With --sweep: write the table to FILE (.csv, or .parquet with -f parquet)."),
     plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="With --sweep over one param: the closed form and the simulated points with their intervals (.png, .svg, .pdf)."),
@@ -76,6 +79,9 @@ def simulate(
     """
     study = load_or_exit(file, parse_sets(set_))
     spec = study.spec
+    if not spec.schemes and spec.serving:
+        _serving(study, seeds, seed, validate, format, requests, sweep or partial or scheduler or trace or output)
+        return
     if not spec.schemes:
         typer.echo(f"{printable(file)}: no schemes to simulate")
         raise typer.Exit(Exit.OK)
@@ -120,6 +126,30 @@ def simulate(
         print_diagnostics([diag], study.sources, err=True)
         raise typer.Exit(Exit.FINDINGS)
     if validate and not result.ok:
+        raise typer.Exit(Exit.FINDINGS)
+
+
+def _serving(study, seeds, seed, validate, format, requests, other) -> None:
+    """A serving spec: each path simulated request by request beside its closed forms (docs/serving.md)."""
+    if other:
+        raise fail_usage("a serving spec is simulated path by path: --sweep, --partial, --scheduler, --trace and --output apply to training schemes")
+    if format not in (SimFormat.table, SimFormat.json):
+        raise fail_usage("a serving simulation prints as a table or json")
+    from ctdsl.report.serving_out import serving_sim_json, serving_sim_table
+    from ctdsl.report.tables import print_rich_tables
+    from ctdsl.simulate.serving import validate as check_path
+
+    sol = study.solve()
+    n = seeds if seeds is not None else SERVING_SEEDS
+    try:
+        rows = [(r, check_path(study.spec, r, requests, n, seed)) for r in sol.serving if not r.over_capacity]
+    except ValueError as exc:  # a bound of the simulation (ctdsl.simulate.serving), before its work
+        raise fail_usage(str(exc))
+    if format is SimFormat.json:
+        emit(json.dumps(serving_sim_json(rows, requests, n, seed), indent=2, sort_keys=True) + "\n", None, data=True)
+    else:
+        print_rich_tables(stdout_console(), [serving_sim_table(rows, requests, n)], mark=" *")
+    if validate and not all(c.agrees for _, checks in rows for c in checks):
         raise typer.Exit(Exit.FINDINGS)
 
 

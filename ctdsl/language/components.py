@@ -40,6 +40,8 @@ class ComponentKey(str, Enum):
     """What a term of the step is. The value is the key's name in JSON and sweeps."""
 
     COMPUTE = "compute"
+    MEMORY_BOUND = "memory_bound"  # compute = operations: the memory-bound operations of the layers
+    END_STAGES = "end_stages"  # compute = operations: what the embedding and LM head add to the slowest stage
     RECOMPUTE = "recompute"
     TENSOR_PARALLEL = "tensor_parallel"
     CONTEXT_PARALLEL = "context_parallel"
@@ -118,6 +120,8 @@ class KeyInfo:
 K = ComponentKey
 KEYS: dict[ComponentKey, KeyInfo] = {
     K.COMPUTE: KeyInfo("compute", Side.COMPUTE, Group.COMPUTE),
+    K.MEMORY_BOUND: KeyInfo("memory-bound operations", Side.COMPUTE, Group.COMPUTE),
+    K.END_STAGES: KeyInfo("embedding and LM head", Side.COMPUTE, Group.COMPUTE),
     K.RECOMPUTE: KeyInfo("recompute", Side.COMPUTE, Group.MODEL_PARALLEL),
     K.TENSOR_PARALLEL: KeyInfo("tensor parallel", Side.COMPUTE, Group.MODEL_PARALLEL),
     K.CONTEXT_PARALLEL: KeyInfo("context parallel", Side.COMPUTE, Group.MODEL_PARALLEL),
@@ -149,10 +153,10 @@ GROUP_LABELS = {
 
 # the components of a replica's inner step (symbolic/timeline.py), in the order the tables show them
 INNER = (
-    K.COMPUTE, K.RECOMPUTE, K.TENSOR_PARALLEL, K.CONTEXT_PARALLEL, K.EXPERT_PARALLEL,
+    K.COMPUTE, K.MEMORY_BOUND, K.END_STAGES, K.RECOMPUTE, K.TENSOR_PARALLEL, K.CONTEXT_PARALLEL, K.EXPERT_PARALLEL,
     K.PIPELINE_BUBBLE, K.PIPELINE_PARALLEL, K.OPTIMISER, K.PARAMETER_GATHERS,
 )  # fmt: skip
-MODEL_PARALLEL = INNER[1:]  # all of the inner step but the compute itself
+MODEL_PARALLEL = INNER[3:]  # all of the inner step but the compute itself (and its memory-bound and end-stage parts)
 TRAFFIC = (K.TENSOR_PARALLEL, K.CONTEXT_PARALLEL, K.EXPERT_PARALLEL, K.PIPELINE_PARALLEL)  # model-parallel traffic kinds
 
 

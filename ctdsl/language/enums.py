@@ -47,6 +47,14 @@ class Counted(StrEnum):
 
     TRANSFER = "transfer"  # once per segment: a run of consecutive edges of the link, end to end
     HOP = "hop"  # once per edge crossed
+    ROUTE = "route"  # the route's end-to-end figure: once per transfer that crosses the link, in place of every link's on its route
+
+
+class ModuleLatency(StrEnum):
+    """How a pluggable module's latency is charged (docs/cost-model.md, "Conventions a paper states")."""
+
+    ONCE = "once"  # once, in the module's own time (its stream's pipeline fill); a port crossing adds none
+    CROSSING = "crossing"  # at every crossing of a module's port too
 
 
 class Fabric(StrEnum):
@@ -62,6 +70,20 @@ class Recompute(StrEnum):
     NONE = "none"
     SELECTIVE = "selective"  # the attention scores and softmax are recomputed, not stored
     FULL = "full"  # only each layer's input is stored
+
+
+class ComputeModel(StrEnum):
+    """How a replica's compute is timed (docs/cost-model.md, "Compute per operation")."""
+
+    BLOCK = "block"  # the step's FLOPs / (peak x efficiency), one block
+    OPERATIONS = "operations"  # each operation of a layer by its roofline, the GEMMs at a size-dependent efficiency
+
+
+class Precision(StrEnum):
+    """The arithmetic an operation class runs in, and so the peak it is timed against."""
+
+    BF16 = "bf16"  # 16-bit (BF16 or FP16): the device's peak
+    FP8 = "fp8"  # FP8: the device's peak_fp8
 
 
 class SimLatency(StrEnum):
@@ -84,6 +106,29 @@ class InnerSync(StrEnum):
 
     NONE = "none"  # every replica (worker) is a DiLoCo worker: the whole collective every H steps
     DC = "dc"  # each dc's replicas are one data-parallel group: a dense sync inside the dc every step
+
+
+class Readiness(StrEnum):
+    """When a Streaming DiLoCo fragment's outer gradient is ready to sync (symbolic/readiness.py)."""
+
+    STEP = "step"  # at the end of the step's compute: the worst case
+    LAYER = "layer"  # when the backward pass has passed the fragment's layers
+
+
+class FragmentOrder(StrEnum):
+    """Which layers a Streaming DiLoCo fragment holds (symbolic/readiness.py)."""
+
+    STRIDED = "strided"  # fragment j: layers j, j + F, j + 2F, ...
+    SEQUENTIAL = "sequential"  # fragment j: layers (j - 1) n + 1 .. j n
+
+
+class Algorithm(StrEnum):
+    """How a model-parallel group's all-reduce runs (docs/cost-model.md, "Collectives over nodes")."""
+
+    AUTO = "auto"  # the fastest of those the links offer, at the params' defaults (NCCL's tuner: the least estimated time)
+    RING = "ring"  # a ring; across nodes the boundary over the group's share of the node's NICs
+    TREE = "tree"  # chains in a node, a binary tree across nodes (NCCL's tree)
+    IN_NETWORK = "in_network"  # the scale-up switch reduces (NVLink SHARP); a ring where the link does not offer it
 
 
 class TransformCharge(StrEnum):

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, Overlap, Recompute, Operation, Payload, SimLatency, TransformCharge
+from ctdsl.language.enums import Algorithm, Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, ModuleLatency, Operation, Overlap, Payload, Precision, Readiness, Recompute, SimLatency, TransformCharge
+from ctdsl.language.serving import serving_kinds
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
 OPERATIONS = tuple(Operation)
@@ -19,11 +20,20 @@ PAYLOADS = tuple(Payload)
 COLLECTIVES = tuple(Collective)
 JITTER_KINDS = tuple(JitterKind)
 COUNTED = tuple(Counted)
+MODULE_LATENCIES = tuple(ModuleLatency)
+READINESS = tuple(Readiness)
+FRAGMENT_ORDERS = tuple(FragmentOrder)
 SIM_LATENCIES = tuple(SimLatency)
 FABRICS = tuple(Fabric)
 RECOMPUTES = tuple(Recompute)
+COMPUTE_MODELS = tuple(ComputeModel)
+PRECISIONS = tuple(Precision)
 OVERLAPS = tuple(Overlap)
 INNER_SYNCS = tuple(InnerSync)
+ALGORITHMS = tuple(Algorithm)
+
+# fields a block that extends another may drop with `KEY = none` (its own default holds again)
+DROPPABLE = {("scheme", "bucket")}
 
 # fields that were renamed: (kind, old name) -> the help line the checker gives (CT104)
 RENAMED = {
@@ -61,6 +71,7 @@ class FieldSpec:
     refs: tuple[str, ...] = ()  # for ref: the kinds it may name
     choices: tuple[str, ...] = ()  # for enum
     example: str = ""
+    words: tuple[str, ...] = ()  # for quantity: words it also takes instead of a quantity (`bucket = layer`)
 
 
 def F(name, type, doc, **kw) -> FieldSpec:
@@ -84,6 +95,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("tokens", Q, "tokens per step per worker (per replica)", dim=U.ONE, bound="positive", example="16384"),
             F("batch_tokens", Q, "tokens per step of the whole job, split across the replicas in proportion to their compute (instead of tokens)", dim=U.ONE, bound="positive", example="16e6"),
             F("flops_per_token", Q, "training FLOPs per token (default 6P)", dim=U.OPS, bound="positive", example="420 GFLOP"),
+            F("step", Q, "a given compute time of one training step, as papers state it (\"the step takes 0.8 s\", from 6N at a stated MFU): the inner step of every scheme of the model is this one block, in place of the FLOPs over peak x efficiency (a scheme's own step wins)", dim=U.TIME, bound="positive", example="0.8 s"),
             F("kv_tokens", Q, "tokens whose KV cache is handed from prefill to decode (needs the shape)", dim=U.ONE, bound="count", example="2048"),
             F("head_dim", Q, "head dimension d_h (default width / heads)", dim=U.ONE, bound="count", example="128"),
             F("attn_params", Q, "attention weights per layer (default 2 d d_h (h + g), Llama-style GQA; give it for other attention, such as MLA)", dim=U.ONE, bound="positive", example="187105280"),
@@ -107,6 +119,9 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("efficiency", Q, "achievable fraction of peak", dim=U.ONE, bound="fraction", required=True, example="0.4"),
             F("mfu", Q, "a measured model FLOPs utilisation of a replica's inner step on it: the inner step is then its model FLOPs / (GPUs x peak x mfu), one block that holds the bubble and the model-parallel traffic (instead of the training step's timeline)", dim=U.ONE, bound="fraction", example="0.38"),
             F("mem_bw", Q, "memory bandwidth", dim=U.RATE, bound="positive", example="3.35 TB/s"),
+            F("efficiency_fp8", Q, "achievable fraction of peak_fp8 for large FP8 GEMMs (default: efficiency)", dim=U.ONE, bound="fraction", example="0.5"),
+            F("gemm_half", Q, "with compute = operations: the GEMM size at which a GEMM reaches half its large-GEMM efficiency, eff(F) = efficiency x F / (F + gemm_half) (default: 0, every GEMM at efficiency)", dim=U.OPS, bound="nonneg", example="0.6 GFLOP"),
+            F("mem_efficiency", Q, "with compute = operations: the achieved fraction of mem_bw of a memory-bound operation", dim=U.ONE, bound="fraction", default=Fraction(1), example="0.9"),
             F("memory", Q, "memory capacity", dim=U.DATA, bound="positive", example="80 GB"),
             F("static_power", Q, "power drawn whether busy or not", dim=U.POWER, bound="nonneg", default=Fraction(0), example="100 W"),
             F("power", Q, "board power", dim=U.POWER, bound="nonneg", example="700 W"),
@@ -126,7 +141,9 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("bandwidth", Q, "bandwidth, one direction", dim=U.RATE, bound="positive", required=True, example="50 GB/s"),
             F("latency", Q, "latency, charged as `counted` says", dim=U.TIME, bound="nonneg", required=True, example="10 us"),
             F("energy_per_bit", Q, "energy per bit, charged as `counted` says", dim=U.ENERGY_PER_DATA, bound="nonneg", default=Fraction(0), example="15 pJ/bit"),
-            F("counted", "enum", "latency and energy per bit once per transfer (end to end over consecutive edges of the link) or per hop (every edge)", choices=COUNTED, default="transfer", example="hop"),
+            F("efficiency", Q, "achieved fraction of the line rate (a collective's bus bandwidth over the bandwidth, as nccl-tests measures it): every transfer on the link runs at bandwidth x efficiency", dim=U.ONE, bound="fraction", default=Fraction(1), example="0.82"),
+            F("in_network", "bool", "its switch can reduce in the network (NVLink SHARP on NVSwitch 3): a model-parallel all-reduce inside one scale-up domain on it may run in-switch", default=False, example="true"),
+            F("counted", "enum", "latency and energy per bit once per transfer (end to end over consecutive edges of the link), per hop (every edge), or route: the figure is the whole route's, end to end, paid once by a transfer that crosses the link in place of every link's on its route", choices=COUNTED, default="transfer", example="hop"),
             F("distance", Q, "length of the link", dim=U.LENGTH, bound="positive", example="800 km"),
             F("load", Q, "background utilisation rho of the link, in [0, 1)", dim=U.ONE, bound="utilisation", example="0.5"),
             F("transfer", Q, "size of one background transfer", dim=U.DATA, bound="positive", example="1 GB"),
@@ -136,7 +153,8 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
     "pluggable": {
         f.name: f
         for f in [
-            F("latency", Q, "latency of the module", dim=U.TIME, bound="nonneg", default=Fraction(0), example="1 us"),
+            F("latency", Q, "latency of the module: the fill of its pipelined stages, charged as `counted` says", dim=U.TIME, bound="nonneg", default=Fraction(0), example="1 us"),
+            F("counted", "enum", "its latency once, in its own time (the transform's stream through it; a port crossing adds none: the link's end-to-end figure holds it), or at every crossing of its port too", choices=MODULE_LATENCIES, default="once", example="crossing"),
             F("power", Q, "power of the module", dim=U.POWER, bound="nonneg", default=Fraction(0), example="5 W"),
             F("ops", "ops", "operations the module can do", required=True, example="[fft, dct, mac, add]"),
             F("price", Q, "price of one module, spread over its depreciation", dim=U.MONEY, bound="nonneg", example="800 USD"),
@@ -194,9 +212,21 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("nics", Q, "scale-out NICs per node, on the dc's link; default: one per GPU", dim=U.ONE, bound="count", example="8"),
             F("zero", Q, "ZeRO stage of the data-parallel optimiser, 0 to 3 (1: Megatron's distributed optimizer), over the replicas of a dc", dim=U.ONE, bound="stage", default=Fraction(1), example="3"),
             F("recompute", "enum", "activation recomputation: none, selective (attention scores) or full (each layer's input kept)", choices=RECOMPUTES, default="selective", example="full"),
+            F("recompute_share", Q, "the share of each stage's layers that recompute applies to (Megatron's --recompute-num-layers over a stage's layers, --recompute-method block); the rest store their activations; a param may set it", dim=U.ONE, bound="fraction", default=Fraction(1), example="0.5"),
             F("micro_batch", Q, "sequences in one micro-batch", dim=U.ONE, bound="count", default=Fraction(1), example="2"),
             F("sequence_parallel", "bool", "sequence parallelism beside tp (activations split tp ways)", default=True, example="false"),
-            F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
+            F("compute", "enum", "how the compute is timed: block (the step's FLOPs / (peak x efficiency)) or operations (each operation of a layer by its roofline, GEMMs at the device's size-dependent efficiency, the embedding on the first stage and the LM head on the last)", choices=COMPUTE_MODELS, default="block", example="operations"),
+            F("flash", "bool", "with compute = operations: the attention core is one fused kernel (FlashAttention: the s x s scores never reach memory); false: scores, softmax and dropout each pass through memory", default=True, example="false"),
+            F("gemm_precision", "enum", "with compute = operations: the precision of the linear layers' GEMMs (fp8: at peak_fp8 x efficiency_fp8)", choices=PRECISIONS, default="bf16", example="fp8"),
+            F("attention_precision", "enum", "with compute = operations: the precision of the attention core's GEMMs", choices=PRECISIONS, default="bf16", example="bf16"),
+            F("capacity_factor", Q, "with compute = operations, a MoE model: each expert takes at most capacity_factor x its balanced share of tokens (the rest dropped); default: dropless", dim=U.ONE, bound="ge1", example="1.25"),
+            F("pad_to_capacity", "bool", "with capacity_factor: every expert computes its whole capacity (Megatron's --moe-pad-expert-input-to-capacity)", default=False, example="true"),
+            F("moe_imbalance", Q, "with compute = operations, a MoE model: the most-loaded rank's experts take (1 + moe_imbalance) x the balanced tokens (at most the capacity)", dim=U.ONE, bound="nonneg", default=Fraction(0), example="0.1"),
+            F("grouped_gemm", "bool", "with compute = operations, a MoE model: a rank's experts run as one grouped GEMM; false: one GEMM per expert, each paying gemm_half", default=True, example="false"),
+            F("tp_comm_overlap", "bool", "the tensor-parallel collectives pipelined with the GEMMs (Megatron's --tp-comm-overlap, Transformer Engine's userbuffers; needs sequence_parallel): a micro-batch waits for max(t_tp / tp, t_tp - its compute)", default=False, example="true"),
+            F("overlap_p2p", "bool", "the pipeline's point-to-point transfers overlapped with compute (Megatron's --overlap-p2p-communication): the steady state's hide behind the micro-batches' compute, the bubble's stay exposed", default=False, example="true"),
+            F("algorithm", "enum", "how a model-parallel group's all-reduce runs: auto (the fastest the links offer, as NCCL's tuner chooses), ring, tree or in_network", choices=ALGORITHMS, default="auto", example="ring"),
+            F("virtual_stages", Q, "model chunks per pipeline rank v (interleaved 1F1B): the bubble is (pp - 1)/v micro-batches, the point-to-point transfers v times as many; v splits every stage into chunks of whole layers, an uneven end stage as v - 1 chunks of the others' size and one shorter (CT440)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
         ]
     },
     # a variant of the sites: a field here applies to every dc, in a stage named after a dc to
@@ -228,9 +258,14 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("loopback", "bool", "return each worker's own contribution (innet_sum)", default=False, example="true"),
             F("period", Q, "sync period H: steps between syncs", dim=U.ONE, bound="ge1", default=Fraction(1), example="100"),
             F("steps", Q, "steps to the target loss", dim=U.ONE, bound="positive", example="12000"),
+            F("step", Q, "a given compute time of one training step (compute only, \"the step takes 0.8 s\"): the inner step is this one block, in place of the model's FLOPs over peak x efficiency; the syncs are added as usual", dim=U.TIME, bound="positive", example="0.8 s"),
             F("overlap", "enum", "what the sync overlaps: false (it follows the compute), true (it runs alongside the next H steps: max(compute, sync / H)) or backward (bucket by bucket with the backward pass of the step's last micro-batch)", choices=OVERLAPS, default="false", example="backward"),
-            F("bucket", Q, "gradient bytes per bucket of a sync that overlaps the backward pass (a GPU's dense gradient shard is cut into ceil(shard / bucket) buckets; PyTorch DDP's default 25 MB)", dim=U.DATA, bound="positive", default=Fraction(25_000_000), example="40 MB"),
+            F("overlap_param_gather", "bool", "the distributed optimizer's parameter all-gather (the all-gather phases of hier_allreduce) overlapped with the next step's first forward pass, bucket by bucket (Megatron's --overlap-param-gather): max(T_ag / B, T_ag - t_f) stays exposed", default=False, example="true"),
+            F("bucket", Q, "gradient bytes per bucket of a sync that overlaps the backward pass (a GPU's dense gradient shard is cut into ceil(shard / bucket) buckets; PyTorch DDP's default 25 MB); layer: one bucket per layer the GPU holds; none (in a scheme that extends another): drop the bucket it inherits", dim=U.DATA, bound="positive", default=Fraction(25_000_000), example="40 MB", words=("layer",)),
             F("fragments", Q, "Streaming DiLoCo: the model synced in F fragments, each every H steps on its own staggered schedule (one fragment sync every H / F steps)", dim=U.ONE, bound="count", default=Fraction(1), example="4"),
+            F("fragment_layers", Q, "Streaming DiLoCo: a fragment's size in layers (the papers' \"fragments of 3 layers\"), instead of fragments: F = ceil(layers / fragment_layers); needs the model's shape", dim=U.ONE, bound="count", example="3"),
+            F("ready", "enum", "when a fragment's outer gradient is ready to sync: step (at the end of the step's compute, the worst case) or layer (once the backward pass has passed its layers, as the Streaming DiLoCo paper's simulator schedules it); needs the model's layers", choices=READINESS, default="step", example="layer"),
+            F("fragment_order", "enum", "which layers a fragment holds: strided (fragment j: layers j, j + F, ..., the paper's) or sequential (a run of consecutive layers); matters with ready = layer", choices=FRAGMENT_ORDERS, default="strided", example="sequential"),
             F("delay", Q, "inner steps a sync may take while training goes on (Streaming DiLoCo's overlap tau; 1: one-step delayed updates); only what outlasts them is exposed", dim=U.ONE, bound="nonneg", default=Fraction(0), example="5"),
             F("inner", "enum", "with period H > 1: none (every replica is a DiLoCo worker: the whole sync every H steps) or dc (each dc's replicas are one data-parallel group that syncs the dense gradient inside the dc every step; across dcs every H steps)", choices=INNER_SYNCS, default="none", example="dc"),
             F("overhead", Q, "fixed time per sync: software, kernel launches, pipeline fill", dim=U.TIME, bound="nonneg", default=Fraction(0), example="2 ms"),
@@ -251,6 +286,9 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
         ]
     },
 }
+
+# the serving kinds (ctdsl/language/serving.py, docs/serving.md)
+KINDS.update(serving_kinds(F, Q))
 
 # pluggable stages: name -> fields
 STAGES: dict[str, dict[str, FieldSpec]] = {

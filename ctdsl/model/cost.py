@@ -44,6 +44,9 @@ Who uses it:
 The float evaluators need no bound: a float power overflows to an error or to
 inf at once (`ctdsl.model.expr.evaluate`, `ctdsl.symbolic.convert.value`, the
 numpy of sweeps and samples, the explorer's JavaScript).
+
+Long: one set of size rules (bits of an exact value, degree, terms) applied to the spec's tree
+and to sympy's; the two visitors must agree rule for rule, so they are read side by side.
 """
 
 from __future__ import annotations

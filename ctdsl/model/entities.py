@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Collective, Counted, Fabric, InnerSync, JitterKind, LinkKind, Recompute, Operation, Payload, PlacementKind, SimLatency, Spacing, TransformCharge
+from ctdsl.language.enums import Algorithm, Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, LinkKind, ModuleLatency, Operation, Payload, PlacementKind, Precision, Readiness, Recompute, SimLatency, Spacing, TransformCharge
 from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Edge, Topology
@@ -98,6 +98,7 @@ class Model(Definition):
     shape: Mapping[str, Expr] | None  # layers, width, ...; None: the model gives params instead
     kv_tokens: Expr | None  # tokens whose KV cache is handed on; None: not given
     batch_tokens: Expr | None = None  # per step of the whole job, split by compute; None: `tokens` per worker
+    step: Expr | None = None  # s, a given compute time per step (`step = 0.8 s`); None: from the FLOPs
     # how the shape is counted (ctdsl.model.payload): one embedding matrix or two, norm
     # weights counted, gated (3df) or plain (2df) MLPs, causal attention core (c = 1) or not
     tied: bool = False
@@ -116,6 +117,9 @@ class Device(Definition):
     efficiency: Expr | None  # fraction of peak
     mfu: Expr | None = None  # a measured MFU of the inner step: it replaces the training step's timeline
     mem_bw: Expr | None  # B/s; None: no memory roofline for the transform
+    efficiency_fp8: Expr | None = None  # fraction of peak_fp8 for large FP8 GEMMs; None: efficiency
+    gemm_half: Expr | None = None  # FLOP: the GEMM size at half its large-GEMM efficiency (compute = operations); None: 0
+    mem_efficiency: Expr | None = None  # achieved fraction of mem_bw (compute = operations); None: 1
     memory: Expr | None  # B
     static_power: Expr  # W
     power: Expr | None  # W
@@ -141,6 +145,8 @@ class Link(Definition):
     transfer: Expr | None  # B, one background transfer
     counted: Counted = Counted.TRANSFER  # latency and energy once per transfer, or per hop
     price: Expr | None = None  # USD/B: rent per (B/s x s) of capacity, per connection; None: free
+    efficiency: Expr | None = None  # achieved fraction of the line rate; None: 1
+    in_network: bool = False  # its switch reduces in the network (NVLink SHARP)
 
     @property
     def loaded(self) -> bool:
@@ -169,9 +175,10 @@ class Pluggable(Definition):
     ops: tuple[Operation, ...]
     price: Expr | None = None  # USD per module, spread over depreciation; None: not priced
     depreciation: Expr | None = None  # s; None: the device's
+    counted: ModuleLatency = ModuleLatency.ONCE  # its latency once (in its own time), or at every port crossing too
 
     def __post_init__(self) -> None:
-        freeze(self, spans=frozen_map, stages=frozen_map, ops=operations)
+        freeze(self, spans=frozen_map, stages=frozen_map, ops=operations, counted=ModuleLatency)
 
     @property
     def line_rate(self) -> Expr:
@@ -247,12 +254,24 @@ class Replica(Definition):
     last_stage_layers: Expr | None = None
     zero: Expr | None = None  # ZeRO stage; None: 1
     recompute: Recompute = Recompute.SELECTIVE
+    recompute_share: Expr | None = None  # the share of a stage's layers `recompute` applies to; None: 1
     micro_batch: Expr | None = None  # sequences; None: 1
     sequence_parallel: bool = True
     virtual_stages: Expr | None = None  # model chunks per pipeline rank (interleaved 1F1B); None: 1
+    compute: ComputeModel = ComputeModel.BLOCK  # how its compute is timed (symbolic/compute_ops.py)
+    flash: bool = True  # the attention core fused (compute = operations)
+    gemm_precision: Precision = Precision.BF16
+    attention_precision: Precision = Precision.BF16
+    capacity_factor: Expr | None = None  # MoE: tokens an expert takes at most, x its balanced share; None: dropless
+    pad_to_capacity: bool = False
+    moe_imbalance: Expr | None = None  # MoE: the most-loaded rank's excess of tokens; None: 0
+    grouped_gemm: bool = True
+    algorithm: Algorithm = Algorithm.AUTO  # how a model-parallel all-reduce runs (collectives.py)
+    tp_comm_overlap: bool = False  # TP collectives pipelined with the GEMMs (overlaps.py)
+    overlap_p2p: bool = False  # pipeline p2p beside compute (overlaps.py)
 
     def __post_init__(self) -> None:
-        freeze(self, spans=frozen_map, recompute=Recompute)
+        freeze(self, spans=frozen_map, recompute=Recompute, compute=ComputeModel, gemm_precision=Precision, attention_precision=Precision, algorithm=Algorithm)
 
     @property
     def gpus(self) -> Expr:
@@ -315,12 +334,18 @@ class Scheme(Definition):
     transform_charge: TransformCharge | None = None  # on the GPU; None: the device's
     backward: bool = False  # the sync overlaps the backward pass bucket by bucket (`overlap = backward`)
     bucket: Expr | None = None  # B of gradient per bucket (with backward); None: 25 MB
+    bucket_per_layer: bool = False  # `bucket = layer`: one bucket per layer the GPU holds
+    overlap_param_gather: bool = False  # the parameter all-gather beside the next forward (overlaps.py)
     fragments: Expr | None = None  # Streaming DiLoCo's fragments; None: 1
+    step: Expr | None = None  # s, a given step time, compute only (`step = 0.8 s`); None: from the FLOPs
+    ready: Readiness = Readiness.STEP  # when a fragment's outer gradient is ready: the step's end, or its layers'
+    fragment_order: FragmentOrder = FragmentOrder.STRIDED  # the layers a fragment holds
+    fragment_layers: Expr | None = None  # a fragment's size in layers (F = ceil(L / it)); None: given as `fragments`
     delay: Expr | None = None  # inner steps a sync may take while training goes on; None: 0
     inner: InnerSync = InnerSync.NONE  # who syncs every inner step when H > 1
 
     def __post_init__(self) -> None:
-        freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge, inner=InnerSync)
+        freeze(self, spans=frozen_map, payload=Payload, collective=Collective, transform_charge=TransformCharge, inner=InnerSync, ready=Readiness, fragment_order=FragmentOrder)
 
 
 
@@ -392,6 +417,7 @@ class Spec:
     scenarios: Mapping[str, object] = field(default_factory=dict)  # model.observed.Scenario, by name
     observations: tuple = ()  # model.observed.Observation, in the order written
     fits: tuple = ()  # model.observed.Fit (at most one)
+    serving: object = None  # model.serving.Serving: instances, pools, workloads, hand-offs, SLOs; None: none declared
 
     def __post_init__(self) -> None:
         maps = ("params", "models", "devices", "links", "pluggables", "switches", "dcs", "schemes", "variants", "replicas", "scenarios")

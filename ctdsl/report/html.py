@@ -41,6 +41,8 @@ def scheme_html(r) -> str:
         ("binding", r.binding.label),
         ("time to target", str(r.time_to_target) if r.time_to_target else "n/a"),
         ("energy to target", str(r.energy_to_target) if r.energy_to_target else "n/a"),
+        ("bytes to target (busiest worker)", str(r.bytes_to_target) if r.bytes_to_target else "n/a"),
+        *[(f"bytes to target on {k} links", str(q)) for k, q in r.class_bytes_to_target.items()],
     ]
     body = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows)
     return f"<div><h4>{escape(r.name)}: {escape(r.label)}</h4><table>{body}</table></div>"

@@ -14,6 +14,7 @@ from functools import lru_cache
 import sympy as sp
 
 from ctdsl.report.encode import json_number as _num
+from ctdsl.report.serving_out import serving_json
 
 SCHEMA = "ctdsl.solve/2"
 PRINT_CACHE = 256  # printed forms kept: a break-even stated many times is printed once
@@ -49,7 +50,7 @@ def solution_json(sol) -> dict:
             "sweep": {"spacing": p.spacing, "count": p.count} if p.spacing else None,
             "display": p.display,
         }
-    return {
+    out = {
         "schema": SCHEMA,
         "spec": spec.root,
         "params": params,
@@ -60,6 +61,9 @@ def solution_json(sol) -> dict:
         "memory": [_memory(m) for m in getattr(sol, "memory", ())],
         "targets": [_target(t) for t in getattr(sol, "targets", ())],
     }
+    if getattr(sol, "serving", ()):  # a spec that serves (docs/serving.md): added, so the others' JSON is unchanged
+        out["serving"] = serving_json(sol)
+    return out
 
 
 def _memory(m) -> dict:
@@ -142,6 +146,8 @@ def _scheme(r) -> dict:
         **({"overhead_per_sync": _num(r.overhead.value)} if r.overhead is not None else {}),
         "time_to_target": _num(r.time_to_target.value) if r.time_to_target else None,
         "energy_to_target": _num(r.energy_to_target.value) if r.energy_to_target else None,
+        "bytes_to_target": _num(r.bytes_to_target.value) if r.bytes_to_target else None,
+        "link_bytes_to_target": {k: _num(q.value) for k, q in r.class_bytes_to_target.items()},
         "energy_per_step": {k: _num(q.value) for k, q in r.energy_parts.items()},
         **_money(r),
         "phases": [

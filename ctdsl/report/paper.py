@@ -209,6 +209,7 @@ class Paper:
             ("T", U.TIME, lambda r: r.step_time.value),
             (r"T_{\mathrm{target}}", U.TIME, lambda r: r.time_to_target.value if r.time_to_target else None),
             (r"E_{\mathrm{target}}", U.ENERGY, lambda r: r.energy_to_target.value if r.energy_to_target else None),
+            (r"V_{\mathrm{target}}", U.DATA, lambda r: r.bytes_to_target.value if r.bytes_to_target else None),
         ]
         header: list = [Text("scheme")]
         units, getters = [""], []
@@ -230,7 +231,7 @@ class Paper:
             rows.append(cells)
         caption = (
             Text("Each scheme at the params' defaults: payload "), TeX("c"), Text(", bytes on the WAN "), TeX(r"V_{\mathrm{WAN}}"),
-            Text(", step time "), TeX("T"), Text(", time and energy to the target; binding: the step's largest component."),
+            Text(", step time "), TeX("T"), Text(", time, energy and bytes a worker sends to the target; binding: the step's largest component."),
         )  # fmt: skip
         return Grid(None, header, rows, units=units, caption=caption, label=f"tab:{self.prefix}:numbers", wrap=0.26, wide=True)
 

@@ -2,6 +2,9 @@
 
 Each table is a title, a header, rows of cells (strings) and notes. Keeping the
 rows format-free means the terminal, Markdown and notebook views say the same.
+
+Long: every solve table's rows, one function per answer a spec asks for, built the same way
+(title, header, rows, notes); the formats render them elsewhere.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import TYPE_CHECKING
 from ctdsl import units as U
 from ctdsl.language.components import ComponentKey, Group
 from ctdsl.report.money_tables import money_rows
+from ctdsl.report.serving_out import serving_csv, serving_tables
 from ctdsl.report.step_tables import inner_table, sync_table, traffic_table
 from ctdsl.report.table_types import Table
 from ctdsl.report.target_tables import bytes_table, targets_table
@@ -77,7 +81,8 @@ def step_table(sol) -> Table:
     for i, r in enumerate(rows):
         step = r.step_time.value
         compute, tr = r.term(ComponentKey.COMPUTE), r.term(ComponentKey.TRANSFORM)
-        cells = [r.name, f"{_f(compute.value)} ({_pct(compute.share)})"]
+        parts = r.of(G.COMPUTE)  # compute, and with compute = operations its memory-bound and end-stage parts
+        cells = [r.name, f"{_f(compute.value)} ({_pct(compute.share)})" if len(parts) == 1 else _share(_sum(parts), step)]
         if has_m:
             mp = r.of(G.MODEL_PARALLEL)
             cells.append(_share(_sum(mp), step) if mp else "-")
@@ -190,6 +195,15 @@ def target_table(sol) -> Table:
     head = ["scheme", "steps", "step", "time to target", "energy to target"]
     if base is not None:
         head.append(f"time vs {base.name}")
+    # bytes to target: the busiest worker's, and where the sites are joined by a WAN what crosses
+    # it (the bytes between DiLoCo's workers when they are the dcs); the ratio is of the latter
+    wan = any("wan" in r.class_bytes_to_target for r in sol.schemes.values())
+    volume = (lambda r: r.class_bytes_to_target.get("wan")) if wan else (lambda r: r.bytes_to_target)  # noqa: E731
+    head.append("bytes to target")
+    if wan:
+        head.append("across sites")
+    if base is not None:
+        head.append(f"{'across sites' if wan else 'bytes'} vs {base.name}")
     t = Table("Time and energy to target", head)
     best = min(
         (r for r in sol.schemes.values() if r.time_to_target is not None),
@@ -203,9 +217,17 @@ def target_table(sol) -> Table:
                 cells.append(_ratio(r.time_to_target.value / base.time_to_target.value))
             else:
                 cells.append("n/a")
+        cells.append(_f(r.bytes_to_target))
+        if wan:
+            cells.append(_f(volume(r)))
+        if base is not None:
+            mine, theirs = volume(r), volume(base)
+            cells.append(_ratio(mine.value / theirs.value) if mine is not None and theirs is not None and theirs.value else "n/a")
         if best is not None and r is best:
             t.marked.add((i, 3))
         t.rows.append(cells)
+    t.notes.append("bytes to target: what the busiest worker sends over the run, steps / H x its bytes per sync"
+                   + ("; across sites: what the WAN links carry over the run" if wan else ""))
     if best is not None:
         t.notes.append(f"first to the target: {best.name}" + (f" ({best.label})" if best.label != best.name else ""))
     return t
@@ -248,6 +270,12 @@ def memory_table(sol) -> Table | None:
 
 
 def all_tables(sol) -> list[Table]:
+    if sol.serving and not sol.schemes:  # a serving spec: its tables alone (docs/serving.md)
+        return serving_tables(sol)
+    return _training_tables(sol) + serving_tables(sol)
+
+
+def _training_tables(sol) -> list[Table]:
     models = models_table(sol)
     out = ([models] if models else []) + [bytes_table(sol), step_table(sol)]
     out.extend(x for x in (inner_table(sol), traffic_table(sol), sync_table(sol)) if x is not None)
@@ -348,6 +376,8 @@ CSV_COLUMNS = [
     ("binding", lambda r: r.binding.label),
     ("time_to_target_s", lambda r: r.time_to_target.value if r.time_to_target else None),
     ("energy_to_target_J", lambda r: r.energy_to_target.value if r.energy_to_target else None),
+    ("bytes_to_target_B", lambda r: r.bytes_to_target.value if r.bytes_to_target else None),
+    ("wan_bytes_to_target_B", lambda r: r.class_bytes_to_target["wan"].value if "wan" in r.class_bytes_to_target else None),
 ]
 
 
@@ -363,6 +393,14 @@ SYNC = (Group.SYNC_IN_SITE, Group.SYNC_ACROSS_SITES, Group.EXPOSED_SYNC)
 
 
 def render_csv(sol: Solution) -> str:
+    if sol.serving and not sol.schemes:  # a serving spec: its table alone
+        return serving_csv(sol)
+    if sol.serving:  # a second table, after an empty line
+        return _training_csv(sol) + "\n" + serving_csv(sol)
+    return _training_csv(sol)
+
+
+def _training_csv(sol: Solution) -> str:
     buf = StringIO()
     w = csv.writer(buf, lineterminator="\n")
     columns = list(CSV_COLUMNS)

@@ -216,6 +216,8 @@ class SchemeResult:
     inner: Quantity | None = None  # the inner step: compute and, with the timeline, recompute, model-parallel traffic, bubble, optimiser
     timeline: TimelineResult | None = None  # the replica's step in detail (None: compute as one block)
     syncs: tuple[SyncResult, ...] = ()  # its syncs and what each exposes
+    bytes_to_target: Quantity | None = None  # what the busiest worker sends over the run (steps / H x wire); None: no steps
+    class_bytes_to_target: FrozenDict = field(default_factory=FrozenDict)  # link class (port, intra, wan) -> what its links carry over the run
 
     @property
     def components(self) -> FrozenDict:

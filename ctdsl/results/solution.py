@@ -100,6 +100,7 @@ class Solution:
     models: FrozenDict  # name -> ModelResult
     memory: tuple[MemoryResult, ...] = ()  # per model trained and dc
     targets: tuple = ()  # results.targets.TargetResult, one per value and scheme of each `target` statement
+    serving: tuple = ()  # results.serving.PathResult, one per path a workload's requests take (docs/serving.md)
 
     def _repr_html_(self) -> str:
         return display.render("solution", "html", self)

@@ -84,6 +84,7 @@ class SyncSim:
     block: float  # a fixed time on every worker at the end of the step that waits for it (transform and overhead)
     exposed: float | None  # the closed form's per step (None: a plain sync, in series)
     per_step: float  # the closed form's per step: exposed, or the phases / every
+    early: tuple[float, ...] = ()  # ready = layer: fragment j (its j-th sync, mod F) released this long before the step's end
 
     @property
     def tau(self) -> float:
@@ -129,12 +130,16 @@ def _chain(ctx: Context, c: SchemeCost, dc: str, env: Env) -> ChainPlan:
     m = _num(st.micro, env)
     pm = {k: _num(x, env) for k, x in st.per_micro.items()}
     comps = {k: _num(x, env) for k, x in st.components.items()}
-    full = str(ctx.spec.replicas[ctx.spec.dcs[dc].replica].recompute) == "full"
-    # the forward pass's part of each collective: tp and ep 2 of 4 (of 6 with full recomputation), cp 1 of 3
-    fwd_share = {TP: 2 / (6 if full else 4), EP: 2 / (6 if full else 4), CP: 1 / 3}
-    forward = pm[COMPUTE] / 3 + sum(pm.get(k, 0.0) * s for k, s in fwd_share.items())
+    rep = ctx.spec.replicas[ctx.spec.dcs[dc].replica]
+    again = 0.0  # the recomputed share of the layers, whose forward collectives run again in the backward
+    if str(rep.recompute) == "full":
+        again = _num(ctx.field(rep, "recompute_share"), env) if rep.recompute_share is not None else 1.0
+    # the forward pass's part of each collective: tp and ep 2 of 4 (of 4 + 2 x again with full recomputation), cp 1 of 3
+    fwd_share = {TP: 2 / (4 + 2 * again), EP: 2 / (4 + 2 * again), CP: 1 / 3}
+    t_c = pm[COMPUTE] + pm.get(K.MEMORY_BOUND, 0.0) + pm.get(K.END_STAGES, 0.0)  # compute = operations splits the compute in three
+    forward = t_c / 3 + sum(pm.get(k, 0.0) * s for k, s in fwd_share.items())
     backward = sum(pm.get(k, 0.0) * (1 - s) for k, s in fwd_share.items())
-    compute = 2 * pm[COMPUTE] / 3 + pm.get(RECOMPUTE, 0.0)
+    compute = 2 * t_c / 3 + pm.get(RECOMPUTE, 0.0)
     gathers = comps.get(GATHERS, 0.0)
     pipe = next((t for t in st.traffic if t.kind == PP), None)
     p2p = _num(pipe.link.latency + pipe.per_micro / pipe.link.bandwidth, env) if pipe is not None and pp > 1 else 0.0
@@ -189,6 +194,7 @@ def step_plan(ctx: Context, c: SchemeCost, env: Env, phase_plan: Callable[[Phase
             SyncSim(
                 sy.name, every, F, B, _num(sy.window, env), delay, sy.name == INNER, bucket, block,
                 _num(sy.exposed, env) if sy.exposed is not None else None, per_step,
+                tuple(_num(e, env) for e in sy.early),
             )
         )  # fmt: skip
     cycle = 1

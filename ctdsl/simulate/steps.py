@@ -107,6 +107,8 @@ class _StepRun:
         self.rngs = [np.random.Generator(np.random.PCG64(s)) for s in dc_streams]
         self.noisy = {i for i in self.active if jitter and plan.dcs[i].jitter > 0 and plan.dcs[i].kind is not None}
         self.trig = [set(triggers(sy, self.total)) for sy in self.sp.syncs]
+        # ready = layer: the n-th sync of a sync's triggers is fragment n mod F's
+        self.nth = [{t: n for n, t in enumerate(triggers(sy, self.total))} for sy in self.sp.syncs]
         self.instances: dict[tuple, _Instance] = {}
         self.last: dict[tuple, _Instance] = {}  # the latest instance on each sync's link (FIFO)
         self.due: dict[tuple[int, int], list[_Instance]] = {}  # (dc, step) -> instances it waits for there
@@ -147,8 +149,9 @@ class _StepRun:
                 self.due.setdefault((j, deadline), []).append(inst)
         return inst
 
-    def release(self, inst: _Instance, i: int, base: float, straggle: float):
-        """dc i's release of the instance, its slowest worker at `base`; the job starts with the last."""
+    def release(self, inst: _Instance, i: int, base: float, straggle: float, ref: float | None = None):
+        """dc i's release of the instance, its slowest worker at `base`; the job starts with the last;
+        `ref` where its delay counts from, when not `base` (a fragment ready per layer before the step's end)."""
         env = self.env
         if base > env.now:
             yield env.timeout(base - env.now)
@@ -159,7 +162,7 @@ class _StepRun:
         else:
             times = np.full(1, base)
         inst.arrived[i] = times
-        inst.ref = max(inst.ref, base + (chain.makespan if sy.window > 0 else 0.0))
+        inst.ref = max(inst.ref, (base if ref is None else ref) + (chain.makespan if sy.window > 0 else 0.0))
         inst.straggle = max(inst.straggle, straggle)
         if len(inst.arrived) == len(inst.members):
             env.process(self.job(inst))
@@ -238,7 +241,8 @@ class _StepRun:
             for k, sy in syncs:  # released whole after the update, in order: the inner sync before the outer
                 if sy.window == 0 and s in self.trig[k]:
                     inst = self.instance(k, s, i)
-                    yield from self.release(inst, i, float(end.max()), float(acc.max()))
+                    early = sy.early[self.nth[k][s] % len(sy.early)] if sy.early else 0.0
+                    yield from self.release(inst, i, float(end.max()) - early, float(acc.max()), float(end.max()))
                     acc = self._reset(acc, inst)
                 if sy.window == 0:
                     for inst in [x for x in self.due.get((i, s), []) if x.k == k]:

@@ -174,6 +174,8 @@ def scheme_result(ctx: Context, c: SchemeCost, env: Env) -> SchemeResult:
         time_to_target=_maybe(c.time_to_target, env),
         energy_per_step=quantity(c.energy_per_step, env),
         energy_to_target=_maybe(c.energy_to_target, env),
+        bytes_to_target=_maybe(c.bytes_to_target, env),
+        class_bytes_to_target=FrozenDict({k: quantity(v, env) for k, v in c.class_bytes_to_target.items()}),
         energy_parts=FrozenDict({k: quantity(v, env) for k, v in c.energy.items()}),
         transform=quantity(tr.time, env) if tr.time != 0 else None,
         transform_at=tr.where,

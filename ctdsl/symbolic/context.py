@@ -26,7 +26,7 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.language import schema as S
-from ctdsl.language.enums import Counted
+from ctdsl.language.enums import Counted, LinkKind, ModuleLatency
 from ctdsl.model.entities import Spec
 from ctdsl.model.topology import NodeKind, Topology
 from ctdsl.symbolic import dimensioned as D
@@ -38,7 +38,7 @@ from ctdsl.symbolic.routing import Edge, EdgeTerms, Router
 # an attribute that holds a field in other units than the spec writes it: the field's name
 _WRITTEN = {("scheme", "value_bytes"): "bits", ("link", "energy_per_byte"): "energy_per_bit"}
 # the schema kind of each entity class whose fields the costs read
-_KIND = {"Model": "model", "Device": "device", "Link": "link", "Pluggable": "pluggable", "Switch": "switch", "DataCentre": "dc", "Scheme": "scheme"}
+_KIND = {"Model": "model", "Device": "device", "Link": "link", "Pluggable": "pluggable", "Switch": "switch", "DataCentre": "dc", "Scheme": "scheme", "Replica": "replica"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,14 +109,21 @@ def contexts(spec: Spec, symbols: Symbols) -> dict[str | None, Context]:
 
 
 def _edge_terms(spec: Spec, d, q, field_of) -> EdgeTerms:
-    bandwidth = q(d.bandwidth, U.RATE)
     link = spec.link_of(d)
+    bandwidth = q(d.bandwidth, U.RATE)
+    if link is not None and link.efficiency is not None:  # the achieved fraction of line rate (collectives.py)
+        bandwidth = bandwidth * field_of(link, "efficiency")
     queue = None
     if link is not None and link.loaded:
         queue = Q.Queue.of(d.link, field_of(link, "load"), field_of(link, "transfer"), bandwidth)
     per_hop = link is None or link.counted is Counted.HOP  # a module's port: per crossing
     count = q(d.count, U.ONE) if d.count is not None else D.one()
-    return EdgeTerms(d.link, d.kind, bandwidth, q(d.latency, U.TIME), q(d.energy_per_byte, U.ENERGY_PER_DATA), queue, per_hop, count)
+    latency = q(d.latency, U.TIME)
+    plug = spec.pluggables.get(d.link) if d.kind is LinkKind.PORT else None
+    if plug is not None and plug.counted is ModuleLatency.ONCE:  # charged in the module's own time only
+        latency = D.zero(U.TIME)
+    per_route = link is not None and link.counted is Counted.ROUTE
+    return EdgeTerms(d.link, d.kind, bandwidth, latency, q(d.energy_per_byte, U.ENERGY_PER_DATA), queue, per_hop, count, per_route)
 
 
 def _node_latency(spec: Spec, n, field_of) -> DimExpr:

@@ -39,6 +39,7 @@ from ctdsl.model import payload as PL
 from ctdsl.model.entities import Scheme
 from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic import overlaps as OV
 from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic import stragglers as ST
 from ctdsl.symbolic import sync_bytes as SB
@@ -67,6 +68,7 @@ class Sizes:
     wan: DimExpr  # bytes per sync period on the busiest WAN edge
     links: Mapping[Edge, DimExpr]  # bytes per sync period on each edge
     wan_edges: tuple[Edge, ...]
+    classes: Mapping[str, DimExpr]  # bytes per sync period the links of each class carry (port, intra, wan)
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,16 @@ class SchemeCost:
         return self.steps * self.step_time if self.steps is not None else None
 
     @property
+    def bytes_to_target(self) -> DimExpr | None:
+        """What the busiest worker sends over the run: steps / H x its bytes per sync period."""
+        return self.steps * self.sizes.wire / self.period if self.steps is not None else None
+
+    @property
+    def class_bytes_to_target(self) -> dict[str, DimExpr]:
+        """What the links of each class carry over the run: steps / H x their bytes per sync period."""
+        return {k: self.steps * v / self.period for k, v in self.sizes.classes.items()} if self.steps is not None else {}
+
+    @property
     def energy_per_step(self) -> DimExpr:
         return D.total(self.energy.values(), U.ENERGY)
 
@@ -129,15 +141,17 @@ def cost(ctx: Context, scheme: Scheme) -> SchemeCost:
     payload = PL.payload_bytes(scheme, model, ctx.formulas)
     up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
     plan = SyncPlan(ctx, scheme, model, payload, up, dense)
-    compute = C.compute(ctx, model, labels)
+    compute = C.given(ctx, scheme, model, C.compute(ctx, model, labels), labels)
     timeline = None
-    if TL.applies(ctx.spec, model) and not C.measured(ctx):
+    given = scheme.step is not None or model.step is not None
+    if TL.applies(ctx.spec, model) and not C.measured(ctx) and not given:
         timeline = TL.build(ctx, model, compute, plan.gather_time(), labels)
     per_dc = timeline.per_dc if timeline is not None else compute.per_dc
     inner = timeline.inner if timeline is not None else compute.time
     # the window a sync hides in with overlap = backward: the last micro-batch's backward pass
     # (without the timeline, the step is one micro-batch: its backward, 2/3 of its compute)
-    syncs = plan.syncs(timeline.window if timeline is not None else 2 * compute.time / 3, inner, labels)
+    forward = D.emin(*[st.per_micro[K.COMPUTE] / 3 for st in timeline.dcs.values()]) if timeline is not None else compute.time / 3
+    syncs = plan.syncs(timeline.window if timeline is not None else 2 * compute.time / 3, inner, labels, forward)
     for sy in syncs:
         for ph in sy.phases:
             labels.update(ph.bottlenecks)
@@ -164,6 +178,7 @@ def cost(ctx: Context, scheme: Scheme) -> SchemeCost:
         wan=D.emax(*[links[e] for e in wan_edges]) if wan_edges else D.zero(U.DATA),
         links=links,
         wan_edges=wan_edges,
+        classes=SB.by_class(ctx.edges, links),
     )  # fmt: skip
     energy = energy_parts(ctx, scheme, step, compute, dense, SB.charged_bytes(syncs, period), period, tr.where)
     if timeline is not None:
@@ -194,7 +209,7 @@ def inner_terms(compute: C.Compute, timeline: TL.Timeline | None) -> list[Term]:
     """The inner step: the compute as one block, or the timeline's parts (each the slowest dc's)."""
     if timeline is None:
         return [Term(K.COMPUTE, compute.time, Charge.STEP, Where(Place.GPU), source="FLOPs per step / (peak x efficiency)")]
-    return [Term(k, v, Charge.STEP, Where(Place.PIPELINE), source="timeline.py") for k, v in timeline.components.items()]
+    return [Term(k, v, Charge.STEP, Where(Place.PIPELINE), exposure=timeline.exposures.get(k), source="timeline.py") for k, v in timeline.components.items()]
 
 
 def transform_terms(tr: Transform, period: DimExpr) -> list[Term]:
@@ -213,7 +228,8 @@ def sync_terms(edges: Mapping[Edge, EdgeTerms], syncs: tuple[Sync, ...]) -> list
     outer = syncs[-1]
     for sy in syncs:
         if sy.exposed is not None:
-            exposure = Exposure(_behind(sy), sy.window, sy.slack, EXPOSURE_RULE)
+            rule = EXPOSURE_RULE if sy.gather is None else f"{EXPOSURE_RULE}; the parameter all-gather {OV.GATHER_RULE}"
+            exposure = Exposure(_behind(sy), sy.window, sy.slack, rule)
             out.append(Term(K.EXPOSED_SYNC, sy.exposed, Charge.STEP, Where(Place.SYNC, (sy.name,)), sy.name, exposure=exposure, source="exposure.py"))
             continue
         for ph in sy.phases:
@@ -236,6 +252,8 @@ def _behind(sy: Sync) -> str:
         parts.append("delay x the inner step")
     if not D.is_one(sy.fragments):
         parts.append("its fragments' schedule")
+    if sy.gather is not None:
+        parts.append("the next step's first forward pass (the parameter all-gather)")
     return ", ".join(parts)
 
 

@@ -133,7 +133,20 @@ def compute(ctx: Context, model: Model, labels: dict) -> Compute:
     return Compute(time * rates[first] * member_gpus(ctx, first), {dc: time for dc in rates}, time, split)
 
 
+def given(ctx: Context, scheme, model: Model, compute: Compute, labels: dict) -> Compute:
+    """The compute with a step time given directly (`step = 0.8 s` on the scheme, else on its
+    model: the papers' "the step takes 0.8 s", compute only): every dc's inner step is that
+    time, one block (no timeline); the FLOPs stay the model's (what the energy counts).
+    `compute` unchanged where neither gives one."""
+    owner = scheme if scheme.step is not None else model if model.step is not None else None
+    if owner is None:
+        return compute
+    time = ctx.field(owner, "step")
+    labels.setdefault(time.e, "the given step")
+    return Compute(compute.flops, {dc: time for dc in compute.per_dc}, time, compute.split)
+
+
 __all__ = [
-    "Compute", "compute", "devices", "member_gpus", "device_count", "module_count", "site_count", "mean_shard", "shard",
+    "given", "Compute", "compute", "devices", "member_gpus", "device_count", "module_count", "site_count", "mean_shard", "shard",
     "zero_stage", "rate", "measured",
 ]  # fmt: skip

@@ -48,10 +48,14 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ctdsl import units as U
-from ctdsl.language.enums import Collective, InnerSync
+from ctdsl.language.enums import Collective, InnerSync, Readiness
 from ctdsl.model.entities import Model, Scheme
 from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic import fragments as FR
+from ctdsl.symbolic import readiness as RD
+from ctdsl.symbolic.convert import value
+from ctdsl.symbolic import overlaps as OV
 from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.groups import GroupPlan, shards
@@ -59,6 +63,7 @@ from ctdsl.symbolic.routing import Phase
 from ctdsl.symbolic.traffic import positive
 
 SYNC, INNER, OUTER = "sync", "inner sync", "outer sync"  # the names of a scheme's syncs
+GATHERS = ("all-gather in each dc", "all-gather of the parameters in each dc")  # the parameter all-gather's phases
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,8 @@ class Sync:
     slack: DimExpr  # tau_d x the inner step
     window: DimExpr  # w: the backward pass it overlaps (0 s: none)
     bucket: tuple[Phase, ...] = ()  # the phases of one bucket of one fragment (an exposed sync's; tau is their time)
+    early: tuple[DimExpr, ...] = ()  # ready = layer: how long before the step's end each fragment is ready (readiness.py)
+    gather: DimExpr | None = None  # the forward pass the parameter all-gather hid in (overlap_param_gather); None: not overlapped
 
     @property
     def time(self) -> DimExpr:
@@ -153,9 +160,9 @@ class SyncPlan:
         for sh in shards(ctx, self.model, self.dense * scale, self.dense * scale, C.shard(ctx, self.model)):
             tag = f" ({sh.name})" if sh.name else ""
             n, s = sh.members, sh.payload
-            out.append(plan.in_dc("reduce-scatter of the gradients in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale))
+            out.append(plan.in_dc("reduce-scatter of the gradients in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale, sh.per_node))
             if not zero3:
-                out.append(plan.in_dc("all-gather of the parameters in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale))
+                out.append(plan.in_dc("all-gather of the parameters in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale, sh.per_node))
         return [p for p in out if p is not None]
 
     def outer_phases(self, scale=1) -> list[Phase]:
@@ -175,8 +182,17 @@ class SyncPlan:
                 out.append(plan.across("all-reduce of each slice across dcs" + tag, 2 * (K - 1), lambda d, x=x, n=n: x / (n[d] * K), sh.scale))
             else:
                 out.append(plan.across("exchange of each slice across dcs" + tag, K - 1, lambda d, x=x, n=n: x / n[d], sh.scale))
-            out.append(plan.in_dc("all-gather of the updated parameters in each dc" + tag, n, lambda d, p=p, n=n: p / n[d], par.scale))
+            out.append(plan.in_dc("all-gather of the updated parameters in each dc" + tag, n, lambda d, p=p, n=n: p / n[d], par.scale, par.per_node))
         return [p for p in out if p is not None]
+
+    def own_gradients(self) -> DimExpr:
+        """The gradient bytes a GPU holds (what its buckets cut): its dense shard, and a MoE model's
+        experts over pp ep, not over tp pp (issue 27: 3,737 buckets for a Mixtral GPU whose own
+        weights give 580)."""
+        if not self.ctx.spec.has_replicas:
+            return self.dense
+        parts = shards(self.ctx, self.model, self.dense, self.dense, C.shard(self.ctx, self.model))
+        return D.total([sh.payload for sh in parts], U.DATA)
 
     def gather_time(self) -> DimExpr | None:
         """ZeRO-3: one all-gather of a GPU's parameter shard among its dc's data-parallel ranks."""
@@ -187,45 +203,62 @@ class SyncPlan:
         phases = []
         for sh in shards(ctx, self.model, self.dense, self.dense, C.shard(ctx, self.model)):
             n, s = sh.members, sh.payload
-            phases.append(plan.in_dc("parameter all-gather" + (f" ({sh.name})" if sh.name else ""), n, lambda d, s=s, n=n: s / n[d], sh.scale))
+            phases.append(plan.in_dc("parameter all-gather" + (f" ({sh.name})" if sh.name else ""), n, lambda d, s=s, n=n: s / n[d], sh.scale, sh.per_node))
         return _sum([p for p in phases if p is not None])
 
     # ---- syncs ------------------------------------------------------------------------
 
-    def syncs(self, window: DimExpr, inner_step: DimExpr, labels: dict) -> tuple[Sync, ...]:
+    def syncs(self, window: DimExpr, inner_step: DimExpr, labels: dict, forward: DimExpr | None = None) -> tuple[Sync, ...]:
         """The scheme's syncs; `window` the backward pass of the last micro-batch, `inner_step` the
         step's compute and model-parallel traffic (what a delay is counted in); `labels` gets what
-        the arguments of each max mean."""
+        the arguments of each max mean; `forward` the first micro-batch's forward pass (what the
+        parameter all-gather hides in with overlap_param_gather, overlaps.py)."""
         ctx, s = self.ctx, self.scheme
+        forward = forward if s.overlap_param_gather else None
         period = ctx.field(s, "period")
-        F = ctx.field(s, "fragments") if s.fragments is not None else D.one()
+        F = FR.count(ctx, s, self.model)
         delay = ctx.field(s, "delay") if s.delay is not None else D.zero(U.ONE)
         backward = window if s.backward else D.zero(U.TIME)
         if s.inner is InnerSync.DC:
-            inner = self._sync(INNER, self.inner_phases, D.one(), D.one(), backward, inner_step, labels)
+            inner = self._sync(INNER, self.inner_phases, D.one(), D.one(), backward, inner_step, labels, forward=forward)
             # the outer sync's steps are inner steps that wait for the inner sync too: what a delay is counted in
             step = inner_step + (inner.exposed if inner.exposed is not None else _sum(inner.phases))
-            outer = self._sync(OUTER, self.outer_phases, period, F, D.zero(U.TIME), step, labels, delay)
+            outer = self._sync(OUTER, self.outer_phases, period, F, D.zero(U.TIME), step, labels, delay, window)
             return (inner, outer)
-        return (self._sync(SYNC, self.collective, period, F, backward, inner_step, labels, delay),)
+        return (self._sync(SYNC, self.collective, period, F, backward, inner_step, labels, delay, window, forward),)
 
     def _sync(
         self, name: str, phases_of: Callable[..., list[Phase]], every: DimExpr, F: DimExpr, window: DimExpr, step: DimExpr,
-        labels: dict, delay: DimExpr | None = None,
+        labels: dict, delay: DimExpr | None = None, backward: DimExpr | None = None, forward: DimExpr | None = None,
     ) -> Sync:  # fmt: skip
-        """One sync every `every` steps of length `step` (without this sync), run on through `delay` of them."""
+        """One sync every `every` steps of length `step` (without this sync), run on through `delay` of
+        them; `backward` the backward pass a fragment ready per layer hides in (readiness.py)."""
         slack = delay * step if delay is not None else D.zero(U.TIME)
         phases = tuple(phases_of())
         plain = window == 0 and slack == 0 and D.is_one(F)
-        if plain:
+        gathers = [ph for ph in phases if ph.name.startswith(GATHERS)] if forward is not None and slack == 0 and D.is_one(F) else []
+        if plain and not gathers:
             return Sync(name, phases, every, None, D.one(), None, F, slack, window)
         B = D.one()
         if window != 0:
-            bucket = self.ctx.field(self.scheme, "bucket")
-            B = D.ceiling(self.dense * C.shard(self.ctx, self.model) / (F * bucket))
+            B = self._buckets(F)
+        if gathers:  # the parameter all-gather beside the next forward pass, the rest as without it (overlaps.py)
+            rest = lambda scale=1: [ph for ph in phases_of(scale) if not ph.name.startswith(GATHERS)]  # noqa: E731
+            one = tuple(rest(1 / B))
+            tau = _sum(one)
+            grads = exposed_time(tau, B, window, slack, labels) if window != 0 else tau
+            t_ag = _sum(gathers)
+            exposed = (grads + OV.param_gather(t_ag, self._buckets(F), forward)) / every
+            return Sync(name, phases, every, exposed, B, tau, F, slack, window, one, gather=forward)
         one = tuple(phases_of(1 / (F * B)))
         tau = _sum(one)
-        exposed = exposed_time(tau, B, window, slack, labels) * F / every
+        layered = self._layered(F, backward)
+        early: tuple[DimExpr, ...] = ()
+        if layered is not None:
+            exposed = RD.exposed(exposed_time(tau, B, window, slack, labels), backward, *layered, every)
+            early = tuple(RD.hidden(backward, *layered))
+        else:
+            exposed = exposed_time(tau, B, window, slack, labels) * F / every
         if slack != 0 and _may_queue(F, delay, every):
             # the link must also keep up: F syncs of B tau each per `every` steps cannot be faster
             # than the link carries them, so a step is at least F B tau / every (steady state);
@@ -233,7 +266,27 @@ class SyncPlan:
             keep_up = F * B * tau / every - step
             labels.setdefault(keep_up.e, "the link carrying every sync (they queue)")
             exposed = D.emax(exposed, keep_up)
-        return Sync(name, phases, every, exposed, B, tau, F, slack, window, one)
+        return Sync(name, phases, every, exposed, B, tau, F, slack, window, one, early)
+
+    def _buckets(self, F: DimExpr) -> DimExpr:
+        """B per fragment: ceil(shard / bucket), or with `bucket = layer` one a layer the GPU holds,
+        ceil(L tp shard / F) (L / pp with even stages, the largest stage's layers with uneven ones)."""
+        ctx, s = self.ctx, self.scheme
+        shard = C.shard(ctx, self.model)
+        if s.bucket_per_layer:
+            tp = ctx.q(ctx.spec.replica.tp, U.ONE) if ctx.spec.has_replicas else D.one()
+            return D.ceiling(ctx.shape(self.model, "layers") * tp * shard / F)
+        return D.ceiling(self.own_gradients() / (F * ctx.field(s, "bucket")))
+
+    def _layered(self, F: DimExpr, backward: DimExpr | None):
+        """(L, F, order) where the scheme's fragments are ready per layer (`ready = layer`, several
+        fragments, a backward pass to hide in), at the params' defaults; None otherwise."""
+        s = self.scheme
+        if s.ready is not Readiness.LAYER or backward is None or backward == 0 or D.is_one(F):
+            return None
+        env = self.ctx.symbols.defaults()
+        L = int(round(value(self.ctx.shape(self.model, "layers").e, env)))
+        return L, int(round(value(F.e, env))), s.fragment_order
 
 
 __all__ = ["Sync", "SyncPlan", "exposed_time", "SYNC", "INNER", "OUTER"]

@@ -66,10 +66,12 @@ def _fit(ctx: Context, model: Model, dc_name: str) -> Fit:
         stage = int(value(q(rep.zero, 1), ctx.symbols.defaults()))
         micro = q(rep.micro_batch, 1)
         recompute, sp_on = str(rep.recompute), rep.sequence_parallel
+        share = ctx.field(rep, "recompute_share") if rep.recompute_share is not None else None
     else:
         tp = pp = cp = ep = D.one()
         ranks = DimExpr(sp.Integer(max(1, dc.workers)), U.ONE)
         stage, micro, recompute, sp_on = 0, None, "none", False
+        share = None
     if PL.full_shape(model):
         shard = MEM.model_shard(model, A, tp, pp, ep, D.one())
         expert_ranks = ranks * tp / ep if PL.is_moe(model) else ranks
@@ -78,6 +80,9 @@ def _fit(ctx: Context, model: Model, dc_name: str) -> Fit:
         expert_ranks = ranks
     parts = MEM.shard_states(shard, ranks, expert_ranks, stage)
     parts["activations"] = _activations(ctx, model, tp, pp, cp, micro, recompute, sp_on, notes)
+    if share is not None and recompute != "none":  # the layers `recompute` leaves out store all their activations
+        kept = _activations(ctx, model, tp, pp, cp, micro, "none", sp_on, [])
+        parts["activations"] = share * parts["activations"] + (1 - share) * kept
     total = D.total(list(parts.values()), U.DATA)
     capacity = ctx.field(dev, "memory") if dev.memory is not None else None
     if capacity is None:

@@ -62,6 +62,7 @@ from ctdsl.model.entities import Model
 from ctdsl.model.graph import gpus_id, next_site, replica_counts, ring_wans, several_sites, switch_id
 from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic import node_groups as NG
 from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.dimensioned import DimExpr, emax
 from ctdsl.symbolic.routing import Edge, Phase
@@ -78,6 +79,7 @@ class Shard:
     groups: DimExpr  # shard groups (distinct shards) in every site
     whole: DimExpr  # the payload of all the shards together (what the switches sum)
     scale: DimExpr = D.one()  # the GPUs' mean shard over the most-loaded's: below 1 with uneven stages
+    per_node: dict[str, int] | None = None  # dc -> members of one shard group in one node (collectives.py); None: 1
 
 
 def dense_shard(ctx: Context, payload: DimExpr, up: DimExpr, fraction: DimExpr, mean: DimExpr) -> Shard:
@@ -90,7 +92,9 @@ def dense_shard(ctx: Context, payload: DimExpr, up: DimExpr, fraction: DimExpr, 
         rep = spec.replicas[dc.replica]
         groups = ctx.q(rep.tp, U.ONE) * ctx.q(rep.pp, U.ONE) if groups is None else groups
         members[name] = ctx.q(rep.cp, U.ONE) * ctx.q(dc.replicas, U.ONE)
-    return Shard("", payload * fraction, up * fraction, members, groups, payload, mean / fraction)
+    # Megatron's data-parallel group (with CP inside it): members tp ranks apart
+    per_node = {name: NG.per_node(ctx, name, members[name], ctx.q(spec.replicas[dc.replica].tp, U.ONE)) for name, dc in spec.dcs.items()}
+    return Shard("", payload * fraction, up * fraction, members, groups, payload, mean / fraction, per_node)
 
 
 def shards(ctx: Context, model: Model, payload: DimExpr, up: DimExpr, fraction: DimExpr | None = None) -> list[Shard]:
@@ -118,7 +122,9 @@ def shards(ctx: Context, model: Model, payload: DimExpr, up: DimExpr, fraction: 
         tp, pp, cp, ep = (ctx.q(getattr(rep, k), U.ONE) for k in ("tp", "pp", "cp", "ep"))
         groups = pp * ep if groups is None else groups
         members[name] = tp * cp * ctx.q(dc.replicas, U.ONE) / ep
-    expert = Shard("experts", payload * share / groups, up * share / groups, members, groups, payload * share)
+    # the experts' data-parallel group: members ep ranks apart (Megatron's expert order, etp = 1)
+    per_node = {name: NG.per_node(ctx, name, members[name], ctx.q(spec.replicas[dc.replica].ep, U.ONE)) for name, dc in spec.dcs.items()}
+    expert = Shard("experts", payload * share / groups, up * share / groups, members, groups, payload * share, per_node=per_node)
     return [dense, expert]
 
 
@@ -150,20 +156,20 @@ class GroupPlan:
         s, n, K, x = shard.payload, shard.members, self.K, shard.scale
         phases: list[Phase | None] = []
         if collective == "hier_allreduce":
-            phases.append(self.in_dc("reduce-scatter in each dc" + tag, n, lambda d: s / n[d], x))
+            phases.append(self.in_dc("reduce-scatter in each dc" + tag, n, lambda d: s / n[d], x, shard.per_node))
             phases.append(self.across("all-reduce of each slice across dcs" + tag, 2 * (K - 1), lambda d: s / (n[d] * K), x))
-            phases.append(self.in_dc("all-gather in each dc" + tag, n, lambda d: s / n[d], x))
+            phases.append(self.in_dc("all-gather in each dc" + tag, n, lambda d: s / n[d], x, shard.per_node))
         elif collective == "hier_allgather":
-            phases.append(self.in_dc("gather in each dc" + tag, n, lambda d: s, x))
+            phases.append(self.in_dc("gather in each dc" + tag, n, lambda d: s, x, shard.per_node))
             phases.append(self.across("exchange across dcs" + tag, K - 1, lambda d: s, x))
             if self.crossing:
-                phases.append(self.in_dc("distribute in each dc" + tag, n, lambda d: (K - 1) * s, x))
+                phases.append(self.in_dc("distribute in each dc" + tag, n, lambda d: (K - 1) * s, x, shard.per_node))
         elif collective in ("ring_allreduce", "allgather"):
             total = D.total([C.site_count(self.ctx, d) * n[d] for d in self.dcs], U.ONE)
             if collective == "ring_allreduce":
-                phases.append(self.ring("ring all-reduce over all replicas" + tag, 2 * (total - 1), s / total, shard.groups, x))
+                phases.append(self.ring("ring all-reduce over all replicas" + tag, 2 * (total - 1), s / total, shard.groups, x, shard.per_node))
             else:
-                phases.append(self.ring("ring all-gather over all replicas" + tag, total - 1, s, shard.groups, x))
+                phases.append(self.ring("ring all-gather over all replicas" + tag, total - 1, s, shard.groups, x, shard.per_node))
         elif collective == "innet_sum":
             ups = [(gpus_id(d), switch_id(self.spec, d), shard.up, self.gpus(d), x) for d in self.dcs]
             phases.append(self.router.phase("up to the switch" + tag, 1, ups))
@@ -194,12 +200,17 @@ class GroupPlan:
             flows.append((src, node(nxt), nbytes, per_site, scale))
         return flows
 
-    def in_dc(self, name: str, members: dict[str, DimExpr], nbytes, scale: DimExpr = D.one()) -> Phase | None:
-        """Rings inside each site, n_d - 1 steps: one phase where the dcs are alike, else side by side."""
-        flows = {d: (gpus_id(d), gpus_id(d), nbytes(d), self.gpus(d), scale) for d in self.dcs}
-        if len({members[d] for d in self.dcs}) == 1:
-            return self.router.phase(name, members[self.dcs[0]] - 1, list(flows.values()))
-        parts = [self.router.phase(f"{name}: {d}", members[d] - 1, [flows[d]]) for d in self.dcs]
+    def in_dc(self, name: str, members: dict[str, DimExpr], nbytes, scale: DimExpr = D.one(), per_node: dict[str, int] | None = None) -> Phase | None:
+        """Rings inside each site, n_d - 1 steps: one phase where the dcs are alike, else side by side.
+        With k members of a ring in a node (`per_node`), only G / k of a dc's G GPUs send across
+        the node boundary each step, spread over the NICs, and every step is at least the hop
+        on the scale-up link (node_groups.py)."""
+        k = per_node or {}
+        flows = {d: (gpus_id(d), gpus_id(d), nbytes(d), self.gpus(d), scale, D.one() / k.get(d, 1)) for d in self.dcs}
+        if len({members[d] for d in self.dcs}) == 1 and len({k.get(d, 1) for d in self.dcs}) == 1:
+            phase = self.router.phase(name, members[self.dcs[0]] - 1, list(flows.values()))
+            return NG.floor(self.ctx, self.dcs[0], phase, nbytes(self.dcs[0]), k.get(self.dcs[0], 1))
+        parts = [NG.floor(self.ctx, d, self.router.phase(f"{name}: {d}", members[d] - 1, [flows[d]]), nbytes(d), k.get(d, 1)) for d in self.dcs]
         return concurrent(name, [p for p in parts if p is not None])
 
     def across(self, name: str, steps, nbytes, scale: DimExpr = D.one()) -> Phase | None:
@@ -209,11 +220,14 @@ class GroupPlan:
         flows = [f for i, d in enumerate(self.dcs) for f in self.onward(i, gpus_id, nbytes(d), self.site_gpus(d), scale)]
         return self.router.phase(name, steps, flows)
 
-    def ring(self, name: str, steps: DimExpr, nbytes: DimExpr, groups: DimExpr, scale: DimExpr) -> Phase | None:
-        """One ring per shard group over its members in every site, site after site."""
+    def ring(self, name: str, steps: DimExpr, nbytes: DimExpr, groups: DimExpr, scale: DimExpr, per_node: dict[str, int] | None = None) -> Phase | None:
+        """One ring per shard group over its members in every site, site after site (in one site,
+        node-aware as `in_dc`)."""
         if not self.crossing:
             d = self.dcs[0]
-            return self.router.phase(name, steps, [(gpus_id(d), gpus_id(d), nbytes, self.gpus(d), scale)])
+            k = (per_node or {}).get(d, 1)
+            phase = self.router.phase(name, steps, [(gpus_id(d), gpus_id(d), nbytes, self.gpus(d), scale, D.one() / k)])
+            return NG.floor(self.ctx, d, phase, nbytes, k)
         flows = []
         for i, d in enumerate(self.dcs):
             # every member but the last of each group in each site sends to the next in its site

@@ -80,6 +80,7 @@ class EdgeTerms:
     queue: Q.Queue | None  # the M/D/1 queue of a link with a background load
     per_hop: bool = True  # latency and energy on every edge; False: once per segment (`counted = transfer`)
     count: DimExpr = D.one()  # a group of alike edges (a dc's NICs): how many share its flows
+    per_route: bool = False  # `counted = route`: its figures are the route's end to end, in place of every link's on it
 
 
 @dataclass(frozen=True)
@@ -98,11 +99,14 @@ class Transfer:
     route: tuple[str, ...]
     count: DimExpr = D.one()
     scale: DimExpr = D.one()
+    crossing: DimExpr = D.one()  # the part of the count that crosses the route's links (a ring with k members a node: 1/k; node_groups.py)
 
     @property
     def total(self) -> DimExpr:
-        """The bytes of all `count` transfers together, each member's own."""
-        return self.nbytes if D.is_one(self.count) and D.is_one(self.scale) else self.nbytes * self.count * self.scale
+        """The bytes of all `count` transfers together that cross the route, each member's own."""
+        if D.is_one(self.count) and D.is_one(self.scale) and D.is_one(self.crossing):
+            return self.nbytes
+        return self.nbytes * self.count * self.scale * self.crossing
 
     @property
     def edges(self) -> tuple[Edge, ...]:
@@ -186,9 +190,23 @@ class Router:
 
     def route_latency(self, t: Transfer, charged: dict[Edge, DimExpr]) -> DimExpr:
         """A transfer's latency: once per segment (per edge for a link counted per hop), plus
-        every switch it enters; adds its bytes to `charged` where they pay energy per bit."""
+        every switch it enters; adds its bytes to `charged` where they pay energy per bit.
+
+        Where the route crosses a link counted per route (`counted = route`), that link's figures
+        are the route's end to end: the transfer pays them once (each such link once), and no other
+        link's latency or energy on its route; a module's port and a switch still pay their own."""
         lats = []
-        for seg in self.segments(t.edges):
+        segments = self.segments(t.edges)
+        ends = {}
+        for seg in segments:
+            if self.edge(seg[0]).per_route:
+                ends.setdefault(self.edge(seg[0]).link, seg[0])
+        if ends:
+            for e in ends.values():
+                lats.append(self.edge(e).latency)
+                charged[e] = charged.get(e, D.zero(U.DATA)) + t.total
+            segments = [seg for seg in segments if self.edge(seg[0]).kind is LinkKind.PORT]
+        for seg in segments:
             lats.append(self.edge(seg[0]).latency)  # one link definition: one latency
             charged[seg[0]] = charged.get(seg[0], D.zero(U.DATA)) + t.total
         zero = D.zero(U.TIME)
@@ -207,10 +225,10 @@ class Router:
                 terms = self.edge(e)
                 if terms.kind is LinkKind.WAN:  # shared by every member: their exact sum, over its alike WANs
                     share = t.total if D.is_one(terms.count) else t.total / terms.count
-                elif D.is_one(t.count) and D.is_one(terms.count):
+                elif D.is_one(t.count) and D.is_one(terms.count) and D.is_one(t.crossing):
                     share = t.nbytes
                 else:  # a group of alike edges (one per NIC) shares the group's flows evenly, each as the most-loaded
-                    share = t.nbytes * t.count / terms.count
+                    share = t.nbytes * t.count * t.crossing / terms.count
                 loads[e] = loads.get(e, D.zero(U.DATA)) + share
         charged: dict[Edge, DimExpr] = {}
         route_latency: list[DimExpr] = []

@@ -9,7 +9,8 @@
 3. each scheme's results at the params' defaults (assemble.py, one evaluator over the
    ledger);
 4. the break-evens (breakeven.py), the models' sizes, memory per GPU (fit.py) and the
-   targets (targets.py).
+   targets (targets.py);
+5. the serving paths' closed forms (serving.py), when the spec declares serving.
 
 It returns a `Solution` (ctdsl.results): per scheme, exact expressions in the params and
 their values at the defaults, with their dimensions, in a frozen tree that the report
@@ -32,6 +33,7 @@ from ctdsl.symbolic.costs import SchemeCost, cost
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.fit import fits
 from ctdsl.symbolic.money import money
+from ctdsl.symbolic.serving import serving_results
 from ctdsl.symbolic.targets import solve_targets
 
 __all__ = ["solve", "breakeven", "default_over", "costs_of", "Solution"]
@@ -67,7 +69,8 @@ def solve(spec: Spec) -> Solution:
     models = {name: model_result(declared, spec.models[name], env) for name in used if name in spec.models}
     memory = tuple(memory_result(f, env) for f in fits(declared, [n for n in used if n in spec.models]))
     targets = solve_targets(spec, ctxs, costs, env)
-    return Solution(spec, symbols, FrozenDict(schemes), tuple(breakevens), spec.baseline, FrozenDict(models), memory, targets)
+    serving = serving_results(declared, env)
+    return Solution(spec, symbols, FrozenDict(schemes), tuple(breakevens), spec.baseline, FrozenDict(models), memory, targets, serving)
 
 
 def costs_of(spec: Spec, ctxs: dict[str | None, Context]) -> dict[str, SchemeCost]:

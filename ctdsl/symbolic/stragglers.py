@@ -60,6 +60,7 @@ import sympy as sp
 from ctdsl import units as U
 from ctdsl.language.enums import InnerSync
 from ctdsl.model.entities import DataCentre, Scheme
+from ctdsl.symbolic import fragments as FR
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.convert import NumericError, value
@@ -323,7 +324,7 @@ def wait(ctx: Context, scheme: Scheme, per_dc: Mapping[str, DimExpr]) -> Straggl
     notes = []
     if scheme.inner is InnerSync.DC:
         return _inner_wait(ctx, dcs, env)
-    period = ctx.field(scheme, "period") / (ctx.field(scheme, "fragments") if scheme.fragments is not None else 1)
+    period = ctx.field(scheme, "period") / FR.count(ctx, scheme, spec.models[scheme.model])
     try:
         H = value(period.e, env)
     except (NumericError, ZeroDivisionError):  # pragma: no cover - bounds are checked

@@ -71,6 +71,19 @@ def wire(ctx: Context, phases: Sequence[Phase], every_step: Sequence[Phase], per
     return D.emax(*senders.values()) if senders else D.zero(U.DATA)
 
 
+def by_class(edges: Mapping[Edge, EdgeTerms], links: Mapping[Edge, DimExpr]) -> dict[str, DimExpr]:
+    """Bytes per sync period that the links of each class carry (`port`, `intra`, `wan`): every
+    edge's bytes x the alike edges it stands for (a dc's NICs, a ring's WANs), summed. A byte that
+    crosses two edges of a class counts twice: this is what the links carry, not what is sent."""
+    out: dict[str, DimExpr] = {}
+    for e, nbytes in links.items():
+        terms = edges[e]
+        n = nbytes if D.is_one(terms.count) else nbytes * terms.count
+        kind = str(terms.kind)
+        out[kind] = out[kind] + n if kind in out else n
+    return {k: out[k] for k in sorted(out)}
+
+
 def traffic_energy(ctx: Context, timeline: TL.Timeline) -> DimExpr:
     """Energy per step of the model-parallel traffic: every GPU's bytes at its link's energy per byte."""
     parts = []
@@ -97,4 +110,4 @@ def loaded_edges(edges: Mapping[Edge, EdgeTerms], syncs: Sequence[Sync]) -> dict
     return out
 
 
-__all__ = ["LoadedEdge", "per_period", "link_bytes", "charged_bytes", "wire", "traffic_energy", "loaded_edges"]
+__all__ = ["LoadedEdge", "per_period", "link_bytes", "by_class", "charged_bytes", "wire", "traffic_energy", "loaded_edges"]

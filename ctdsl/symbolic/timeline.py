@@ -51,11 +51,14 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.language.components import INNER, ComponentKey, of
+from ctdsl.language.enums import ComputeModel
 from ctdsl.model.entities import Model
 from ctdsl.model import payload as PL
+from ctdsl.symbolic import compute_ops as OPS
 from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import memory as MEM
+from ctdsl.symbolic import overlaps as OV
 from ctdsl.symbolic import traffic as TR
 from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.convert import NumericError, value
@@ -82,6 +85,7 @@ class DcStep:
     traffic: list[TR.Traffic]
     pp: DimExpr
     v: DimExpr  # virtual stages
+    exposures: dict = field(default_factory=dict)  # key -> the Exposure of an overlapped component (overlaps.py)
 
 
 @dataclass
@@ -94,6 +98,7 @@ class Timeline:
     per_dc: dict[str, DimExpr]  # each dc's inner step (what a replica computes, for stragglers and the simulation)
     window: DimExpr
     notes: list[str] = field(default_factory=list)
+    exposures: dict = field(default_factory=dict)  # key -> the Exposure of an overlapped component (overlaps.py)
 
     @property
     def micro(self) -> DimExpr:
@@ -114,7 +119,8 @@ def build(ctx: Context, model: Model, compute: C.Compute, gather: DimExpr | None
     if len({tuple(s.components.items()) for s in steps.values()}) > 1:
         notes.append("the dcs differ: each component is the slowest dc's, an upper bound where different dcs bind different components")
     window = D.emin(*[s.window for s in steps.values()]) if len({s.window for s in steps.values()}) > 1 else next(iter(steps.values())).window
-    return Timeline(steps, comps, D.total(list(comps.values()), U.TIME), per_dc, window, notes)
+    exposures = {k: x for st in steps.values() for k, x in st.exposures.items()}
+    return Timeline(steps, comps, D.total(list(comps.values()), U.TIME), per_dc, window, notes, exposures)
 
 
 def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Compute, gather: DimExpr | None, notes: list[str]) -> DcStep:
@@ -129,14 +135,27 @@ def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Com
     # a replica's share of a split batch, in tokens: its FLOPs over the FLOPs per token
     tokens = ctx.field(model, "tokens") if model.batch_tokens is None else whole.split[dc] / ctx.formulas.get(model, "flops_per_token")
     micro = tokens / (tr.b * tr.s)
-    t_c = compute / micro
-    t_r = _recompute(ctx, model, str(rep.recompute), t_c, tr)
-    per_micro: dict[ComponentKey, DimExpr] = {K.COMPUTE: t_c}
-    if t_r != 0:
-        per_micro[K.RECOMPUTE] = t_r
+    if rep.compute is ComputeModel.OPERATIONS:
+        x = OPS.dims(ctx, model, rep, tr.tp, tr.cp, tr.ep, tr.b)
+        sc = OPS.stage_compute(x, OPS.rates(ctx, dev, rep), _stages(ctx, model, rep, tr.pp, stage_layers), str(rep.recompute))
+        per_micro = dict(sc.per_micro)
+        t_r = per_micro.get(K.RECOMPUTE, D.zero(U.TIME))
+        t_c = D.total([v for k, v in per_micro.items() if k is not K.RECOMPUTE], U.TIME)
+    else:
+        t_c = compute / micro
+        t_r = _recompute(ctx, model, str(rep.recompute), t_c, tr)
+        per_micro = {K.COMPUTE: t_c}
+        if t_r != 0:
+            per_micro[K.RECOMPUTE] = t_r
+    if K.RECOMPUTE in per_micro and rep.recompute_share is not None:  # only that share of the layers recomputes
+        t_r = per_micro[K.RECOMPUTE] = per_micro[K.RECOMPUTE] * ctx.field(rep, "recompute_share")
     traffic = [t for t in (tr.tensor(), tr.context(), tr.expert()) if t is not None]
     for t in traffic:
         per_micro[t.kind] = t.time
+    exposures = {}
+    if rep.tp_comm_overlap and K.TENSOR_PARALLEL in per_micro:  # overlaps.py
+        per_micro[K.TENSOR_PARALLEL] = OV.tensor(per_micro[K.TENSOR_PARALLEL], t_c + t_r, tr.tp)
+        exposures[K.TENSOR_PARALLEL] = OV.exposure("the GEMMs of each micro-batch", micro * (t_c + t_r), OV.TP_RULE)
     if gather is not None:  # ZeRO-3: every micro-batch, the bubble's ones too, gathers before its forward and backward
         t_f, t_b = t_c / 3, 2 * t_c / 3 + t_r
         one_layer = gather / stage_layers
@@ -150,12 +169,25 @@ def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Com
     pipe = tr.pipeline(micro)
     if pipe is not None:
         comps[K.PIPELINE_PARALLEL] = pipe.time
+        if rep.overlap_p2p:  # overlaps.py
+            one, on = pipe.link.latency + pipe.per_micro / pipe.link.bandwidth, TR.indicator(tr.pp)
+            comps[K.PIPELINE_PARALLEL] = on * OV.pipeline(one, 2 * tr.v * micro, 2 * (tr.pp - 1), micro * (t_c + t_r))
+            exposures[K.PIPELINE_PARALLEL] = OV.exposure("the compute of the steady state's micro-batches", micro * (t_c + t_r), OV.P2P_RULE)
         traffic.append(pipe)
     opt = _optimiser(ctx, model, dc, dev, rep, notes)
     if opt is not None:
         comps[K.OPTIMISER] = opt
     window = 2 * t_c / 3 + t_r
-    return DcStep(micro, per_micro, comps, window, traffic, tr.pp, tr.v)
+    return DcStep(micro, per_micro, comps, window, traffic, tr.pp, tr.v, exposures)
+
+
+def _stages(ctx: Context, model: Model, rep, pp: DimExpr, most: DimExpr) -> OPS.Stages:
+    """The layers of the first, last and other pipeline stages (uneven ends as given)."""
+    L = ctx.shape(model, "layers")
+    ends = {k: ctx.q(getattr(rep, k), U.ONE) for k in ("first_stage_layers", "last_stage_layers") if getattr(rep, k) is not None}
+    middle = (L - D.total(list(ends.values()), U.ONE)) / (pp - len(ends)) if ends else L / pp
+    first, last = ends.get("first_stage_layers", middle), ends.get("last_stage_layers", middle)
+    return OPS.Stages(first, last, middle, most, TR.indicator(pp))
 
 
 def _recompute(ctx: Context, model: Model, kind: str, t_c: DimExpr, tr: TR.ReplicaTraffic) -> DimExpr:

@@ -30,12 +30,11 @@ link's bandwidth per GPU and latency):
   exposed: 2 v m transfers per GPU per step, and one forward and one backward in each
   of the pp - 1 bubble slots, alpha + bytes / W each.
 
-Which link carries a group: GPUs are numbered tp first, then cp, then pp (Megatron's
-order inside a replica); a group whose span of GPUs fits one scale-up domain
-(`scaleup`, default a node) runs on the replica's `scaleup_link`, any other on the
-dc's link through the GPU's share of the NICs. The span is tp for TP, tp cp for CP,
-ep for EP (parallel folding: the expert ranks are consecutive), tp cp pp for PP
-(the whole pipeline in one domain). Degrees given by params are placed at their
+Which links carry a group, and how its collective runs across nodes, is collectives.py's:
+Megatron's rank order lays each group over nodes (TP consecutive, CP tp apart, EP
+consecutive, PP neighbours tp cp R apart); inside a node on the replica's `scaleup_link`,
+across nodes as NCCL's rings and trees do (the node boundary over the group's NICs
+together), every link at its `efficiency`. Degrees given by params are placed at their
 defaults.
 """
 
@@ -49,24 +48,15 @@ from ctdsl import units as U
 from ctdsl.language.components import TRAFFIC, ComponentKey
 from ctdsl.model.entities import Model
 from ctdsl.model import payload as PL
+from ctdsl.symbolic import collectives as CO
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic.collectives import LinkClass
 from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.convert import NumericError, value
 from ctdsl.symbolic.dimensioned import DimExpr
 
 TP, CP, EP, PP = TRAFFIC
 KINDS = TRAFFIC
-
-
-@dataclass(frozen=True)
-class LinkClass:
-    """The link one kind of traffic runs on, per GPU."""
-
-    link: str  # the link definition
-    role: str  # scale-up | scale-out
-    bandwidth: DimExpr  # B/s per GPU, one direction
-    latency: DimExpr  # s per message
-    energy_per_byte: DimExpr  # J/B
 
 
 @dataclass(frozen=True)
@@ -112,14 +102,16 @@ class ReplicaLinks:
         share = D.one()
         if self.rep.nics is not None:
             share = D.emin(D.one(), q(self.rep.nics, 1) / self.gpn)
-        self.scale_out = LinkClass(out.name, "scale-out", ctx.field(out, "bandwidth") * share, ctx.field(out, "latency"), ctx.field(out, "energy_per_byte"))
+        self.scale_out = LinkClass(out.name, "scale-out", ctx.field(out, "bandwidth") * share * efficiency(ctx, out), ctx.field(out, "latency"), ctx.field(out, "energy_per_byte"))
         up = spec.links.get(self.rep.scaleup_link) if self.rep.scaleup_link else None
         if up is None:
             self.scale_up = self.scale_out
             self._no_scaleup = True
         else:
-            self.scale_up = LinkClass(up.name, "scale-up", ctx.field(up, "bandwidth"), ctx.field(up, "latency"), ctx.field(up, "energy_per_byte"))
+            self.scale_up = LinkClass(up.name, "scale-up", ctx.field(up, "bandwidth") * efficiency(ctx, up), ctx.field(up, "latency"), ctx.field(up, "energy_per_byte"), up.in_network)
             self._no_scaleup = False
+        self.fabric = CO.Fabric(self.scale_up, self.scale_out)
+        self.replicas = ctx.q(self.dc.replicas, U.ONE) if self.dc.replicas is not None else D.one()
 
     def number(self, x: DimExpr, what: str) -> float:
         try:
@@ -132,19 +124,24 @@ class ReplicaLinks:
                 self.notes.append(note)
         return v
 
-    def for_span(self, span: DimExpr, what: str) -> LinkClass:
-        """The link of a group of GPUs that spans `span` consecutive GPUs."""
-        inside = self.number(span, what) <= self.number(self.domain, "the scale-up domain")
-        if inside and self._no_scaleup:
+    def layout(self, n: DimExpr, stride: DimExpr, what: str) -> CO.Layout:
+        """Megatron's layout of a group of n members `stride` ranks apart (collectives.py)."""
+        lay = CO.layout(n, stride, self.domain, lambda x: self.number(x, what))
+        if not lay.spans and self._no_scaleup and self.number(n, what) > 1:
             note = f"replica '{self.rep.name}' names no scaleup_link: traffic inside a node is costed on {self.scale_out.link}"
             if note not in self.notes:
                 self.notes.append(note)
-        return self.scale_up if inside else self.scale_out
+        return lay
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
 
 
-def ring_time(n: DimExpr, nbytes: DimExpr, link: LinkClass, factor: int) -> DimExpr:
-    """A ring collective among n GPUs: factor (n-1) alpha + factor (n-1)/n S / W (factor 2: all-reduce)."""
-    return factor * (n - 1) * link.latency + factor * (n - 1) / n * nbytes / link.bandwidth
+def efficiency(ctx: Context, link) -> DimExpr:
+    """A link's achieved fraction of its line rate (1 where it gives none)."""
+    return ctx.field(link, "efficiency") if link.efficiency is not None else D.one()
+
 
 
 class ReplicaTraffic:
@@ -163,6 +160,8 @@ class ReplicaTraffic:
         self.dh = sh("head_dim") if PL.has(model, "head_dim") else self.d / self.heads
         self.beta = ctx.field(model, "bytes_per_value")
         self.full = str(rep.recompute) == "full"
+        # with full recomputation the recomputed share of the layers runs its forward's collectives again
+        self.again = (ctx.field(rep, "recompute_share") if rep.recompute_share is not None else D.one()) if self.full else D.zero(U.ONE)
         self.sp_on = rep.sequence_parallel
         self.stage_layers = stage_layers
         self.rate = rate  # the device's FLOP/s: peak x efficiency
@@ -170,17 +169,23 @@ class ReplicaTraffic:
     def tensor(self) -> Traffic | None:
         if self.tp.e == 1:
             return None
-        link = self.links.for_span(self.tp, "tp")
+        links = self.links
+        lay = links.layout(self.tp, D.one(), "tp")
         size = self.b * (self.s / self.cp) * self.d * self.beta
-        n = 6 if self.full else 4
+        n = 4 + 2 * self.again
+        one, at = CO.all_reduce(links.fabric, lay, size, links.rep.algorithm, links.env)
+        if len(at) > 1:
+            where = f"over {lay.k} GPUs a node" if lay.spans else "in one node"
+            links.note(f"tp all-reduce ({where}): {one.algorithm} " + "(" + ", ".join(f"{k} {v * 1e3:.3g} ms" for k, v in sorted(at.items())) + " each at the defaults)")
         per = self.stage_layers * n * 2 * (self.tp - 1) / self.tp * size
-        time = self.stage_layers * n * ring_time(self.tp, size, link, 2)
-        return Traffic(TP, link, per, time, per, time, f"{n} all-reduces of b (s/cp) d beta per layer per micro-batch")
+        time = self.stage_layers * n * one.time
+        return Traffic(TP, one.link, per, time, per, time, f"{sp.sstr(n.e)} all-reduces of b (s/cp) d beta per layer per micro-batch ({one.algorithm})")
 
     def context(self) -> Traffic | None:
         if self.cp.e == 1:
             return None
-        link = self.links.for_span(self.tp * self.cp, "tp x cp")
+        lay = self.links.layout(self.cp, self.tp, "cp")
+        link = self.links.fabric.out if lay.spans else self.links.fabric.up  # each ring step: one GPU's transfer
         chunk = 2 * self.b * (self.s / self.cp) * (self.kv / self.tp) * self.dh * self.beta
         t_kv = link.latency + chunk / link.bandwidth
         c = PL.attention_factor(self.model)
@@ -194,23 +199,26 @@ class ReplicaTraffic:
     def expert(self) -> Traffic | None:
         if self.ep.e == 1 or not PL.is_moe(self.model):
             return None
-        link = self.links.for_span(self.ep, "ep")
+        lay = self.links.layout(self.ep, D.one(), "ep")
         tokens = self.b * self.s / self.cp / (self.tp if self.sp_on else 1)
         size = tokens * self.ctx.shape(self.model, "experts_per_token") * self.d * self.beta
         moe = PL.moe_layers(self.model, self.ctx.formulas) * self.stage_layers / self.L
-        n = 6 if self.full else 4
-        a2a = (self.ep - 1) * link.latency + (self.ep - 1) / self.ep * size / link.bandwidth
+        n = 4 + 2 * self.again
+        a2a = CO.all_to_all(self.links.fabric, lay, size)
+        link, a2a = a2a.link, a2a.time
         per = moe * n * (self.ep - 1) / self.ep * size
         time = moe * n * a2a
-        return Traffic(EP, link, per, time, per, time, f"{n} all-to-alls of T k d beta per MoE layer per micro-batch")
+        return Traffic(EP, link, per, time, per, time, f"{sp.sstr(n.e)} all-to-alls of T k d beta per MoE layer per micro-batch")
 
     def pipeline(self, micro: DimExpr) -> Traffic | None:
         """Per step, not per micro-batch: (2 v m + 2 (pp - 1)) transfers on the critical path."""
         if self.pp.e == 1:
             return None
-        link = self.links.for_span(self.tp * self.cp * self.pp, "tp x cp x pp")
+        # neighbouring stages are tp cp dp ranks apart (Megatron's order: pipeline outermost)
+        lay = self.links.layout(self.pp, self.tp * self.cp * self.links.replicas, "pp")
         size = self.b * (self.s / self.cp) * self.d * self.beta / self.tp
-        one = link.latency + size / link.bandwidth
+        hop = CO.p2p(self.links.fabric, lay, size)
+        link, one = hop.link, hop.time
         on = indicator(self.pp)
         sent = 2 * self.v * micro * size * on
         time = (2 * self.v * micro + 2 * (self.pp - 1)) * one * on

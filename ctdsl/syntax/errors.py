@@ -28,6 +28,7 @@ RESERVED = {
     "model", "device", "link", "pluggable", "switch", "dc", "variant", "scheme", "simulation",
     "wan", "param", "baseline", "breakeven", "import", "in", "vs", "over", "lin", "log",
     "target", "for", "scenario", "observe", "of", "source", "fit",
+    "instance", "pool", "workload", "handoff", "slo",
 }
 
 _TOKEN_WORDS = {
@@ -99,7 +100,7 @@ def _acceptable(err: UnexpectedInput) -> set[str]:
     return set(getattr(err, "expected", None) or ())
 
 
-BLOCK_WORDS = ("model", "device", "link", "pluggable", "switch", "dc", "scheme", "simulation", "variant", "param", "wan", "import", "breakeven", "baseline", "target", "scenario", "observe", "fit")
+BLOCK_WORDS = ("model", "device", "link", "pluggable", "switch", "dc", "scheme", "simulation", "variant", "param", "wan", "import", "breakeven", "baseline", "target", "scenario", "observe", "fit", "instance", "pool", "workload", "handoff", "slo")
 
 
 def _unclosed_brace(text: str, upto: int) -> int | None:

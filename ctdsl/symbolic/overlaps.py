@@ -1,0 +1,80 @@
+"""Communication overlapped with compute, each as a stated option with its convention (issue 27 item 3).
+
+What a step waits for of a collective that runs beside compute is its **exposed** part; the
+ledger records what it hid behind (`ledger.Exposure`). Per micro-batch t_c is the compute
+and t_r the recomputation of one stage (timeline.py), t_f = t_c / 3 its forward pass.
+
+- **Tensor-parallel collectives with the GEMMs** (`tp_comm_overlap = true` on the replica;
+  Megatron's `--tp-comm-overlap`, Transformer Engine's userbuffers, which need sequence
+  parallelism): each all-gather and reduce-scatter is split into tp chunks pipelined with
+  the GEMM's chunks, so the first chunk's transfer cannot hide. A micro-batch waits for
+
+      max(t_tp / tp, t_tp - (t_c + t_r))
+
+  (the chunk that cannot hide, or what the micro-batch's compute cannot cover). The window
+  is the micro-batch's whole compute: the GEMMs are most of it, and the per-operation
+  compute can narrow it to them. Calculon's `tensor_par_overlap = pipe` is the same
+  structure (calculon/llm/llm.py, `LinearOverlapped`: the first tile exposed).
+- **Pipeline point-to-point with compute** (`overlap_p2p = true`; Megatron's
+  `--overlap-p2p-communication`, batched isend/irecv): the 2 v m transfers of the steady
+  state run beside the m micro-batches' compute, the 2 (pp - 1) of the warm-up and
+  cool-down stay exposed (nothing to hide behind in the bubble):
+
+      2 (pp - 1) t_p2p + max(0, 2 v m t_p2p - m (t_c + t_r))
+
+- **The parameter all-gather with the next forward** (`overlap_param_gather = true` on the
+  scheme; Megatron's `--overlap-param-gather` with the distributed optimizer): the
+  all-gather of the updated parameters (the all-gather phases of `hier_allreduce`, or the
+  inner sync's with `inner = dc`) is launched bucket by bucket after the optimiser step and
+  waited for as the next step's first forward pass reaches each bucket, so what stays
+  exposed is
+
+      max(T_ag / B, T_ag - t_f)
+
+  (the first bucket, needed at once, or what the first micro-batch's forward pass cannot
+  cover), B the scheme's buckets of the GPU's own parameters (`bucket`). It adds to the
+  rest of the sync's exposure (exposure.py): without other overlap, the other phases
+  whole; with `overlap = backward`, those phases bucket by bucket behind the backward pass.
+  Not with `delay` or `fragments` (the sync's own schedule then decides).
+- **Data-parallel buckets with the backward pass** (`overlap = backward`): exposure.py's
+  rule, the buckets cutting the GPU's own gradients, a MoE model's experts over pp ep.
+
+What stays exposed otherwise: the TP, CP (beyond each ring step's attention) and EP
+collectives, the pipeline transfers, the whole data-parallel sync, and the optimiser step.
+An overlapped collective is taken to cost the compute nothing (Calculon charges a
+`processor_usage` fraction: not modelled).
+"""
+
+from __future__ import annotations
+
+from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic.dimensioned import DimExpr
+from ctdsl.symbolic.ledger import Exposure
+from ctdsl.symbolic.traffic import positive
+
+TP_RULE = "max(t_tp / tp, t_tp - (t_c + t_r)) per micro-batch"
+P2P_RULE = "2 (pp - 1) t_p2p + max(0, 2 v m t_p2p - m (t_c + t_r))"
+GATHER_RULE = "max(T_ag / B, T_ag - t_f)"
+
+
+def tensor(t_tp: DimExpr, hide: DimExpr, tp: DimExpr) -> DimExpr:
+    """Exposed TP time of one micro-batch whose collectives are pipelined with its `hide` of compute."""
+    return D.emax(t_tp / tp, t_tp - hide)
+
+
+def pipeline(one: DimExpr, steady: DimExpr, fill: DimExpr, hide: DimExpr) -> DimExpr:
+    """Exposed p2p time of a step: the `fill` transfers of the bubble, and what the `steady`
+    ones take beyond the `hide` of compute they run beside."""
+    return fill * one + positive(steady * one - hide)
+
+
+def param_gather(t_ag: DimExpr, buckets: DimExpr, forward: DimExpr) -> DimExpr:
+    """Exposed time of a parameter all-gather of `buckets` buckets beside a forward pass."""
+    return D.emax(t_ag / buckets, t_ag - forward)
+
+
+def exposure(behind: str, window: DimExpr, rule: str) -> Exposure:
+    return Exposure(behind, window, D.zero(window.dim), rule)
+
+
+__all__ = ["tensor", "pipeline", "param_gather", "exposure", "TP_RULE", "P2P_RULE", "GATHER_RULE"]
