@@ -2,6 +2,9 @@
 
 simpy and numpy are imported inside the command (by ctdsl.simulate), so that
 `ctdsl check` and `ctdsl lint` never load them.
+
+Long: one command, its options and the paths it takes (a training spec's steps, a sweep, a
+serving spec's requests, a cluster), which share the option checks and the output writers.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ class Engine(str, Enum):
 
 @app.command()
 def simulate(
+    # long: Typer declares each of the command's options as a parameter, one a line
     file: str = typer.Argument(..., help="Spec file.", metavar="FILE"),
     steps: Optional[int] = typer.Option(None, "--steps", min=1, max=limits.MAX_SIM_STEPS, help="Steps measured per seed, after the warm-up (default: the spec's simulation block, else 100)."),
     seeds: Optional[int] = typer.Option(None, "--seeds", min=2, max=limits.MAX_SIM_SEEDS, help="Independent runs (default: the spec's, else 10)."),
