@@ -174,6 +174,15 @@ class LoadedLink:
 
 
 @dataclass(frozen=True, slots=True)
+class JobResult:
+    """The job's size on the sites a scheme runs on (symbolic/counts.py, `job_size`)."""
+
+    gpus: Quantity  # every dc's GPUs (or workers), in all its sites
+    nodes: Quantity  # a dc of replicas: its GPUs over gpus_per_node, rounded up; a worker is a node
+    sites: Quantity  # every dc's sites (1 where it gives none)
+
+
+@dataclass(frozen=True, slots=True)
 class SchemeResult:
     name: str
     label: str
@@ -216,6 +225,7 @@ class SchemeResult:
     inner: Quantity | None = None  # the inner step: compute and, with the timeline, recompute, model-parallel traffic, bubble, optimiser
     timeline: TimelineResult | None = None  # the replica's step in detail (None: compute as one block)
     syncs: tuple[SyncResult, ...] = ()  # its syncs and what each exposes
+    job: JobResult | None = None  # GPUs, nodes and sites of the job
 
     @property
     def components(self) -> FrozenDict:
