@@ -1,0 +1,30 @@
+// ---- cost and CO2e to target: each scheme's, with its parts (ctdsl.symbolic.money) ----------
+// A part's key is the JSON's (cost_parts.devices: data-key "cost:devices"); the break-evens on cost
+// or CO2e are in the list of break-evens, under the curves.
+const moneyRows = [];
+const costParts = [...new Set(S.flatMap((s) => s.i.cost_parts.map(([k]) => k)))];
+const co2eParts = [...new Set(S.flatMap((s) => s.i.co2e_parts.map(([k]) => k)))];
+const priced = S.some((s) => s.i.cost_parts.length || s.i.co2e_parts.length);
+view({
+  name: "money",
+  build() {
+    const box = $("money-box");
+    if (!priced) { box.append(el("p", { class: "note" }, "This spec prices nothing and gives no carbon: no cost or CO2e to target.")); return; }
+    const head = [["cost", "cost to target"], ...costParts.map((k) => ["cost:" + decoded(k), k]),
+      ["co2e", "CO2e to target"], ...co2eParts.map((k) => ["co2e:" + decoded(k), "CO2e " + k])];
+    const g = grid(box, "scheme", head);
+    S.forEach((s) => moneyRows.push(g.row(swatch(color(moneyRows.length)) + s.label, { "data-scheme": decoded(s.name) })));
+  },
+  update(f) {
+    if (!priced) return;
+    S.forEach((s, j) => {
+      const c = moneyRows[j], o = s.i;
+      show(c.cost, f.all[o.cost], MONEY);
+      show(c.co2e, f.all[o.co2e], CARBON);
+      for (const [k, i] of o.cost_parts) show(c["cost:" + decoded(k)], f.all[i], MONEY);
+      for (const [k, i] of o.co2e_parts) show(c["co2e:" + decoded(k)], f.all[i], CARBON);
+      for (const k of costParts) if (!o.cost_parts.some(([x]) => x === k)) setText(c["cost:" + decoded(k)], "-");
+      for (const k of co2eParts) if (!o.co2e_parts.some(([x]) => x === k)) setText(c["co2e:" + decoded(k)], "-");
+    });
+  },
+});
