@@ -46,7 +46,8 @@ function grid(box, title, head) {
   };
 }
 // a cell showing value v of dimension dim (its exact value in data-value)
-function show(td, v, dim, digits) { if (!td) return; setData(td, "value", String(v)); setText(td, fmt(v, dim, digits)); }
+// (a value the cell shows already is not printed again: most of a table does not move with a param)
+function show(td, v, dim, digits) { if (!td || Object.is(td._v, v)) return; td._v = v; setData(td, "value", String(v)); setText(td, fmt(v, dim, digits)); }
 const decoded = (html) => { const t = document.createElement("textarea"); t.innerHTML = html; return t.value; };
 const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 // a template of ctdsl.language.bounds ("{owner} {words}, ..."): each {name} from vals, own keys only

@@ -2,6 +2,7 @@
 // A part's key is the JSON's (cost_parts.devices: data-key "cost:devices"); the break-evens on cost
 // or CO2e are in the list of break-evens, under the curves.
 const moneyRows = [];
+let moneyCells = null;
 const costParts = [...new Set(S.flatMap((s) => s.i.cost_parts.map(([k]) => k)))];
 const co2eParts = [...new Set(S.flatMap((s) => s.i.co2e_parts.map(([k]) => k)))];
 const priced = S.some((s) => s.i.cost_parts.length || s.i.co2e_parts.length);
@@ -17,14 +18,14 @@ view({
   },
   update(f) {
     if (!priced) return;
-    S.forEach((s, j) => {
-      const c = moneyRows[j], o = s.i;
-      show(c.cost, f.all[o.cost], MONEY);
-      show(c.co2e, f.all[o.co2e], CARBON);
-      for (const [k, i] of o.cost_parts) show(c["cost:" + decoded(k)], f.all[i], MONEY);
-      for (const [k, i] of o.co2e_parts) show(c["co2e:" + decoded(k)], f.all[i], CARBON);
+    if (!moneyCells) moneyCells = S.map((s, j) => {  // each value's cell, once
+      const c = moneyRows[j], o = s.i, out = [[c.cost, o.cost, MONEY], [c.co2e, o.co2e, CARBON]];
+      for (const [k, i] of o.cost_parts) out.push([c["cost:" + decoded(k)], i, MONEY]);
+      for (const [k, i] of o.co2e_parts) out.push([c["co2e:" + decoded(k)], i, CARBON]);
       for (const k of costParts) if (!o.cost_parts.some(([x]) => x === k)) setText(c["cost:" + decoded(k)], "-");
       for (const k of co2eParts) if (!o.co2e_parts.some(([x]) => x === k)) setText(c["co2e:" + decoded(k)], "-");
+      return out;
     });
+    for (const cells of moneyCells) for (const [td, i, dim] of cells) show(td, f.all[i], dim);
   },
 });

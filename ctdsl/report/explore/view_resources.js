@@ -1,6 +1,7 @@
 // ---- the job's resources: its size, memory per GPU against the device's, energy per step by part,
 // bytes per worker and per class of link. Each value carries its JSON key (data-key) and value.
 const memRows = [], energyRows = [], byteRows = [], jobRows = [];
+let cellsOf = null;
 const energyParts = [...new Set(S.flatMap((s) => s.i.energy_parts.map(([k]) => k)))];
 const linkKinds = [...new Set(S.flatMap((s) => s.i.kinds.map(([k]) => k)))];
 view({
@@ -34,21 +35,22 @@ view({
     bb.append(el("p", { class: "note" }, "per sync: payload, what a worker originates; wire, what the busiest worker sends under the collective; WAN, bytes on the busiest WAN link, one direction; on each class of link (port, intra, wan), the bytes its links carry, summed."));
   },
   update(f) {
-    S.forEach((s, j) => {
-      const o = s.i;
-      if (o.job) { const c = jobRows[j]; show(c.gpus, f.all[o.job[0]], ONE, 12); show(c.nodes, f.all[o.job[1]], ONE, 12); show(c.sites, f.all[o.job[2]], ONE, 12); }
-      const e = energyRows[j];
-      for (const [k, i] of o.energy_parts) show(e[decoded(k)], f.all[i], ENERGY);
+    if (!cellsOf) cellsOf = S.map((s, j) => {  // each value's cell, once: [td, its index in evalAll, its dimension]
+      const o = s.i, e = energyRows[j], b = byteRows[j], out = [];
+      if (o.job) o.job.forEach((i, k) => out.push([jobRows[j][["gpus", "nodes", "sites"][k]], i, ONE, 12]));
+      for (const [k, i] of o.energy_parts) out.push([e[decoded(k)], i, ENERGY]);
       for (const k of energyParts) if (!o.energy_parts.some(([x]) => x === k)) setText(e[decoded(k)], "-");
-      show(e.eps, f.all[o.eps], ENERGY);
-      const b = byteRows[j];
-      for (const key of ["dense", "payload", "wire", "wan"]) show(b[key], f.all[o[key]], DATA);
-      for (const [k, i] of o.kinds) show(b["kind:" + decoded(k)], f.all[i], DATA);
+      out.push([e.eps, o.eps, ENERGY]);
+      for (const key of ["dense", "payload", "wire", "wan"]) out.push([b[key], o[key], DATA]);
+      for (const [k, i] of o.kinds) out.push([b["kind:" + decoded(k)], i, DATA]);
       for (const k of linkKinds) if (!o.kinds.some(([x]) => x === k)) setText(b["kind:" + decoded(k)], "-");
+      return out;
     });
+    for (const cells of cellsOf) for (const [td, i, dim, digits] of cells) show(td, f.all[i], dim, digits);
     D.memory.forEach((m, k) => {
       const c = memRows[k];
-      for (const [p, i] of m.parts) show(c[decoded(p)], f.all[i], DATA);
+      if (!c.parts) c.parts = m.parts.map(([p, i]) => [c[decoded(p)], i, decoded(p)]);
+      for (const [td, i] of c.parts) show(td, f.all[i], DATA);
       const total = f.all[m.total], cap = m.capacity === null ? NaN : f.all[m.capacity];
       show(c.total, total, DATA); show(c.capacity, cap, DATA);
       const fits = Number.isNaN(cap) || Number.isNaN(total) ? null : total <= cap;
@@ -56,9 +58,8 @@ view({
       setText(c.fits, fits === null ? "-" : fits ? "yes" : "no: " + fmt(total - cap, DATA) + " over");
       c.fits.classList.toggle("bad", fits === false);
       // the checker's CT425, as `ctdsl solve` prints it at these values (ctdsl.symbolic.fit.warnings)
-      const parts = m.parts.filter(([, i]) => f.all[i]).map(([p, i]) => decoded(p) + " " + fmt(f.all[i], DATA)).join(", ");
       const text = fits === false ? "CT425 [warning] a GPU of dc '" + decoded(m.dc) + "' needs " + fmt(total, DATA) + " for model '" + decoded(m.model) +
-        "' (" + parts + "), more than its device's " + fmt(cap, DATA) : "";
+        "' (" + c.parts.filter(([, i]) => f.all[i]).map(([, i, p]) => p + " " + fmt(f.all[i], DATA)).join(", ") + "), more than its device's " + fmt(cap, DATA) : "";
       setText(c.diag, text);
       c.diag.hidden = !text;
     });
