@@ -21,6 +21,14 @@
     FILE`, both as fresh processes, interleaved, the median of each. target < 1.5x
 (c) the pages' sizes: the flagship's, with --simulate, with --simulate at
     wan_load = 0.9, and the wide page's.                           target < 1.5 MB
+(d) the chart of a break-even against a second param, computed after each redraw
+    (40 break-evens): its time, median of 20, on both pages.
+
+    python bench/bench_explore.py --base DIR   # also (a) of the pages another tree writes
+
+With --base (a checkout of another commit, e.g. `git worktree add /tmp/base main`),
+(a) is measured on both trees' pages in one run, interleaved (base, this, base,
+this), and the ratios of the medians and of the CPU times are printed.
 """
 
 from __future__ import annotations
@@ -116,6 +124,69 @@ def sizes(tmp: Path) -> dict[str, int]:
     return out
 
 
+BE2 = """(n) => { const t = []; for (let k = 0; k < n; k++) { const t0 = performance.now(); ctdslExplorer.be2Now(); t.push(performance.now() - t0); }
+  t.sort((a, b) => a - b); return t[t.length >> 1]; }"""
+
+
+def bench_be2(page_path: Path) -> float:
+    pw, browser = launch()
+    try:
+        o = open_page(browser, page_path)
+        return o.page.evaluate(BE2, 20)
+    finally:
+        browser.close()
+        pw.stop()
+
+
+# the docs' screenshot of each view of an answer: (file, spec, the section(s), what to do first)
+VIEW_SHOTS = (
+    ("explorer-money.png", "examples/20_codesign_study.ct", ["#money"], None),
+    ("explorer-breakevens-cost.png", "examples/20_codesign_study.ct", ["#curves"], "() => { const s = document.getElementById('quantity'); s.value = 'cost'; s.dispatchEvent(new Event('change')); }"),
+    ("explorer-targets.png", "examples/19_utilisation_targets.ct", ["#curves", "#targets"], None),
+    ("explorer-memory.png", "examples/19_utilisation_targets.ct", ["#memory"], None),
+    ("explorer-job.png", "specs/llama405b_3dc.ct", ["#job"], None),
+    ("explorer-energy-bytes.png", "specs/llama70b_wan.ct", ["#energy", "#bytes"], None),
+    ("explorer-scenarios.png", "examples/21_scenarios.ct", ["#scenarios"],
+     "() => { document.querySelector('button[data-preset=tp2]').click(); }"),
+    ("explorer-observed.png", "examples/21_scenarios.ct", ["#curves"],
+     "() => { document.querySelector('button[data-preset=tp2]').click(); const s = document.getElementById('x-param'); s.value = '1'; s.dispatchEvent(new Event('change')); }"),
+    ("explorer-be2.png", "specs/llama70b_wan.ct", ["#be2"],
+     "() => { const s = document.getElementById('be2-q'); s.value = '2'; s.dispatchEvent(new Event('change')); ctdslExplorer.be2Now(); }"),
+    ("explorer-intro.png", "examples/19_utilisation_targets.ct", ["header"], None),
+    ("explorer-diagnostics.png", "examples/19_utilisation_targets.ct", ["#diagnostics"], None),
+)
+
+
+def view_shots(out_dir: Path, tmp: Path) -> None:
+    """A screenshot of each view of an answer (VIEW_SHOTS), at 1000 px wide, into out_dir."""
+    pw, browser = launch()
+    try:
+        for name, spec, sections, before in VIEW_SHOTS:
+            page_path = tmp / (Path(spec).stem + ".html")
+            if not page_path.exists():
+                subprocess.run(ctdsl_command() + ["explore", spec, "-o", str(page_path)], check=True, cwd=ROOT)
+            o = open_page(browser, page_path, viewport=(1000, 1200))
+            if before:
+                o.page.evaluate(before)
+            o.page.wait_for_timeout(100)
+            boxes = [o.page.locator(s).first.bounding_box() for s in sections]
+            top, bottom = min(b["y"] for b in boxes), max(b["y"] + b["height"] for b in boxes)
+            left, right = min(b["x"] for b in boxes), max(b["x"] + b["width"] for b in boxes)
+            o.page.set_viewport_size({"width": 1000, "height": int(bottom) + 20})
+            o.page.screenshot(path=str(out_dir / name), clip={"x": left, "y": top, "width": right - left, "height": min(bottom - top, 1400)})
+            assert o.problems == [], o.problems
+            o.page.close()
+    finally:
+        browser.close()
+        pw.stop()
+
+
+def base_page(base: Path, spec: Path, out: Path) -> None:
+    """The page the tree at `base` writes for `spec` (run from that tree's root, with its own ctdsl)."""
+    code = "import sys; sys.path.insert(0, sys.argv[1]); import ctdsl; ctdsl.load(sys.argv[2]).explore(sys.argv[3])"
+    subprocess.run([sys.executable, "-c", code, str(base), str(spec), str(out)], check=True, cwd=base)
+
+
 def report_moves(name: str, m: dict) -> None:
     print(f"(a) {name}: slider move to redrawn views, {MOVES} moves: median {m['median']:.2f} ms (target < 16 ms); "
           f"min {m['min']:.2f}, 25th percentile {m['p25']:.2f}, 90th {m['p90']:.2f}, max {m['max']:.2f} ms; "
@@ -126,8 +197,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats of (b)")
     ap.add_argument("--screenshot", help="write a screenshot of the page at its defaults here")
+    ap.add_argument("--views", help="write the docs' screenshot of each view of an answer into this directory, and stop")
+    ap.add_argument("--base", help="another tree: (a) also on the pages it writes, interleaved, with the ratios")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        if args.views:
+            view_shots(Path(args.views).resolve(), Path(tmp))
+            return 0
         page = Path(tmp) / "explorer.html"
         gen = bench_generation(3 if args.quick else 9, page)
         print(f"(b) generation: ctdsl explore {gen['explore']:.2f} s, ctdsl solve {gen['solve']:.2f} s: "
@@ -141,8 +217,26 @@ def main() -> int:
         if why:
             print(f"(a) skipped: {why}")
             return 0
-        report_moves("flagship (4 params, 9 schemes)", bench_moves(page, args.screenshot))
-        report_moves("wide (20 params, 30 schemes)", bench_moves(wide))
+        if args.base:
+            base = Path(args.base).resolve()
+            for name, mine, spec in (("flagship (4 params, 9 schemes)", page, SPEC), ("wide (20 params, 30 schemes)", wide, wide_ct)):
+                theirs = Path(tmp) / ("base-" + mine.name)
+                base_page(base, spec if spec.is_absolute() else ROOT / spec, theirs)
+                runs = {"base": [], "this": []}
+                for _ in range(2):
+                    runs["base"].append(bench_moves(theirs))
+                    runs["this"].append(bench_moves(mine))
+                med = {k: statistics.median(r["median"] for r in v) for k, v in runs.items()}
+                cpu = {k: statistics.median(r["cpu"] for r in v) for k, v in runs.items()}
+                report_moves(name + ", this tree", runs["this"][-1])
+                report_moves(name + ", base tree", runs["base"][-1])
+                print(f"(a) {name}: this / base, median of the medians {med['this']:.2f} / {med['base']:.2f} ms = {med['this'] / med['base']:.2f}; "
+                      f"CPU per move {cpu['this']:.2f} / {cpu['base']:.2f} ms = {cpu['this'] / cpu['base']:.2f} (2 runs each, interleaved)")
+        else:
+            report_moves("flagship (4 params, 9 schemes)", bench_moves(page, args.screenshot))
+            report_moves("wide (20 params, 30 schemes)", bench_moves(wide))
+        for name, pg in (("flagship", page), ("wide", wide)):
+            print(f"(d) {name}: a break-even against a second param, 40 break-evens after a redraw: median {bench_be2(pg):.2f} ms")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average over the last minute: {load:.2f} on {os.cpu_count()} cores (a shared machine inflates every time)")
     return 0

@@ -217,7 +217,16 @@ class Study:
             from ctdsl.symbolic.sensitivity import sensitivity as sensitivity_of
 
             sens = sensitivity_html(sensitivity_of(sol))
-        html = explorer_html(sol, sim, sens)
+        from ctdsl.report.explore.page import opening_comment
+        from ctdsl.symbolic.fit import warnings
+
+        text = self.sources.text(self.spec.root) or ""
+        diags = sort_diagnostics([*self.diagnostics, *warnings(self.spec, sol.memory)])
+        fit = None
+        if self.spec.fits:  # the fitted value, as solve's Observed table holds it
+            found = self.observe(sol).fit
+            fit = (found.param, found.value, found.scenario) if found is not None else None
+        html = explorer_html(sol, sim, sens, opening_comment(text), tuple(render_text(d, self.sources) for d in diags), fit)
         if path is not None:
             with atomic_open(path, "w", encoding="utf-8") as fh:
                 fh.write(html)

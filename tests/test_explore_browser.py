@@ -107,16 +107,17 @@ def compare(got: dict, want: dict, where: str) -> list[str]:
             bad.append(f"{where}: {n} binds: page {row['binding']}/{row['bar_binding']}, solve {s['step']['binding']}")
         if s["module"] is not None and row.get("module") != s["module"]["binding"]:
             bad.append(f"{where}: {n} module binds: page {row.get('module')}, solve {s['module']['binding']}")
-    timed = [b for b in want["breakevens"] if b.get("on", "time") == "time"]  # the page shows break-evens on time only
-    for g, w in zip(got["be"], timed, strict=True):
+    better = {"time": "faster", "energy": "less energy", "cost": "cheaper", "co2e": "less CO2e"}
+    for g, w in zip(got["be"], want["breakevens"], strict=True):  # every break-even, on time, energy, cost or CO2e
         roots = [r["value"] for r in w["roots"]]
         if len(g["roots"]) != len(roots) or not all(close(a, b) for a, b in zip(g["roots"], roots)):
             bad.append(f"{where}: break-even {w['x']} vs {w['y']}: page {g['roots']}, solve {roots}")
         elif not roots and "never in range" not in g["text"]:
             bad.append(f"{where}: break-even {w['x']} vs {w['y']}: no root, but the page says {g['text']!r}")
         for r in w["roots"]:
-            if f"{r['faster_below']} faster below, {r['faster_above']} above" not in g["text"]:
-                bad.append(f"{where}: break-even {w['x']} vs {w['y']}: {g['text']!r} lacks who is faster")
+            word = better[w.get("on", "time")]
+            if f"{r['faster_below']} {word} below, {r['faster_above']} above" not in g["text"]:
+                bad.append(f"{where}: break-even {w['x']} vs {w['y']}: {g['text']!r} lacks who is {word}")
     return bad
 
 

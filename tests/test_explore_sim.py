@@ -94,7 +94,10 @@ def test_recording_is_deterministic():
 def test_plain_page_has_no_simulation():
     study = loaded(FLAGSHIP)
     page = study.explore()
-    assert page == explorer_html(study.solve())
+    from ctdsl.report.explore.page import opening_comment
+
+    intro = opening_comment(FLAGSHIP.read_text(encoding="utf-8"))  # the flagship has no warning to show
+    assert page == explorer_html(study.solve(), intro=intro)
     assert "ct-sim" not in page and 'id="sim"' not in page and "@SIM" not in page
 
 

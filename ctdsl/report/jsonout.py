@@ -133,6 +133,7 @@ def _scheme(r) -> dict:
         "sites": r.sites,
         "period": _num(r.period),
         "steps": _num(r.steps),
+        "job": {k: _num(getattr(r.job, k).value) for k in ("gpus", "nodes", "sites")} if r.job is not None else None,
         "bytes": _bytes(r),
         "step": {
             "seconds": _num(r.step_time.value),

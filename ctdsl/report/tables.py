@@ -60,6 +60,26 @@ def models_table(sol) -> Table | None:
     return t
 
 
+def _count(x: float) -> str:
+    return f"{x:,.0f}" if x == x and x == round(x) else f"{x:,.6g}"
+
+
+def job_table(sol) -> Table | None:
+    """The job's size: sites, nodes and GPUs, a row per distinct set of sites the schemes run on."""
+    rows: dict[tuple, list[str]] = {}
+    for r in sol.schemes.values():
+        if r.job is None:
+            continue
+        rows.setdefault((r.sites, r.job.sites.value, r.job.nodes.value, r.job.gpus.value), []).append(r.name)
+    if not rows:
+        return None
+    t = Table("Job size", ["schemes", "sites", "nodes", "GPUs"])
+    for (_, sites, nodes, gpus), names in rows.items():
+        t.rows.append([", ".join(names) if len(rows) > 1 else "all", _count(sites), _count(nodes), _count(gpus)])
+    t.notes.append("nodes: a dc of replicas' GPUs over its replica's gpus_per_node (rounded up); a worker is a node")
+    return t
+
+
 def _sum(terms) -> float:
     return sum(t.value.value for t in terms)
 
@@ -277,7 +297,8 @@ def all_tables(sol) -> list[Table]:
 
 def _training_tables(sol) -> list[Table]:
     models = models_table(sol)
-    out = ([models] if models else []) + [bytes_table(sol), step_table(sol)]
+    job = job_table(sol)
+    out = ([models] if models else []) + ([job] if job else []) + [bytes_table(sol), step_table(sol)]
     out.extend(x for x in (inner_table(sol), traffic_table(sol), sync_table(sol)) if x is not None)
     mem = memory_table(sol)
     if mem:

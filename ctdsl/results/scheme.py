@@ -174,6 +174,15 @@ class LoadedLink:
 
 
 @dataclass(frozen=True, slots=True)
+class JobResult:
+    """The job's size on the sites a scheme runs on (symbolic/counts.py, `job_size`)."""
+
+    gpus: Quantity  # every dc's GPUs (or workers), in all its sites
+    nodes: Quantity  # a dc of replicas: its GPUs over gpus_per_node, rounded up; a worker is a node
+    sites: Quantity  # every dc's sites (1 where it gives none)
+
+
+@dataclass(frozen=True, slots=True)
 class SchemeResult:
     name: str
     label: str
@@ -218,6 +227,7 @@ class SchemeResult:
     syncs: tuple[SyncResult, ...] = ()  # its syncs and what each exposes
     bytes_to_target: Quantity | None = None  # what the busiest worker sends over the run (steps / H x wire); None: no steps
     class_bytes_to_target: FrozenDict = field(default_factory=FrozenDict)  # link class (port, intra, wan) -> what its links carry over the run
+    job: JobResult | None = None  # GPUs, nodes and sites of the job
 
     @property
     def components(self) -> FrozenDict:

@@ -22,6 +22,7 @@ from ctdsl.results.quantity import Quantity
 from ctdsl.results.scheme import (
     BreakPoint,
     ClosedFormNote,
+    JobResult,
     LinkUse,
     LoadedLink,
     ModuleResult,
@@ -40,6 +41,7 @@ from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.convert import Env, NumericError, value
 from ctdsl.symbolic.costs import SchemeCost
+from ctdsl.symbolic.counts import job_size
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.exposure import Sync
 from ctdsl.symbolic.fit import Fit
@@ -197,7 +199,14 @@ def scheme_result(ctx: Context, c: SchemeCost, env: Env) -> SchemeResult:
         inner=quantity(c.inner, env),
         timeline=timeline_result(c.timeline, env) if c.timeline is not None else None,
         syncs=tuple(sync_result(sy, env) for sy in c.syncs),
+        job=job_result(ctx, env),
     )
+
+
+def job_result(ctx: Context, env: Env) -> JobResult:
+    """The job's size (GPUs, nodes, sites) on the sites `ctx` holds."""
+    j = job_size(ctx)
+    return JobResult(quantity(j.gpus, env), quantity(j.nodes, env), quantity(j.sites, env))
 
 
 def timeline_result(tl: Timeline, env: Env) -> TimelineResult:

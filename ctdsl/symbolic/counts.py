@@ -150,3 +150,27 @@ __all__ = [
     "given", "Compute", "compute", "devices", "member_gpus", "device_count", "module_count", "site_count", "mean_shard", "shard",
     "zero_stage", "rate", "measured",
 ]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class JobSize:
+    """How large the job a scheme runs is: its GPUs (or workers), nodes and sites, as expressions."""
+
+    gpus: DimExpr  # every dc's devices, in all its sites
+    nodes: DimExpr  # a dc of replicas: its GPUs over the replica's gpus_per_node, rounded up; a worker is a node
+    sites: DimExpr  # every dc's sites (1 where it gives none)
+
+
+def job_size(ctx: Context) -> JobSize:
+    """The job's size on the sites `ctx` holds (a scheme's variant, or the sites as declared)."""
+    gpus, nodes, sites = [], [], []
+    for name, dc in ctx.spec.dcs.items():
+        n = device_count(ctx, name)
+        gpus.append(n)
+        if dc.replica:
+            per_node = ctx.q(ctx.spec.replicas[dc.replica].gpus_per_node, U.ONE)
+            nodes.append(site_count(ctx, name) * D.ceiling(n / (site_count(ctx, name) * per_node)))
+        else:
+            nodes.append(n)
+        sites.append(site_count(ctx, name))
+    return JobSize(D.total(gpus, U.ONE), D.total(nodes, U.ONE), D.total(sites, U.ONE))

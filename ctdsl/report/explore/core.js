@@ -1,6 +1,6 @@
 // ctdsl explorer, the core: the data, a param's values and slider positions, the checker's bounds,
 // the state and the URL fragment, the answers every view reads, and the views' registry. Every number
-// is computed by evalAll, evalCurve and evalTimes, printed by ctdsl from the solver's exact sympy
+// is computed by evalAll and the functions of QFUN (one per quantity), printed by ctdsl from the solver's exact sympy
 // expressions (ctdsl/report/explore/jsprint.py); nothing here is a hand port of the cost model. The
 // page runs this file, numbers.js, charts.js, each view's file, then main.js, in one function's scope
 // (page.py).
@@ -23,6 +23,31 @@ const setHTML = (e, html) => { if (e._html !== html) { e.innerHTML = html; e._ht
 const setText = (e, text) => { if (e._text !== text) { e.textContent = text; e._text = text; } };
 const setData = (e, key, v) => { if (e.dataset[key] !== v) e.dataset[key] = v; };
 const setWidth = (e, w) => { if (e._w !== w) { e.style.width = w; e._w = w; } };
+// a table of one row per thing: head is [[key, label], ...] after the row's heading; each cell carries
+// its key (data-key) and label (data-label, which the narrow layout shows beside the value)
+function grid(box, title, head) {
+  const t = el("table", { class: "cards" });
+  const hr = el("tr");
+  hr.append(el("th", { scope: "col" }, title));
+  for (const [, label] of head) hr.append(el("th", { scope: "col" }, label));
+  const thead = el("thead"), body = el("tbody");
+  thead.append(hr); t.append(thead, body); box.append(t);
+  return {
+    table: t,
+    row(heading, attrs) {
+      const tr = el("tr", attrs || {});
+      tr.append(el("th", { scope: "row" }, heading));
+      const cells = {};
+      for (const [key, label] of head) { const td = el("td", { "data-key": key, "data-label": label }); tr.append(td); cells[key] = td; }
+      body.append(tr);
+      cells.tr = tr;
+      return cells;
+    },
+  };
+}
+// a cell showing value v of dimension dim (its exact value in data-value)
+// (a value the cell shows already is not printed again: most of a table does not move with a param)
+function show(td, v, dim, digits) { if (!td || Object.is(td._v, v)) return; td._v = v; setData(td, "value", String(v)); setText(td, fmt(v, dim, digits)); }
 const decoded = (html) => { const t = document.createElement("textarea"); t.innerHTML = html; return t.value; };
 const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 // a template of ctdsl.language.bounds ("{owner} {words}, ..."): each {name} from vals, own keys only
@@ -177,6 +202,8 @@ const state = { x: 0, q: "time", mx: 0, my: 0, n: 200, subst: false };
 function defaultState() {
   const i = P.findIndex((p) => p.log);
   state.x = i >= 0 ? i : 0; state.q = "time"; state.n = 200; state.subst = false;
+  if (!S.some((s) => s.has_steps)) state.q = "step";  // no time to target to draw: the step
+  if (D.targets.length && !S.some((s) => s.has_steps)) { state.q = D.targets[0].q; state.x = D.targets[0].over; }  // nothing reaches a target: what it targets
   state.mx = state.x;
   const my = P.findIndex((p, k) => k !== state.mx);
   state.my = my < 0 ? state.mx : my;
@@ -219,27 +246,64 @@ function binding(s, comps) {
 // ---- break-evens: a scan of T_x - T_y and bisection to the last bit ----------------------
 const work = new Float64Array(NP);
 const outAll = new Float64Array(Math.max(1, D.n.full));
-const outCurve = new Float64Array(Math.max(1, D.n.curve));
-const outTimes = new Float64Array(Math.max(1, D.n.times));
-function breakeven(b) {
-  const p = P[b.over], sx = S[b.x], sy = S[b.y];
-  work.set(vals);
-  const diff = (v) => { work[b.over] = v; evalTimes(work, outTimes); return outTimes[sx.t] - outTimes[sy.t]; };
-  const n = D.scan_steps, pts = [], ds = [];
-  for (let k = 0; k <= n; k++) { const v = fromFrac(b.over, k / n); pts.push(v); ds.push(diff(v)); }
-  const roots = [];
+const outQ = new Float64Array(Math.max(1, D.n.q));  // one quantity of every scheme (QFUN)
+const outTimes = outQ;
+// A scan: quantity q of every scheme at scan_steps + 1 points of param i over lo .. hi (log-spaced on a
+// log range), the other params at `base`. The scans at the current values are kept for the redraw (a
+// break-even or target over the same param and quantity shares one), others are not.
+let scans = new Map();
+function scan(q, i, lo, hi, log, base) {
+  const key = q + "|" + i + "|" + lo + "|" + hi + "|" + log;
+  if (!base && scans.has(key)) return scans.get(key);
+  const n = D.scan_steps, ns = S.length, fq = QFUN.get(q), pts = new Float64Array(n + 1), tbl = new Float64Array((n + 1) * ns);
+  work.set(base || vals);
+  for (let k = 0; k <= n; k++) {
+    const t = k / n, v = k === 0 ? lo : k === n ? hi : log ? Math.exp(Math.log(lo) + t * (Math.log(hi) - Math.log(lo))) : lo + t * (hi - lo);
+    pts[k] = v; work[i] = v; fq(work, outQ);
+    for (let j = 0; j < ns; j++) tbl[k * ns + j] = outQ[j];
+  }
+  const out = { pts, tbl, ns };
+  if (!base) scans.set(key, out);
+  return out;
+}
+// the roots of f over a scan: ds[k] = f(pts[k]); each sign change bisected to the last bit
+function scanRoots(f, pts, ds) {
+  const n = pts.length - 1, roots = [];
   let last = -1;
   for (let k = 0; k <= n; k++) {
     if (!(ds[k] !== 0 && Number.isFinite(ds[k]))) continue;
-    if (last >= 0 && (ds[last] < 0) !== (ds[k] < 0)) roots.push(bisect(diff, pts[last], pts[k], ds[last]));
+    if (last >= 0 && (ds[last] < 0) !== (ds[k] < 0)) roots.push(bisect(f, pts[last], pts[k], ds[last]));
     last = k;
   }
-  const who = (d) => (d < 0 ? sx.name : d > 0 ? sy.name : "neither");
+  return roots;
+}
+// quantity q of scheme j at the values `vec`
+function quantityAt(q, vec, j) { QFUN.get(q)(vec, outQ); return outQ[j]; }
+// a break-even of b.on (time, energy, cost or CO2e to target) between two schemes over a param, at
+// the values `base` (the current ones by default) with the param swept over its range
+function breakeven(b, base) {
+  const p = P[b.over], fq = QFUN.get(b.on);
+  const sc = scan(b.on, b.over, p.lo, p.hi, p.log, base), ns = sc.ns;
+  const ds = Float64Array.from(sc.pts, (_, k) => sc.tbl[k * ns + b.x] - sc.tbl[k * ns + b.y]);
+  work.set(base || vals);
+  const diff = (v) => { work[b.over] = v; fq(work, outQ); return outQ[b.x] - outQ[b.y]; };
+  const roots = scanRoots(diff, sc.pts, ds);
+  const who = (d) => (d < 0 ? S[b.x].name : d > 0 ? S[b.y].name : "neither");
   const edges = [p.lo].concat(roots, [p.hi]);
   const mid = (u, v) => (p.log && u > 0 ? Math.sqrt(u * v) : (u + v) / 2);
-  const out = roots.map((r, k) => ({ value: r, below: who(diff(mid(edges[k], edges[k + 1]))), above: who(diff(mid(edges[k + 1], edges[k + 2]))) }));
-  return { roots: out, lo: who(ds[0]), hi: who(ds[n]) };
+  const out = roots.map((x, k) => ({ value: x, below: who(diff(mid(edges[k], edges[k + 1]))), above: who(diff(mid(edges[k + 1], edges[k + 2]))) }));
+  return { roots: out, lo: who(ds[0]), hi: who(ds[ds.length - 1]) };
 }
+// a target: where quantity t.q of scheme t.scheme equals t.value over t.over's searched range
+function target(t) {
+  const p = P[t.over], fq = QFUN.get(t.q), log = p.log && t.lo > 0;
+  const sc = scan(t.q, t.over, t.lo, t.hi, log), ns = sc.ns;
+  const ds = Float64Array.from(sc.pts, (_, k) => sc.tbl[k * ns + t.scheme] - t.value);
+  work.set(vals);
+  const diff = (v) => { work[t.over] = v; fq(work, outQ); return outQ[t.scheme] - t.value; };
+  return scanRoots(diff, sc.pts, ds).map((x) => { work[t.over] = x * (1 + 1e-9); fq(work, outQ); return { value: x, rises: outQ[t.scheme] > t.value }; });
+}
+
 function bisect(f, lo, hi, flo) {
   for (let k = 0; k < 2000; k++) {
     const m = lo > 0 && hi / lo > 2 ? Math.sqrt(lo * hi) : lo + (hi - lo) / 2;
@@ -252,8 +316,9 @@ function bisect(f, lo, hi, flo) {
 }
 
 // ---- the answers of one redraw, which the views show --------------------------------------
-const frame = { all: outAll, comps: S.map(() => []), bind: S.map(() => -1), winner: -1, best: Infinity, be: [] };
+const frame = { all: outAll, comps: S.map(() => []), bind: S.map(() => -1), winner: -1, best: Infinity, be: [], targets: [] };
 function answer() {
+  scans = new Map();
   evalAll(vals, outAll);
   frame.winner = -1; frame.best = Infinity;
   S.forEach((s, j) => {
@@ -264,6 +329,7 @@ function answer() {
     if (t < frame.best) { frame.best = t; frame.winner = j; }
   });
   frame.be = D.breakevens.map((b) => (b.missing ? null : breakeven(b)));
+  frame.targets = D.targets.map((t) => (t.reason || t.lo === null ? null : target(t)));
 }
 const bindText = (j) => { const s = S[j], bi = frame.bind[j]; return s.compText[bi < 0 ? s.compText.length - 1 : bi]; };
 const bindKey = (j) => { const s = S[j], bi = frame.bind[j]; return s.compKey[bi < 0 ? s.compKey.length - 1 : bi]; };

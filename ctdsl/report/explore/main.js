@@ -30,6 +30,9 @@ window.ctdslExplorer = {
   values: () => Array.from(vals),
   stagesBinding: () => stages.map((st) => [decoded(S[st.j].name), st.binding]),
   winners: () => Array.from(mapWinners),
+  be2: () => ({ done: be2.done, b: be2.b, q: be2.q, xs: be2.xs.slice(), roots: be2.roots.map((r) => r.slice()) }),
+  be2Now: () => { clearTimeout(be2.timer); computeBe2(); drawBe2(); be2.done = true; },
+  observed: () => drawnObserved.map((o) => Object.assign({}, o)),
   curve: () => ({ x: Array.from(xsCurve), y: curveData.map((a) => Array.from(a.slice(0, xsCurve.length))) }),
   format: (v, dim, digits) => fmt(v, dim, digits),  // ctdsl.units.format_quantity
   g: (v) => pyG(v),  // Python's "{:g}"

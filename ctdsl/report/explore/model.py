@@ -1,17 +1,20 @@
 """What the explorer's page computes, gathered from a solution's result tree.
 
 `page_model(solution)` returns the data the page's script reads (params,
-schemes, break-evens, units, colours, the checker's bounds) and the JavaScript
-it calls, printed from the result tree's exact expressions by `jsprint` and
-from the checker's bounds by `checks`:
+schemes, break-evens, targets, memory, scenarios and observations, units,
+colours, the checker's bounds) and the JavaScript it calls, printed from the
+result tree's exact expressions by `jsprint` and from the checker's bounds by
+`checks`:
 
 - `evalAll(a, out)`: every number the tables and bars show, per scheme: step
-  time, time and energy to target, energy per step, payload and WAN bytes, each
-  step-time component, each module stage's time and each break point;
-- `evalCurve(a, out)`: step time, time and energy to target per scheme (the
-  curves, 400 calls per redraw);
-- `evalTimes(a, out)`: time to target per scheme (the winner map and the
-  break-evens' scans);
+  time, time, energy, cost and CO2e to target and their parts, energy per step
+  by part, utilisation and MFU, bytes (per worker and per link class), the job's
+  size, each step-time component, each module stage's time and each break
+  point; and each model's memory per GPU by part, against its capacity;
+- one function per quantity a curve, a break-even or a target reads, each
+  giving that quantity of every scheme (`QFUN`: `step`, `time`, `energy`, and
+  where some scheme has them `cost`, `co2e`, `utilisation`, `mfu`); `evalTimes`,
+  time to target, is also the winner map's;
 - `CHECKS`: one function per bound the checker tested on an expression of
   params (`checks.py`), so that the page refuses what `ctdsl solve --set` refuses.
 
@@ -25,6 +28,8 @@ the script inserts only these strings.
 """
 
 from __future__ import annotations
+
+import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.language.components import ComponentId, Side
@@ -80,8 +85,36 @@ class _Outputs:
         return len(self.exprs) - 1
 
 
-def _scheme(r, full: _Outputs, curve: _Outputs, times: _Outputs, components: list[ComponentId]) -> dict:
+# the quantities a curve, a break-even or a target reads: (key, the scheme's field, its dimension,
+# what it is called, the name of its function in the page)
+QUANTITIES = (
+    ("step", "step_time", U.TIME, "step time", "evalStep"),
+    ("time", "time_to_target", U.TIME, "time to target", "evalTimes"),
+    ("energy", "energy_to_target", U.ENERGY, "energy to target", "evalEnergy"),
+    ("cost", "cost_to_target", U.MONEY, "cost to target", "evalCost"),
+    ("co2e", "co2e_to_target", U.CARBON, "CO2e to target", "evalCo2e"),
+    ("utilisation", "utilisation", U.ONE, "compute utilisation", "evalUtilisation"),
+    ("mfu", "mfu", U.ONE, "MFU", "evalMfu"),
+)
+ALWAYS = ("step", "time", "energy")  # the curves' first three choices, on every page
+TARGET_KEYS = {"step_time": "step", "time": "time", "energy": "energy", "cost": "cost", "co2e": "co2e", "utilisation": "utilisation"}
+OBSERVED_KEYS = {"step_time": "step", "time_to_target": "time", "mfu": "mfu", "utilisation": "utilisation"}
+
+
+def _finite(q) -> bool:
+    return q is not None and q.value == q.value and abs(q.value) != float("inf")
+
+
+def _parts(parts, full: _Outputs) -> list:
+    return [[html_text(k), full.add(q)] for k, q in parts.items()]
+
+
+def _scheme(r, full: _Outputs, components: list[ComponentId]) -> dict:
     terms = r.terms
+    kinds: dict[str, list] = {}
+    for link in r.links:
+        kinds.setdefault(link.kind, []).append(link.nbytes.expr)
+    job = r.job
     entry = {
         "name": html_text(r.name),
         "label": html_text(r.label or r.name),
@@ -99,10 +132,20 @@ def _scheme(r, full: _Outputs, curve: _Outputs, times: _Outputs, components: lis
             "payload": full.add(r.payload),
             "wan": full.add(r.wan),
             "comp": [full.add(t.value) for t in terms],
+            "cost": full.add(r.cost_to_target),
+            "co2e": full.add(r.co2e_to_target),
+            "cost_parts": _parts(r.cost_parts, full) if r.cost_to_target is not None else [],
+            "co2e_parts": _parts(r.co2e_parts, full) if r.co2e_to_target is not None else [],
+            "energy_parts": _parts(r.energy_parts, full),
+            "utilisation": full.add(r.utilisation),
+            "mfu": full.add(r.mfu),
+            "dense": full.add(r.dense),
+            "wire": full.add(r.wire),
+            "kinds": [[html_text(k), full.add(sp.Add(*v))] for k, v in sorted(kinds.items())],
+            "job": [full.add(job.gpus), full.add(job.nodes), full.add(job.sites)] if job is not None else None,
         },
-        "c": [curve.add(r.step_time), curve.add(r.time_to_target), curve.add(r.energy_to_target)],
-        "t": times.add(r.time_to_target),
         "module": None,
+        "sites": html_text(r.sites) if r.sites else None,
     }
     m = r.module
     if m is not None:
@@ -118,8 +161,59 @@ def _scheme(r, full: _Outputs, curve: _Outputs, times: _Outputs, components: lis
     return entry
 
 
+def _memory(m, full: _Outputs) -> dict:
+    return {
+        "model": html_text(m.model),
+        "dc": html_text(m.dc),
+        "parts": _parts(m.parts, full),
+        "total": full.add(m.total),
+        "capacity": full.add(m.capacity) if m.capacity is not None else None,
+        "note": html_text(m.note),
+    }
+
+
+def _target(t, names: list[str], params: list[str]) -> dict:
+    return {
+        "q": TARGET_KEYS.get(t.quantity),
+        "value": t.target,
+        "dim": list(t.target_dim.exps),
+        "text": html_text(t.shown_target),
+        "scheme": names.index(t.scheme),
+        "over": params.index(t.over),
+        "lo": t.lo,
+        "hi": t.hi,
+        "reason": html_text(t.reason) if t.reason and not t.roots and t.lo is None else None,  # not asked: why
+    }
+
+
+def _scenarios(spec, params: list[str]) -> list:
+    out = []
+    for sc in spec.scenarios.values():
+        out.append({"name": html_text(sc.name), "values": [[params.index(k), float(v)] for k, v in sc.values.items() if k in params],
+                    "texts": [[html_text(k), html_text(t)] for k, t in sc.texts.items()]})
+    return out
+
+
+def _observations(spec, names: list[str], scenarios: list[str]) -> list:
+    out = []
+    for o in spec.observations:
+        key = OBSERVED_KEYS.get(str(o.observable))
+        out.append({
+            "q": key,
+            "observable": html_text(str(o.observable)),
+            "scheme": names.index(o.scheme),
+            "scenario": scenarios.index(o.scenario) if o.scenario is not None else None,
+            "value": o.value,
+            "text": html_text(o.text),
+            "source": html_text(o.source),
+        })
+    return out
+
+
 def _breakeven(b, names: list[str], params: list[str]) -> dict:
     return {
+        "on": b.on,
+        "better": html_text(b.better),
         "x": names.index(b.x),
         "y": names.index(b.y),
         "over": params.index(b.over),
@@ -144,32 +238,50 @@ def _symbols(solution) -> dict:
     return {",".join(map(str, d.exps)): html_text(d.symbol()) for d in dims}
 
 
-def page_model(solution) -> tuple[dict, str, str]:
+def _quantities(solution) -> list[tuple]:
+    """The quantities the page computes per scheme, each with its function."""
+    rs = list(solution.schemes.values())
+    return [q for q in QUANTITIES if q[0] in ALWAYS or any(_finite(getattr(r, q[1])) for r in rs)]
+
+
+def page_model(solution, fit: tuple[str, float, str] | None = None) -> tuple[dict, str, str]:
     """(the data the page reads, the JavaScript functions of the answers, the functions of the bounds)."""
     infos = list(solution.symbols.info.values())
     args = tuple(i.symbol for i in infos)
     pnames = [i.param.name for i in infos]
-    full, curve, times = _Outputs(), _Outputs(), _Outputs()
+    full = _Outputs()
     components = list(dict.fromkeys(t.id for r in solution.schemes.values() for t in r.terms))
-    schemes = [_scheme(r, full, curve, times, components) for r in solution.schemes.values()]
+    schemes = [_scheme(r, full, components) for r in solution.schemes.values()]
     names = list(solution.schemes)
+    quantities = _quantities(solution)
     checks, check_code = checks_model(solution.spec, pnames)
+    spec = solution.spec
     data = {
-        "title": html_text(str(solution.spec.root)),
-        "params": [_param(i.param, i.param.name in solution.spec.whole) for i in infos],
+        "title": html_text(str(spec.root)),
+        "params": [_param(i.param, i.param.name in spec.whole) for i in infos],
         "schemes": schemes,
         "components": [html_text(c.label) for c in components],
         "palette": palette(max(len(schemes), len(components))),
         "baseline": names.index(solution.baseline) if solution.baseline in names else None,
-        "breakevens": [_breakeven(b, names, pnames) for b in solution.breakevens if b.on == "time"],  # the page solves times
-        "breakevens_other": sum(1 for b in solution.breakevens if b.on != "time"),
+        "breakevens": [_breakeven(b, names, pnames) for b in solution.breakevens if b.on in {q[0] for q in quantities}],
+        "quantities": [[key, list(dim.exps), words] for key, _, dim, words, _ in quantities],
+        "targets": [_target(t, names, pnames) for t in solution.targets if TARGET_KEYS.get(t.quantity) in {q[0] for q in quantities}],
+        "memory": [_memory(m, full) for m in solution.memory],
+        "scenarios": _scenarios(spec, pnames),
+        "observations": _observations(spec, names, list(spec.scenarios)),
+        "fit": {"param": pnames.index(fit[0]), "value": fit[1], "scenario": html_text(fit[2])} if fit and fit[0] in pnames else None,
         "checks": checks,
         "units": _units(),
         "symbols": _symbols(solution),
-        "dims": {"time": list(U.TIME.exps), "energy": list(U.ENERGY.exps), "data": list(U.DATA.exps)},
-        "n": {"full": len(full.exprs), "curve": len(curve.exprs), "times": len(times.exprs)},
+        "dims": {"time": list(U.TIME.exps), "energy": list(U.ENERGY.exps), "data": list(U.DATA.exps), "money": list(U.MONEY.exps),
+                 "carbon": list(U.CARBON.exps), "one": list(U.ONE.exps)},
+        "n": {"full": len(full.exprs), "q": len(schemes)},
         "ceil_slack": CEIL_SLACK,
         "scan_steps": SCAN_STEPS,
     }
-    code = js_functions(args, {"evalAll": full.exprs, "evalCurve": curve.exprs, "evalTimes": times.exprs})
+    groups = {"evalAll": full.exprs}
+    for key, field, _, _, fn in quantities:
+        groups[fn] = [getattr(r, field) and getattr(r, field).expr for r in solution.schemes.values()]
+    code = js_functions(args, groups)
+    code += "\nconst QFUN = new Map([" + ", ".join(f'["{key}", {fn}]' for key, _, _, _, fn in quantities) + "]);"
     return data, code, check_code

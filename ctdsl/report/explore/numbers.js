@@ -82,4 +82,6 @@ function fmt(v, dim, digits) {
   return sig(v, digits) + " " + pref.base;
 }
 const TIME = D.dims.time, ENERGY = D.dims.energy, DATA = D.dims.data;
-const QUANT = new Map([["step", [0, TIME, "step time"]], ["time", [1, TIME, "time to target"]], ["energy", [2, ENERGY, "energy to target"]]]);
+const MONEY = D.dims.money, CARBON = D.dims.carbon, ONE = D.dims.one;
+// the quantities a curve may show: key -> [its place, its dimension, what it is called] (model.py, QUANTITIES)
+const QUANT = new Map(D.quantities.map(([k, dim, words], i) => [k, [i, dim, words]]));

@@ -23,7 +23,7 @@ from ctdsl.report.explore.model import page_model
 from ctdsl.report.explore.simview import SECTION as SIM_SECTION
 from ctdsl.report.explore.simview import sim_model
 
-_MARKER = re.compile(r"@(CSP|CSS|TITLE|VIEWS|DATA|SCRIPT)@")
+_MARKER = re.compile(r"@(CSP|CSS|TITLE|INTRO|VIEWS|DATA|SCRIPT)@")
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
 
@@ -55,7 +55,7 @@ PARAMS = """<section id="controls" class="side" aria-labelledby="h-params">
 CURVES = """<section id="curves" class="main" aria-labelledby="h-curves">
 <h2 id="h-curves">Against one param</h2>
 <div class="toolbar"><label>sweep <select id="x-param"></select></label>
-<label>show <select id="quantity"><option value="time">time to target</option><option value="step">step time</option><option value="energy">energy to target</option></select></label></div>
+<label>show <select id="quantity"></select></label></div>
 <canvas id="curve" role="img" aria-label="each scheme against the swept param"></canvas>
 <ul class="legend" id="legend"></ul>
 <h3>Break-evens</h3>
@@ -89,6 +89,68 @@ TABLE = """<section id="tables" aria-labelledby="h-table">
 </section>"""
 
 
+MONEY = """<section id="money" aria-labelledby="h-money">
+<h2 id="h-money">Cost and CO2e to target</h2>
+<div id="money-box"></div>
+</section>"""
+
+TARGETS = """<section id="targets" aria-labelledby="h-targets">
+<h2 id="h-targets">Utilisation and targets</h2>
+<div id="targets-box"></div>
+</section>"""
+
+BE2 = """<section id="be2" aria-labelledby="h-be2">
+<h2 id="h-be2">A break-even against a second param</h2>
+<div class="toolbar"><label>break-even <select id="be2-b"></select></label><label>against <select id="be2-q"></select></label></div>
+<div id="be2-box"><canvas id="be2-chart" role="img" aria-label="where two schemes tie over one param, against a second param"></canvas></div>
+<p id="be2-caption" class="note"></p>
+</section>"""
+
+SCENARIOS = """<section id="scenarios" aria-labelledby="h-scenarios">
+<h2 id="h-scenarios">Scenarios and observations</h2>
+<div id="scenarios-box"></div>
+</section>"""
+
+RESOURCES = """<section id="job" aria-labelledby="h-job">
+<h2 id="h-job">Job size</h2>
+<div id="job-box"></div>
+</section>
+<section id="memory" aria-labelledby="h-memory">
+<h2 id="h-memory">Memory per GPU</h2>
+<div id="memory-box"></div>
+</section>
+<section id="energy" aria-labelledby="h-energy">
+<h2 id="h-energy">Energy per step by part</h2>
+<div id="energy-box"></div>
+</section>
+<section id="bytes" aria-labelledby="h-bytes">
+<h2 id="h-bytes">Bytes per worker and per link class</h2>
+<div id="bytes-box"></div>
+</section>"""
+
+
+def opening_comment(text: str) -> str:
+    """The spec's opening comment: its first lines that are comments (after blank ones), without the `#`."""
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped and not lines:
+            continue
+        if not stripped.startswith("#"):
+            break
+        lines.append(stripped[1:][1:] if stripped[1:2] == " " else stripped[1:])
+    return "\n".join(lines).strip()
+
+
+def _diagnostics(texts: tuple[str, ...]) -> str:
+    body = "".join(f'<pre class="diag">{html_text(t)}</pre>' for t in texts) or '<p class="note">None: the checker and the solver found nothing to say.</p>'
+    return (
+        '<section id="diagnostics" aria-labelledby="h-diag">\n<h2 id="h-diag">Diagnostics</h2>\n'
+        '<p class="note">What <code>ctdsl solve</code> prints on its error stream for this spec at its start values.</p>\n'
+        + body + "\n</section>"
+    )
+
+
 def _equations(solution) -> str:
     infos = list(solution.symbols.info.values())
     args = tuple(i.symbol for i in infos)
@@ -108,7 +170,7 @@ def _equations(solution) -> str:
     )
 
 
-def views(solution, sim: dict | None = None, sensitivity: str = "") -> list[View]:
+def views(solution, sim: dict | None = None, sensitivity: str = "", diagnostics: tuple[str, ...] = ()) -> list[View]:
     """The page's views, in the order of the page."""
     out = [
         View(PARAMS, "view_params.js"),
@@ -117,6 +179,12 @@ def views(solution, sim: dict | None = None, sensitivity: str = "") -> list[View
         View(MAP, "view_map.js"),
         View(MODULES),  # filled by view_steps.js
         View(TABLE),  # filled by view_steps.js
+        View(BE2, "view_be2.js"),
+        View(SCENARIOS, "view_scenarios.js"),
+        View(MONEY, "view_money.js"),
+        View(TARGETS, "view_targets.js"),
+        View(RESOURCES, "view_resources.js"),
+        View(_diagnostics(diagnostics)),
         View(_equations(solution)),  # its script is in view_steps.js
     ]
     if sensitivity:
@@ -142,7 +210,7 @@ _TEMPLATE = """<!DOCTYPE html>
 <h1>ctdsl explorer</h1>
 <p>Spec <code>@TITLE@</code>. Every number on this page is computed in your browser from the exact
 expressions <code>ctdsl solve</code> derives, printed as JavaScript by ctdsl; the page works offline.</p>
-<p id="winner-now" aria-live="polite"></p>
+@INTRO@<p id="winner-now" aria-live="polite"></p>
 </header>
 <main>
 @VIEWS@
@@ -155,11 +223,16 @@ expressions <code>ctdsl solve</code> derives, printed as JavaScript by ctdsl; th
 """
 
 
-def explorer_html(solution, sim: dict | None = None, sensitivity: str = "") -> str:
+def explorer_html(
+    solution, sim: dict | None = None, sensitivity: str = "", intro: str = "", diagnostics: tuple[str, ...] = (), fit: tuple[str, float, str] | None = None
+) -> str:
     """The whole page, self-contained; `sim`: a recorded run (`ctdsl.simulate.trace.record`) to animate;
-    `sensitivity`: a static section of HTML (`ctdsl.report.sensitivity_out.sensitivity_html`), already encoded."""
-    data, forms, checks = page_model(solution)
-    page_views = views(solution, sim, sensitivity)
+    `sensitivity`: a static section of HTML (`ctdsl.report.sensitivity_out.sensitivity_html`), already encoded;
+    `intro`: the spec's opening comment (`opening_comment`), plain text; `diagnostics`: what solve prints
+    on stderr, each as plain text. Both are HTML-encoded here. `fit`: (param, fitted value, scenario) of the
+    spec's `fit`, which the page offers to hold under its presets."""
+    data, forms, checks = page_model(solution, fit)
+    page_views = views(solution, sim, sensitivity, tuple(diagnostics))
     files = ["core.js", "numbers.js", "charts.js", *dict.fromkeys(v.script for v in page_views if v.script), "main.js"]
     code = "\n".join(_asset(f) for f in files).replace("/*@FORMS@*/", forms).replace("/*@CHECKS@*/", checks)
     script = '(function () {\n"use strict";\n' + code + "})();"
@@ -173,6 +246,7 @@ def explorer_html(solution, sim: dict | None = None, sensitivity: str = "") -> s
         "@CSP@": _CSP,
         "@CSS@": _asset("explorer.css"),
         "@TITLE@": data["title"],
+        "@INTRO@": f'<p class="intro" id="intro">{html_text(intro)}</p>\n' if intro else "",
         "@VIEWS@": "\n".join(v.section.strip() for v in page_views),
         "@DATA@": blobs,
         "@SCRIPT@": script,

@@ -4,6 +4,7 @@
 const curveData = S.map(() => new Float64Array(CURVE_POINTS));
 let xsCurve = new Float64Array(0);
 let curveChart = null;
+let drawnObserved = [];  // the observed points drawn, with where (CSS px), for tests and readers
 const beRows = [];
 
 function drawCurves() {
@@ -15,6 +16,7 @@ function drawCurves() {
   let lo = Infinity, hi = -Infinity;
   const n = xsCurve.length;
   for (const arr of curveData) for (let k = 0; k < n; k++) { const v = arr[k]; if (Number.isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; } }
+  for (const o of observedFor(xi)) if (o.q === state.q && lo <= hi && o.x >= px.lo && o.x <= px.hi) { lo = Math.min(lo, o.value); hi = Math.max(hi, o.value); }  // the measured points in view
   g.fillStyle = "#222";
   if (!(lo <= hi)) { g.fillText("no " + qname + " to draw", 20, H / 2); return; }
   const ylog = lo > 0 && hi / lo > 20;
@@ -50,7 +52,7 @@ function drawCurves() {
   const cx = fx(vals[xi]); g.beginPath(); g.moveTo(cx, T); g.lineTo(cx, T + h); g.stroke();
   g.setLineDash([]);
   D.breakevens.forEach((b, k) => {
-    if (b.over !== xi || b.missing) return;
+    if (b.over !== xi || b.missing || (b.on !== "time" && b.on !== state.q)) return;
     for (const r of frame.be[k].roots) {
       const x = fx(r.value);
       g.strokeStyle = color(b.x); g.lineWidth = 1.5;
@@ -58,20 +60,37 @@ function drawCurves() {
       g.beginPath(); g.moveTo(x - 5, T); g.lineTo(x + 5, T); g.lineTo(x, T + 8); g.closePath(); g.fillStyle = color(b.x); g.fill();
     }
   });
+  // the targets on this quantity over this param: the level, dashed, and a ring at each root
+  D.targets.forEach((t, k) => {
+    if (t.q !== state.q || t.over !== xi || !frame.targets[k]) return;
+    const y = fy(t.value);
+    g.setLineDash([2, 3]); g.strokeStyle = color(t.scheme); g.lineWidth = 1;
+    g.beginPath(); g.moveTo(L, y); g.lineTo(L + w, y); g.stroke(); g.setLineDash([]);
+    for (const r of frame.targets[k]) { g.beginPath(); g.arc(fx(r.value), y, 4, 0, 2 * Math.PI); g.stroke(); }
+  });
+  drawnObserved = [];
+  for (const o of observedFor(xi)) if (o.q === state.q) {  // the observed points (view_scenarios.js), measured values
+    const x = fx(o.x), y = fy(o.value);
+    if (!(x >= L && x <= L + w && y >= T && y <= T + h)) continue;
+    drawnObserved.push({ x: o.x, value: o.value, scheme: o.scheme, here: o.here, px: x, py: y });
+    g.fillStyle = color(o.scheme); g.strokeStyle = "#000"; g.lineWidth = 1;
+    g.beginPath(); g.moveTo(x, y - 6); g.lineTo(x + 6, y); g.lineTo(x, y + 6); g.lineTo(x - 6, y); g.closePath();
+    if (o.here) g.fill(); g.stroke();
+  }
   g.restore();
   g.strokeStyle = "#222"; g.lineWidth = 1; g.strokeRect(L + 0.5, T + 0.5, w - 1, h - 1);
 }
 
 function computeCurves() {
-  const xi = state.x, [qk] = QUANT.get(state.q);
+  const xi = state.x, fq = QFUN.get(state.q);
   xsCurve = samples(xi, CURVE_POINTS);
   const checked = boundsOf[xi].length > 0;
   work.set(vals);
   for (let k = 0; k < xsCurve.length; k++) {
     work[xi] = xsCurve[k];
     const ok = !checked || allowed(work, [xi]);
-    if (ok) evalCurve(work, outCurve);
-    for (let j = 0; j < S.length; j++) curveData[j][k] = ok ? outCurve[S[j].c[qk]] : NaN;
+    if (ok) fq(work, outQ);
+    for (let j = 0; j < S.length; j++) curveData[j][k] = ok ? outQ[j] : NaN;
   }
 }
 
@@ -80,6 +99,7 @@ view({
   build() {
     if (NP === 0) return;
     for (const id of ["x-param"]) { const sel = $(id); P.forEach((p, i) => sel.append(el("option", { value: String(i) }, p.name))); }
+    for (const [k, [, , words]] of QUANT) $("quantity").append(el("option", { value: k }, words));
     $("x-param").addEventListener("change", (e) => { state.x = +e.target.value; update(); });
     $("quantity").addEventListener("change", (e) => { state.q = e.target.value; update(); });
     const legend = $("legend");
@@ -103,25 +123,25 @@ view({
   build() {
     const box = $("be-list");
     D.breakevens.forEach((b) => {
-      const li = el("li", { "data-x": decoded(S[b.x].name), "data-y": decoded(S[b.y].name), "data-over": P[b.over].nameText });
+      const li = el("li", { "data-x": decoded(S[b.x].name), "data-y": decoded(S[b.y].name), "data-over": P[b.over].nameText, "data-on": b.on });
       box.append(li);
       beRows.push(li);
     });
-    if (!D.breakevens.length) box.append(el("li", {}, "No break-even on time asked in this spec" +
-      (D.breakevens_other ? " (the " + D.breakevens_other + " it asks on energy, cost or CO2e are not shown here)." : ".")));
+    if (!D.breakevens.length) box.append(el("li", {}, "No break-even asked in this spec."));
   },
   update(f) {
     D.breakevens.forEach((b, k) => {
-      const li = beRows[k], over = P[b.over], head = "<strong>" + S[b.x].label + "</strong> vs <strong>" + S[b.y].label + "</strong> over <code>" + over.name + "</code>: ";
+      const li = beRows[k], over = P[b.over], head = "<strong>" + S[b.x].label + "</strong> vs <strong>" + S[b.y].label + "</strong>" +
+        (b.on !== "time" ? " on " + QUANT.get(b.on)[2] : "") + " over <code>" + over.name + "</code>: ";
       if (b.missing) { setHTML(li, head + b.missing); li.dataset.roots = "[]"; return; }
       const r = f.be[k];
       li.dataset.roots = JSON.stringify(r.roots.map((x) => x.value));
       if (!r.roots.length) {
         setHTML(li, head + "never in range (" + fmt(over.lo, over.dim) + " .. " + fmt(over.hi, over.dim) + "): " +
-          (r.lo === r.hi ? "<code>" + r.lo + "</code> is faster over all of it" : "no crossing found"));
+          (r.lo === r.hi ? "<code>" + r.lo + "</code> is " + b.better + " over all of it" : "no crossing found"));
         return;
       }
-      setHTML(li, head + r.roots.map((x) => "<code>" + over.name + "</code> = " + fmt(x.value, over.dim, 6) + ": <code>" + x.below + "</code> faster below, <code>" + x.above + "</code> above").join("; "));
+      setHTML(li, head + r.roots.map((x) => "<code>" + over.name + "</code> = " + fmt(x.value, over.dim, 6) + ": <code>" + x.below + "</code> " + b.better + " below, <code>" + x.above + "</code> above").join("; "));
     });
   },
 });

@@ -33,7 +33,7 @@ function computeMap() {
     else if (only(k, iy)) { for (let r = 0; r < n; r++) { work[iy] = mapYs[r]; if (!keeps(k, work)) rowOk[r] = 0; } }
     else each.push(k);
   }
-  const ts = S.map((s) => s.t), ns = ts.length;
+  const ts = S.map((s, j) => j), ns = ts.length;
   work.set(vals);
   const tEval = performance.now();
   for (let r = 0; r < n; r++) {
