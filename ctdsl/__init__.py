@@ -7,14 +7,14 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ctdsl.version import __version__
 
 
-def load(path, overrides=None):
-    """Parse and check a spec; see `ctdsl.api.load`."""
+def load(path, overrides=None, scenario=None):
+    """Parse and check a spec (in one of its scenarios, when named); see `ctdsl.api.load`."""
     from ctdsl.api import load as _load
 
-    return _load(path, overrides)
+    return _load(path, overrides, scenario)
 
 
 def __getattr__(name):

@@ -6,18 +6,23 @@
     result.schemes["dense"].time_to_target
 
 `load` and `check` import neither sympy nor numpy; `solve` does.
+
+A spec's scenarios (`scenario NAME { ... }`) are solved by loading the spec in one:
+`ctdsl.load(path, scenario="row_1").solve()`, its values in place of the defaults, checked as
+`--set` values are; `Study.observe()` solves each scenario its observations name, once, and
+compares (docs/validation.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctdsl.check.checker import Checker
 from ctdsl.check.loader import Loaded, Unreadable, load as load_files
 from ctdsl.check.topology import require_runnable
-from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Severity, Sources, render_text, sort_diagnostics
+from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Label, Severity, Sources, render_text, sort_diagnostics
 from ctdsl.model.entities import Spec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ctdsl.numeric.sweepdata import SweepResult
     from ctdsl.model.topology import Topology
     from ctdsl.simulate.runner import SimResult
+    from ctdsl.results.observed import Observed
     from ctdsl.results.sensitivity import Sensitivity, Tornado
     from ctdsl.results.solution import Solution
 
@@ -50,35 +56,62 @@ class CheckResult:
     diagnostics: list[Diagnostic]
     sources: Sources
     loaded: Loaded | None = field(default=None, repr=False)
+    text: str | None = field(default=None, repr=False)  # the root's text when given, not read from the path
 
     @property
     def ok(self) -> bool:
         return not any(d.severity is Severity.ERROR for d in self.diagnostics)
 
 
-def check(path: str | Path, text: str | None = None, overrides: dict[str, str] | None = None) -> CheckResult:
+def check(path: str | Path, text: str | None = None, overrides: dict[str, str] | None = None, scenario: str | None = None) -> CheckResult:
     """Parse and check one spec. Raises `Unreadable` if the file cannot be read.
 
     `overrides` replaces param defaults (`{"wan_bw": "25 GB/s"}`); every check then
-    runs at the new values.
+    runs at the new values. `scenario` names one of the spec's scenarios whose values
+    replace the defaults too (winning over `overrides` for the params it sets); an
+    error found at its values carries a note naming it. KeyError if the spec checks
+    clean and has no scenario of that name.
     """
     sink = DiagnosticSink()
     loaded = load_files(path, sink, text=text)
     spec = None
     if not loaded.parse_failed:
-        spec = Checker(loaded, sink, overrides or {}).run()
+        checker = Checker(loaded, sink, overrides or {})
+        if scenario is not None:
+            base = checker.run()  # as written first: a scenario is only looked up in a spec that checks
+            if base is None:
+                return CheckResult(str(path), None, sort_diagnostics(sink.items), loaded.sources, loaded, text)
+            if scenario not in base.scenarios:
+                raise KeyError(scenario)
+            sink = DiagnosticSink()
+            checker = Checker(load_files(path, sink, text=text), sink, overrides or {}, scenario)
+            spec = checker.run()
+            _in_scenario(sink, base.scenarios[scenario])
+        else:
+            spec = checker.run()
     diagnostics = sort_diagnostics(sink.items)
     if sink.has_errors:  # a --set value outside its declared range (CT311) matters only to a spec that runs
         diagnostics = [d for d in diagnostics if d.code != "CT311"]
-    return CheckResult(str(path), spec if not sink.has_errors else None, diagnostics, loaded.sources, loaded)
+    return CheckResult(str(path), spec if not sink.has_errors else None, diagnostics, loaded.sources, loaded, text)
+
+
+def _in_scenario(sink: DiagnosticSink, scenario) -> None:
+    """Note on each error found at a scenario's values which scenario it was (they point at the spec's fields)."""
+    note = f"found with the values of scenario '{scenario.name}' in place of the defaults"
+    sink.items[:] = [
+        replace(d, notes=(*d.notes, note), secondary=(*d.secondary, Label(scenario.span, "this scenario"))) if d.severity is Severity.ERROR else d
+        for d in sink.items
+    ]
 
 
 class Study:
     """A checked spec, ready to solve."""
 
-    def __init__(self, result: CheckResult, overrides: dict[str, str] | None = None):
+    def __init__(self, result: CheckResult, overrides: dict[str, str] | None = None, scenario: str | None = None):
         assert result.spec is not None
         self.overrides = dict(overrides or {})
+        self.scenario = scenario
+        self.text = result.text  # a spec checked from text (not its file) is solved in its scenarios from that text
         self.path = result.path
         self.spec: Spec = result.spec
         self.sources = result.sources
@@ -94,8 +127,60 @@ class Study:
         from ctdsl.symbolic.solve import solve
 
         if overrides:
-            return load(self.path, {**self.overrides, **overrides}).solve()
+            return load(self.path, {**self.overrides, **overrides}, self.scenario).solve()
         return solve(self.spec)
+
+    def in_scenario(self, name: str | None, overrides: dict[str, str] | None = None) -> "Study":
+        """This spec checked in scenario `name` (None: as written), with `overrides` on top of its own;
+        SpecError where the scenario's values break a check (each error notes the scenario)."""
+        return _load(self.path, {**self.overrides, **(overrides or {})}, name, self.text)
+
+    def observe(self, solution: "Solution | None" = None) -> "Observed":
+        """Every observation against its prediction (docs/validation.md): each scenario the
+        observations name solved once; with a `fit`, its param solved for on its observation
+        first and held for all. `solution`: this study's own, when already solved. Raises
+        `Failure`: the errors of a scenario whose values break a check (each noting it), or
+        CT317 for a fit without a root."""
+        from ctdsl.numeric.observe import fit_param, implied, model_group, predict, value_text
+        from ctdsl.language.observables import OBSERVABLES
+        from ctdsl.results.observed import Observed, ObservedRow, rank_groups
+
+        spec = self.spec
+        fitted: dict[str, str] = {}
+        fit = None
+
+        def solved_in(name: str | None, given: dict[str, str]) -> "Solution":
+            try:
+                return self.in_scenario(name, given).solve()
+            except SpecError as exc:  # the scenario's values break a check: reported as a failure of this solve
+                from ctdsl.failure import Failure
+
+                raise Failure(exc.diagnostics) from None
+
+        if spec.fits:
+            f = spec.fits[0]
+            fit = fit_param(solved_in(f.scenario, {}), f, spec.observations[f.observation])
+            fitted = {f.param: value_text(fit.value, fit.dim)}
+        solved: dict[str | None, "Solution"] = {}
+        rows = []
+        for i, obs in enumerate(spec.observations):
+            if obs.scenario not in solved:
+                if obs.scenario is None and not fitted:
+                    solved[None] = solution if solution is not None else self.solve()
+                else:
+                    solved[obs.scenario] = solved_in(obs.scenario, fitted)
+            sol = solved[obs.scenario]
+            value, why = predict(sol, obs)
+            shown, key = model_group(sol, obs.scheme)
+            meets = implied(sol, replace(spec.fits[0], scenario=obs.scenario, observation=i), obs) if spec.fits else None
+            rows.append(
+                ObservedRow(
+                    obs.scenario, obs.scheme, str(obs.observable), obs.value, value, OBSERVABLES[obs.observable].dim, obs.text, obs.source,
+                    fitted=bool(spec.fits) and spec.fits[0].observation == i, group=shown, group_key=key,
+                    better=OBSERVABLES[obs.observable].better, note=why, implied=meets,
+                )
+            )  # fmt: skip
+        return Observed(self.path, tuple(rows), fit, rank_groups(tuple(rows)))
 
     def sensitivity(self, solution: "Solution | None" = None) -> "Sensitivity":
         """Every quantity's partial derivatives and elasticities with respect to every param (docs/sensitivity.md)."""
@@ -209,7 +294,11 @@ class Study:
         if given is None:
             return Axis.from_param(p)
         lo, hi, count, *rest = given
-        ends = [load(self.path, {**self.overrides, name: str(end)}).spec.params[name].default for end in (lo, hi)]
+        ends = []
+        for result in sweep_ends(self.path, self.overrides, {name: (str(lo), str(hi))}).values():
+            if not result.ok:
+                raise SpecError(list(result.diagnostics), result.sources)
+            ends.append(result.spec.params[name].default)
         return Axis(name, float(ends[0]), float(ends[1]), int(count), rest[0] if rest else "lin")
 
     def __repr__(self) -> str:
@@ -219,28 +308,40 @@ class Study:
         return f"<Study {self.path}: {count_of(len(s.schemes), 'scheme')}, {count_of(len(s.dcs), 'dc')}, {count_of(len(s.params), 'param')}>"
 
 
-def check_runnable(path: str | Path, text: str | None = None, overrides: dict[str, str] | None = None) -> CheckResult:
+def check_runnable(path: str | Path, text: str | None = None, overrides: dict[str, str] | None = None, scenario: str | None = None) -> CheckResult:
     """`check`, for a spec that is to run: a file without a dc is a library, and checks
     clean, but cannot be solved (CT410 when it has schemes)."""
-    result = check(path, text, overrides)
+    result = check(path, text, overrides, scenario)
     if result.spec is None:
         return result
     sink = DiagnosticSink()
     require_runnable(result.spec, sink)
     if not sink.items:
         return result
-    return CheckResult(result.path, None, sort_diagnostics([*result.diagnostics, *sink.items]), result.sources, result.loaded)
+    return CheckResult(result.path, None, sort_diagnostics([*result.diagnostics, *sink.items]), result.sources, result.loaded, result.text)
 
 
-def load(path: str | Path, overrides: dict[str, str] | None = None) -> Study:
-    """Parse and check a spec; raise SpecError (with every diagnostic) if it has errors."""
+def sweep_ends(path: str | Path, overrides: dict[str, str], ends: dict[str, tuple[str, str]]) -> dict[str, CheckResult]:
+    """The spec checked at each end of the sweeps, `{"low": ..., "high": ...}`: every param of `ends`
+    (name -> (low, high), each written as --set writes a value) at that end, the other `overrides`
+    as given. The one place a sweep's ends are read: `ctdsl sweep --sweep` and `Study.sweep`."""
+    return {end: check(path, overrides={**overrides, **{n: pair[i] for n, pair in ends.items()}}) for i, end in enumerate(("low", "high"))}
+
+
+def load(path: str | Path, overrides: dict[str, str] | None = None, scenario: str | None = None) -> Study:
+    """Parse and check a spec (in `scenario`, when named: its values in place of the defaults);
+    raise SpecError (with every diagnostic) if it has errors, KeyError for an unknown scenario."""
+    return _load(path, overrides, scenario, None)
+
+
+def _load(path: str | Path, overrides: dict[str, str] | None, scenario: str | None, text: str | None) -> Study:
     try:
-        result = check_runnable(path, overrides=overrides)
+        result = check_runnable(path, text, overrides, scenario)
     except Unreadable as exc:
         raise FileNotFoundError(str(exc)) from None
     if not result.ok:
         raise SpecError(list(result.diagnostics), result.sources)
-    return Study(result, overrides)
+    return Study(result, overrides, scenario)
 
 
-__all__ = ["load", "check", "Study", "SpecError", "CheckResult", "Unreadable"]
+__all__ = ["load", "check", "sweep_ends", "Study", "SpecError", "CheckResult", "Unreadable"]

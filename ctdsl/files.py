@@ -15,7 +15,7 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def atomic_open(path: str, mode: str = "w", **kw):
+def atomic_open(path: str, mode: str = "w", **kw: object):
     """A file object for `path` (text by default; "wb" for bytes) that replaces it on success."""
     target = os.path.abspath(path)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".part", dir=os.path.dirname(target))

@@ -8,7 +8,8 @@ once ctdsl is installed. The token classes follow grammar/ctdsl.lark:
 - the kinds of block (`model`, `link`, ...): Keyword.Declaration, the name after
   it Name.Class, and the base after `:` Name.Class too;
 - statement words (`import`, `param`, `wan`, `breakeven`, `baseline`, `target`, `for`, `search`, `vs`,
-  `over`, `on`, `in`, `lin`, `log`): Keyword; `true`/`false`: Keyword.Constant;
+  `over`, `on`, `in`, `lin`, `log`, `scenario`, `observe`, `of`, `source`, `fit`): Keyword;
+  `true`/`false`: Keyword.Constant;
 - `std.NAME` after import: Name.Namespace; the name after `param`: Name.Variable;
 - numbers: Number (Number.Float with a point or exponent, Number.Integer
   otherwise); the unit right after a number (`12.5 GB/s`): Keyword.Type;
@@ -27,10 +28,10 @@ from pygments.lexer import RegexLexer, bygroups, words
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Whitespace
 
 KINDS = ("model", "device", "link", "pluggable", "switch", "dc", "replica", "variant", "scheme", "simulation")
-STATEMENT_WORDS = ("import", "param", "wan", "breakeven", "baseline", "target", "search", "vs", "over", "on", "in", "for")
+STATEMENT_WORDS = ("import", "param", "wan", "breakeven", "baseline", "target", "search", "vs", "over", "on", "in", "for", "scenario", "observe", "of", "source", "fit")
 # the kinds of distribution a param's `~` names (ctdsl.check.distributions.KINDS; tests/test_highlight.py keeps them equal)
 DISTRIBUTIONS = ("uniform", "triangular", "normal", "lognormal", "samples")
-UNIT = r"(?!(?:lin|log|in|vs|over)(?![A-Za-z]))[A-Za-z%\u00b5][A-Za-z0-9]*(?:/[A-Za-z][A-Za-z0-9]*)*"
+UNIT = r"(?!(?:lin|log|in|vs|over|source)(?![A-Za-z]))[A-Za-z%\u00b5][A-Za-z0-9]*(?:/[A-Za-z][A-Za-z0-9]*)*"
 NUMBER = r"(?:\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)"
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 

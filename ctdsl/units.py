@@ -22,6 +22,7 @@ numbers in base units, with this module to print them back in readable units.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -307,7 +308,7 @@ def format_quantity(value: float, d: Dim, digits: int = 4) -> str:
     return f"{_sig(value, digits)} {base}"  # pragma: no cover
 
 
-def best_unit(values, d: Dim) -> tuple[float, str]:
+def best_unit(values: Iterable[float], d: Dim) -> tuple[float, str]:
     """One (scale, label) that suits all of `values` (for a table column or an axis)."""
     pref = _PREFERRED.get(d.exps)
     if pref is None:

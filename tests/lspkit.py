@@ -11,6 +11,7 @@ and bench/bench_lsp.py.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 import time
 from pathlib import Path
@@ -23,22 +24,44 @@ SERVER = [sys.executable, "-c", "import sys; from ctdsl.cli import main; sys.arg
 WAIT = HANG  # seconds: a backstop for a server that never answers (tests/backstop.py); a healthy one answers in well under one
 
 
+def _lsp_lines(text: str) -> list[str]:
+    """The lines of `text` with their ends, as LSP counts them: at LF, CR LF and a lone CR."""
+    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+
+
+def _offset(text: str, line: int, char: int, encoding: str) -> int:
+    """The index into `text` of LSP position (line, char), char in `encoding` units."""
+    lines = _lsp_lines(text)
+    start = sum(len(x) for x in lines[:line])
+    body = lines[line].rstrip("\r\n") if line < len(lines) else ""
+    units = 0
+    for i, c in enumerate(body):
+        if units >= char:
+            return start + i
+        units += len(c.encode("utf-8")) if encoding == "utf-8" else (1 if encoding == "utf-32" else len(c.encode("utf-16-le")) // 2)
+    return start + len(body)
+
+
 class Session:
-    def __init__(self) -> None:
+    def __init__(self, encodings: tuple[str, ...] = ()) -> None:
         self.loop = asyncio.new_event_loop()
         self.client = LanguageClient("ctdsl-tests", "1")
         self.published: asyncio.Queue = asyncio.Queue()
         self.received_at: list[float] = []
         self.versions: dict[str, int] = {}
+        self.texts: dict[str, str] = {}  # uri -> the document's text, as an editor holds it
+        self.last: dict[str, T.PublishDiagnosticsParams] = {}  # uri -> the last diagnostics published
 
         @self.client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def _diagnostics(params: T.PublishDiagnosticsParams) -> None:
             self.received_at.append(time.perf_counter())  # for bench/bench_lsp.py: no test reads it
+            self.last[params.uri] = params
             self.published.put_nowait(params)
 
         self.run(self.client.start_io(*SERVER))
         caps = T.ClientCapabilities(
-            text_document=T.TextDocumentClientCapabilities(hover=T.HoverClientCapabilities(content_format=[T.MarkupKind.Markdown]))
+            text_document=T.TextDocumentClientCapabilities(hover=T.HoverClientCapabilities(content_format=[T.MarkupKind.Markdown])),
+            general=T.GeneralClientCapabilities(position_encodings=list(encodings)) if encodings else None,
         )
         self.initialize = self.run(self.client.initialize_async(T.InitializeParams(capabilities=caps)))
         self.client.initialized(T.InitializedParams())
@@ -52,12 +75,14 @@ class Session:
         uri = path.absolute().as_uri()
         self.versions[uri] = 1
         text = path.read_text(encoding="utf-8") if text is None else text
+        self.texts[uri] = text
         self.client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=T.TextDocumentItem(uri=uri, language_id="ct", version=1, text=text)))
         return uri
 
     def change(self, uri: str, text: str) -> None:
         """Replace the whole text (a full-document change event)."""
         self.versions[uri] += 1
+        self.texts[uri] = text
         self.client.text_document_did_change(
             T.DidChangeTextDocumentParams(
                 T.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
@@ -65,15 +90,27 @@ class Session:
             )
         )
 
+    @property
+    def encoding(self) -> str:
+        return str(self.initialize.capabilities.position_encoding or "utf-16")
+
     def edit(self, uri: str, line: int, start: int, end: int, text: str) -> None:
-        """An incremental change: replace characters start..end of 0-based `line`."""
+        """Replace characters start..end of 0-based `line`, as an editor would: incrementally if
+        the server takes incremental changes, else (ctdsl's server syncs whole documents) the
+        edit made here and the whole text sent."""
         self.versions[uri] += 1
-        rng = T.Range(T.Position(line, start), T.Position(line, end))
+        old = self.texts[uri]
+        a, b = _offset(old, line, start, self.encoding), _offset(old, line, end, self.encoding)
+        self.texts[uri] = old[:a] + text + old[b:]
+        sync = self.initialize.capabilities.text_document_sync
+        kind = sync.change if isinstance(sync, T.TextDocumentSyncOptions) else sync
+        if kind == T.TextDocumentSyncKind.Incremental:
+            rng = T.Range(T.Position(line, start), T.Position(line, end))
+            change = T.TextDocumentContentChangePartial(range=rng, text=text)
+        else:
+            change = T.TextDocumentContentChangeWholeDocument(text=self.texts[uri])
         self.client.text_document_did_change(
-            T.DidChangeTextDocumentParams(
-                T.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
-                [T.TextDocumentContentChangePartial(range=rng, text=text)],
-            )
+            T.DidChangeTextDocumentParams(T.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]), [change])
         )
 
     def diagnostics(self, uri: str) -> list[T.Diagnostic]:

@@ -18,3 +18,11 @@ def solve_text(tmp_path: Path, text: str, name: str = "spec.ct", overrides=None)
 
 def solve_file(rel: str, overrides=None):
     return ctdsl.load(ROOT / rel, overrides).solve()
+
+
+def C(text: str):
+    """A step component by its key, as the JSON names it: C("stragglers"), C("exposed_sync:sync"),
+    C("sync_across_sites:all-reduce of each shard across dcs") (ctdsl.language.components)."""
+    from ctdsl.language.components import ComponentId
+
+    return ComponentId.parse(text)

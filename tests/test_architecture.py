@@ -16,8 +16,15 @@ Imports inside a function hide an edge from a reader; they are allowed only
   defer a command's back end until the command runs; such an import must still
   point down the layers.
 
-`run_scan(root)` is the scan itself; the last test runs it on a copy of the tree
-with a back edge injected, and it must fail there.
+A function (or a class's `__init__`) that a module of another package imports and uses
+annotates every parameter (`untyped_crossings`): what crosses a package boundary says
+what it is, so that no untyped context object is handed from layer to layer. A use is a
+name imported from the function's module (`from ctdsl.x.y import f`), or an attribute of
+the module imported under a name (`from ctdsl.x import y as Y; Y.f`), type-only imports
+included.
+
+`run_scan(root)` is the scan itself; the last tests run the scans on a copy of the tree
+with a back edge or an untyped parameter injected, and they must fail there.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # low to high; a package may import only packages of lower layers (and itself)
 LAYERS: list[tuple[str, ...]] = [
-    ("ctdsl.limits", "ctdsl.codes", "ctdsl.files", "ctdsl.shipped", "ctdsl.highlight", "ctdsl.extras"),
+    ("ctdsl.limits", "ctdsl.codes", "ctdsl.files", "ctdsl.shipped", "ctdsl.highlight", "ctdsl.extras", "ctdsl.roots", "ctdsl.version"),
     ("ctdsl.diagnostics",),
     ("ctdsl.units", "ctdsl.failure"),
     ("ctdsl.language",),
@@ -125,6 +132,10 @@ def run_scan(root: Path) -> tuple[list[str], nx.DiGraph, nx.DiGraph]:
                 if in_fn and top not in HEAVY:
                     problems.append(f"{rel}:{line}: imports {target} inside a function (not a heavy library)")
                 continue
+            if target not in modules and target.count(".") == 1 and src_pkg != "ctdsl" and _layer(src_pkg) < _layer("ctdsl"):
+                # `from ctdsl import name`: a name of the package's face (ctdsl/__init__.py), the top layer
+                problems.append(f"{rel}:{line}: {src_pkg} (layer {_layer(src_pkg)}) imports {target} from the package's face (layer {_layer('ctdsl')}): a back edge")
+                continue
             if target not in modules:
                 continue  # `from ctdsl.x import name`: the name is not a module
             dst_pkg = _package(target)
@@ -145,6 +156,74 @@ def run_scan(root: Path) -> tuple[list[str], nx.DiGraph, nx.DiGraph]:
         if len(cycle) > 1 and "ctdsl" not in cycle:
             problems.append("import cycle between packages: " + " -> ".join(cycle + [cycle[0]]))
     return problems, mg, pg
+
+
+def _definitions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """A module's top-level functions, and its classes by their own `__init__`."""
+    out: dict[str, ast.FunctionDef] = {}
+    for n in tree.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out[n.name] = n
+        elif isinstance(n, ast.ClassDef):
+            init = next((b for b in n.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+            if init is not None:
+                out[n.name] = init
+    return out
+
+
+def _untyped(fn: ast.FunctionDef) -> list[str]:
+    a = fn.args
+    params = a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x is not None]
+    return [x.arg for x in params if x.annotation is None and x.arg not in ("self", "cls")]
+
+
+def untyped_crossings(root: Path) -> list[str]:
+    """Functions with an unannotated parameter that a module of another package uses."""
+    trees = {_module_name(p, root): (p, ast.parse(p.read_text(encoding="utf-8"))) for p in sorted((root / "ctdsl").rglob("*.py"))}
+    defs = {m: _definitions(t) for m, (_, t) in trees.items()}
+    uses: dict[tuple[str, str], set[str]] = {}
+    for mod, (path, tree) in trees.items():
+        alias: dict[str, str] = {}  # a local name -> the ctdsl module it stands for
+        used: list[tuple[str, str]] = []
+        for n in ast.walk(tree):
+            if isinstance(n, ast.ImportFrom) and not n.level and (n.module or "").startswith("ctdsl"):
+                for a in n.names:
+                    if f"{n.module}.{a.name}" in trees:
+                        alias[a.asname or a.name] = f"{n.module}.{a.name}"
+                    elif a.name in defs.get(n.module, {}):
+                        used.append((n.module, a.name))
+            elif isinstance(n, ast.Import):
+                for a in n.names:
+                    if a.name in trees and a.asname:
+                        alias[a.asname] = a.name
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in alias:
+                target = alias[n.value.id]
+                if n.attr in defs[target]:
+                    used.append((target, n.attr))
+        for target, name in used:
+            if _package(target) != _package(mod):
+                uses.setdefault((target, name), set()).add(path.relative_to(root).as_posix())
+    problems = []
+    for (target, name), users in sorted(uses.items()):
+        missing = _untyped(defs[target][name])
+        if missing:
+            problems.append(f"{target}.{name}: parameters {', '.join(missing)} have no annotation, and {', '.join(sorted(users))} use it")
+    return problems
+
+
+def test_what_crosses_a_package_boundary_is_typed():
+    assert untyped_crossings(ROOT) == []
+
+
+def test_the_typed_scan_fails_on_an_untyped_parameter(tmp_path):
+    shutil.copytree(ROOT / "ctdsl", tmp_path / "ctdsl")
+    target = tmp_path / "ctdsl" / "symbolic" / "queueing.py"
+    text = target.read_text(encoding="utf-8").replace("def long_run_bound(rho: float,", "def long_run_bound(rho,")
+    target.write_text(text, encoding="utf-8")
+    problems = untyped_crossings(tmp_path)
+    assert problems == ["ctdsl.symbolic.queueing.long_run_bound: parameters rho have no annotation, and ctdsl/simulate/plan.py use it"]
+    # its use in symbolic/assemble.py is inside its own package: no crossing, not listed
 
 
 def test_the_pipeline_runs_one_way():
@@ -177,6 +256,7 @@ def test_report_reads_results_only():
         ("ctdsl/model/graph.py", "from ctdsl.symbolic import convert\n"),  # model -> symbolic
         ("ctdsl/symbolic/costs.py", "from ctdsl.report import tables\n"),  # symbolic -> report
         ("ctdsl/units.py", "def _f():\n    from ctdsl import language\n"),  # hidden in a function
+        ("ctdsl/report/tables.py", "from ctdsl import __version__\n"),  # a name of the package's face, from below
     ],
 )
 def test_the_scan_fails_on_an_injected_back_edge(tmp_path, file, line):

@@ -93,8 +93,8 @@ def test_a_dimensionally_wrong_cost_formula_fails(monkeypatch):
     """Drop the peak FLOP/s from the GPU roofline: the 'time' is then FLOPs, and the
     step time's sum refuses it."""
 
-    def wrong(cm, scheme, dense, labels):
-        return cm.field(scheme, "cost") * dense  # FLOP/B x B = FLOP, not seconds
+    def wrong(ctx, scheme, dense, labels):
+        return ctx.field(scheme, "cost") * dense  # FLOP/B x B = FLOP, not seconds
 
     monkeypatch.setattr(TR, "_on_gpu", wrong)
     with pytest.raises(DimensionError):

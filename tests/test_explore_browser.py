@@ -67,7 +67,7 @@ READ = """() => {
     rows[tr.dataset.scheme] = r;
   }
   for (const row of document.querySelectorAll('#bars .bar-row')) {
-    rows[row.dataset.scheme].components = Array.from(row.querySelectorAll('.seg')).map((s) => [s.title, Number(s.dataset.value)]);
+    rows[row.dataset.scheme].components = Array.from(row.querySelectorAll('.seg')).map((s) => [s.dataset.key, Number(s.dataset.value)]);
     rows[row.dataset.scheme].bar_binding = row.querySelector('.bar-note').dataset.binding;
   }
   for (const m of document.querySelectorAll('#stages .module')) rows[m.dataset.scheme].module = m.dataset.binding;

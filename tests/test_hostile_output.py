@@ -92,9 +92,12 @@ def spec(tmp_path_factory):
 
 def test_encoders_give_the_exact_escaped_forms():
     assert html_text(HTML).startswith("&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(1)&gt;")
-    assert md_text(HTML) == "&lt;script>alert(1)&lt;/script> &lt;img src=x onerror=alert(1)> [x\\](javascript:alert(1))"
-    assert md_text("[x]: javascript:y [a][b] E[max] a -> b &lt;") == "\\[x]: javascript:y [a\\][b] E[max] a -> b &amp;lt;"
-    assert md_cell("a|b") == "a\\|b"
+    assert md_text(HTML) == "&lt;script>alert(1)&lt;/script> &lt;img src=x onerror=alert(1)> \\[x\\](javascript:alert(1))"
+    # every bracket escaped (a shortcut reference [b] is a link once [b]: url is defined anywhere)
+    assert md_text("[x]: javascript:y [a][b] E[max] a -> b &lt;") == "\\[x\\]: javascript:y \\[a\\]\\[b\\] E\\[max\\] a -> b &amp;lt;"
+    assert md_text("> [d]: javascript:y") == "\\> \\[d\\]: javascript:y"  # no quote, no definition inside one
+    assert md_text("{: onclick=x } $x$") == "\\{: onclick=x \\} &#36;x&#36;"  # no attribute list, no math
+    assert md_cell("a|b") == "a\\|b" and md_cell("- x") == "- x"  # a cell opens no block
     # a list item's leading number is text, not a nested ordered list; inside, markup is escaped as md_text does
     assert md_item("1. adamw <b>") == "1\\. adamw &lt;b>" and md_item("12) x") == "12\\) x" and md_item("a 1. b") == "a 1. b"
     assert md_item("[x](javascript:y)") == "\\[x\\](javascript:y)"
@@ -151,7 +154,7 @@ def test_solve_markdown_is_inert(spec):
     r = run("solve", spec, "-f", "markdown")
     assert r.exit_code == 0
     assert "\x1b" not in r.stdout and "<" not in r.stdout
-    assert "_first to the target: gather (=cmd|' /C calc'!A0 [/bold] \u241b[31mred)_" in r.stdout
+    assert "_first to the target: gather (=cmd|' /C calc'!A0 \\[/bold\\] \u241b\\[31mred)_" in r.stdout
 
 
 def test_solve_csv_and_json(spec):
@@ -222,8 +225,8 @@ def test_report_is_inert(spec, tmp_path, fmt):
     else:
         assert 'href="javascript' not in text
     if fmt == "md":
-        assert "&lt;script>alert(1)&lt;/script> &lt;img src=x onerror=alert(1)> [x\\](javascript:alert(1))" in text
-        assert "[/bold] \u241b[31mred" in text
+        assert "&lt;script>alert(1)&lt;/script> &lt;img src=x onerror=alert(1)> \\[x\\](javascript:alert(1))" in text
+        assert "\\[/bold\\] \u241b\\[31mred" in text
     else:
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
         assert "&lt;img src=x onerror=alert(1)&gt; [x](javascript:alert(1))" in text

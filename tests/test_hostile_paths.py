@@ -98,7 +98,8 @@ def _hostile_inputs(tmp: Path) -> dict[str, tuple[str, str]]:
         "fifo": ("fifo.ct", "is a FIFO (named pipe), not a spec file"),
         "loop": ("loop.ct", "symbolic link loop"),
         "dev-zero": ("/dev/zero", "is a character device, not a spec file"),
-        "link-to-dev-zero": ("zero.ct", "is a character device"),
+        # a link out of its folder is never followed (the path policy, docs/ci.md), whatever it leads to
+        "link-to-dev-zero": ("zero.ct", "zero.ct not read: a symbolic link that leads outside"),
         "long-name": ("n" * 300 + ".ct", "too long"),
         "nul": ("a\0b.ct", "NUL byte"),
         "directory": (".", "is a directory"),
@@ -323,3 +324,36 @@ def test_lint_refuses_a_file_name_that_is_not_utf8(tmp_path):
     assert code == 2 and "error: tree/\\xff.ct not read: the file name is not valid UTF-8" in out
     code, out = run("check", os.fsdecode(os.fsencode(tree) + b"/\xff.ct"))
     assert code == 2 and "the file name is not valid UTF-8" in out
+
+
+# ---- one path policy: a file named on the command line (issue 25, item 6) ------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("check",), ("check", "--format", "json"), ("lint",), ("lint", "--format", "sarif"), ("solve",), ("graph",), ("simulate",)],
+    ids=lambda c: "-".join(c),
+)
+def test_a_link_named_on_the_command_line_is_held_to_its_own_folder(tmp_path, command):
+    # `lint repo/*.ct` as a shell expands it: repo/leak.ct leads out of repo; its text (a
+    # spec that does not parse, so an excerpt would quote it) must never be printed
+    write(tmp_path / "outside" / "secret.ct", f"{SECRET} (\n")
+    write(tmp_path / "repo" / "good.ct", LINK)
+    os.symlink("../outside/secret.ct", tmp_path / "repo" / "leak.ct")
+    code, out = run(*command, "repo/leak.ct")
+    assert code == 2, out
+    assert SECRET not in out and "outside" not in out.replace("leads outside", "")
+    assert "repo/leak.ct not read: a symbolic link that leads outside repo" in out
+
+
+def test_the_same_policy_for_a_glob_a_walk_and_a_link_that_stays_inside(tmp_path):
+    write(tmp_path / "outside" / "secret.ct", f"{SECRET} (\n")
+    write(tmp_path / "repo" / "sub" / "real.ct", LINK)
+    os.symlink("../outside/secret.ct", tmp_path / "repo" / "leak.ct")
+    os.symlink("sub/real.ct", tmp_path / "repo" / "inside.ct")  # stays in repo: read, as its target
+    code, out = run("lint", "repo/inside.ct", "repo/leak.ct", "repo/sub/real.ct")
+    assert code == 2 and SECRET not in out
+    assert "error: repo/leak.ct not read: a symbolic link that leads outside repo" in out
+    code, walked = run("lint", "repo")
+    assert code == 2 and SECRET not in walked and "repo/leak.ct not read" in walked
+    assert run("check", "repo/inside.ct")[0] == 0

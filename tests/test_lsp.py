@@ -76,13 +76,13 @@ def test_hover_on_a_block_shows_its_fields_and_where_each_comes_from(lsp, doc):
     text = lsp.hover(doc, 26, 6)  # `wan` in `link wan : eth100g`
     assert "| `bandwidth` | wan_bw (= 12.5 GB/s) | this block |" in text
     # latency and energy per bit are inherited from the library's eth100g, line 8 of links.ct
-    assert "| `latency` | 20 us | `eth100g` (<std>/links.ct:8) |" in text
-    assert "| `energy_per_bit` | 15 pJ/bit | `eth100g` (<std>/links.ct:8) |" in text
+    assert "| `latency` | 20 us | `eth100g` (&lt;std>/links.ct:8) |" in text
+    assert "| `energy_per_bit` | 15 pJ/bit | `eth100g` (&lt;std>/links.ct:8) |" in text
 
 
 def test_hover_on_a_preset_shows_its_source(lsp, doc):
     text = lsp.hover(doc, 26, 13)  # eth100g
-    assert "preset from the standard library (<std>/links.ct:8)" in text
+    assert "preset from the standard library (&lt;std>/links.ct:8)" in text
     line8 = (ROOT / "ctdsl" / "stdlib" / "links.ct").read_text(encoding="utf-8").splitlines()[7]
     assert line8.startswith("link eth100g {") and line8.split("#")[0].strip() in text  # the preset's own line
 
@@ -197,3 +197,55 @@ def test_completion_and_tokens_of_a_distribution(lsp, tmp_path):
     length, kind, mods = tokens[(0, col)]
     assert (length, types[kind]) == (7, "function") and mods & 2  # the language's own
     assert types[tokens[(0, col - 2)][1]] == "operator"  # the ~
+
+
+# ---- versions, links to the docs, position encodings --------------------------------------------------
+
+SLIPPED = """\
+import std.devices
+import std.links
+import std.models
+model m : llama3_8b { tokens = 4096 }
+device accel : h100 { efficiency = 0.4 }
+switch tor { sum = true }
+dc east { workers = 4; device = accel; link = nvlink4; switch = tor }
+dc west : east {}
+scheme dense { payload = dense; collective = hier_allreduce; steps = 1000 }
+link eth100g_dci { bandwidth = 100 GB/s; latency = 1 ms }
+wan east <-> west = eth100g_dci
+"""
+DOCS = "https://github.com/ctdsl/ctdsl/blob/main/docs/"
+
+
+def test_diagnostics_carry_the_document_version_and_a_link_to_their_docs(lsp, tmp_path):
+    uri = lsp.open(tmp_path / "v.ct", SLIPPED)
+    (d,) = lsp.diagnostics(uri)
+    assert lsp.last[uri].version == 1
+    assert d.code == "CTL006" and d.code_description.href == DOCS + "lint-rules.md#ctl006-bit-byte-slip"
+    lsp.change(uri, SLIPPED.replace("link = nvlink4", "link = nvlink9"))
+    (d,) = [x for x in lsp.diagnostics(uri) if x.code == "CT101"]
+    assert lsp.last[uri].version == 2
+    assert d.code_description.href == DOCS + "diagnostics.md#ct101-unknown-name"
+    headings = re.findall(r"^#+ (.*)$", (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8"), re.M)
+    assert "CT101 unknown-name" in [h.strip() for h in headings]  # the anchor names a section that exists
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-32", "utf-16"])
+def test_positions_are_in_the_units_the_client_asked_for(tmp_path, encoding):
+    s = Session(encodings=(encoding,))
+    try:
+        assert str(s.initialize.capabilities.position_encoding) == encoding
+        line = 'param a = 1 ms "é😀 x"; param b = zz'
+        uri = s.open(tmp_path / "e.ct", line + "\n")
+        (d,) = [x for x in s.diagnostics(uri) if x.code == "CT309"]
+        before = line[: line.index("zz")]
+        units = {"utf-8": len(before.encode("utf-8")), "utf-16": len(before.encode("utf-16-le")) // 2, "utf-32": len(before)}
+        assert (d.range.start.line, d.range.start.character) == (0, units[encoding])
+        assert d.range.end.character - d.range.start.character == 2
+        # and back: a cursor on `b`, after the emoji, in those units, is on the param b (its references)
+        at_b = line[: line.index("b = zz")]
+        units_b = {"utf-8": len(at_b.encode("utf-8")), "utf-16": len(at_b.encode("utf-16-le")) // 2, "utf-32": len(at_b)}
+        refs = s.references(uri, 0, units_b[encoding])
+        assert [(r.range.start.character, r.range.end.character) for r in refs] == [(units_b[encoding], units_b[encoding] + 1)]
+    finally:
+        s.close()

@@ -21,7 +21,7 @@ from ctdsl.model import expr as E
 from ctdsl.model import payload as PL
 from ctdsl.results.params import Symbols
 from ctdsl.symbolic import memory as MEM
-from ctdsl.symbolic.costs import CostModel
+from ctdsl.symbolic.context import context
 from ctdsl.symbolic.dimensioned import DimExpr, DimensionError
 
 REL = 1e-12
@@ -182,7 +182,7 @@ def test_model_shard_through_the_cost_model(tmp_path):
         encoding="utf-8",
     )
     spec = check(str(path)).spec
-    cm = CostModel(spec, spec.topology, Symbols(spec))
+    cm = context(spec, Symbols(spec))
     s = MEM.model_shard(spec.models["job"], cm.formulas, tp=2, pp=4, ep=8)
     assert (s.dense.e, s.experts.e) == (233_472_512, 1_409_286_144)  # as in the Mixtral test above
     d = MEM.model_shard(spec.models["dense"], cm.formulas, tp=8)

@@ -19,7 +19,8 @@ from ctdsl.report.jsonout import solution_json
 from ctdsl.report.tables import render_markdown
 from ctdsl.symbolic.convert import Env, Symbols, value
 from ctdsl.symbolic.money import site_energy
-from ctdsl.symbolic.solve import cost_models
+from ctdsl.symbolic.context import contexts
+from ctdsl.symbolic.costs import cost
 from solvekit import ROOT, solve_file, solve_text
 
 HOUR, KWH, MONTH, YEAR = 3600.0, 3.6e6, 730 * 3600.0, 8760 * 3600.0
@@ -111,8 +112,8 @@ def test_site_energies_add_up_to_the_energy_on_unlike_dcs(tmp_path):
     path.write_text(text, encoding="utf-8")
     spec = check(path).spec
     symbols = Symbols(spec)
-    cm = cost_models(spec, symbols)[None]
-    c = cm.scheme(spec.schemes["x"])
+    cm = contexts(spec, symbols)[None]
+    c = cost(cm, spec.schemes["x"])
     env = Env(symbols.defaults())
     parts = {k: value(v.e, env) for k, v in site_energy(cm, c).items()}
     assert set(parts) == {"east", "west"} and all(v > 0 for v in parts.values())

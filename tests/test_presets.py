@@ -22,7 +22,7 @@ from ctdsl.api import check
 from ctdsl.model import expr as E
 from ctdsl.model import payload as PL
 from ctdsl.results.params import Symbols
-from ctdsl.symbolic.costs import CostModel
+from ctdsl.symbolic.context import context
 from solvekit import solve_text
 
 SPEC = """\
@@ -245,7 +245,7 @@ def test_formulas_in_the_dimensioned_algebra(tmp_path):
     path.write_text(text, encoding="utf-8")
     spec = check(str(path)).spec
     symbols = Symbols(spec)
-    cm = CostModel(spec, spec.topology, symbols)
+    cm = context(spec, symbols)
     model = spec.models["job"]
     (n,) = cm.sym(model.params).free_symbols
     P, P_act = PL.total_params(model, cm.formulas), PL.active_params(model, cm.formulas)

@@ -18,7 +18,7 @@ import sys
 
 import pytest
 from scipy.optimize import brentq
-from solvekit import ROOT, solve_text
+from solvekit import C, ROOT, solve_text
 
 REL = 1e-12
 LAT_IN = 10e-6
@@ -62,7 +62,7 @@ scheme x { payload = dense; collective = hier_allreduce; steps = 10 }
     assert close(got["all-gather in each dc"], rs)
     assert close(r.wire.value, 2 * 15 * 1e9 + 2 * 0.5e9)  # bytes one GPU sends per sync
     assert close(r.wan.value, D)  # 2 (K - 1) / K of the whole update, whatever R is
-    assert close(r.components["compute"].value, 6 * 64e9 * 1000 / (8 * 100e12))  # over the replica's 8 GPUs
+    assert close(r.components[C("compute")].value, 6 * 64e9 * 1000 / (8 * 100e12))  # over the replica's 8 GPUs
 
 
 def test_unequal_sites_the_slowest_binds(tmp_path):
@@ -244,7 +244,7 @@ scheme x { payload = dense; collective = hier_allreduce; steps = 10 }
 """
     r = solve_text(tmp_path, text).schemes["x"]
     flops = 6 * 64e9 * 1048576
-    assert close(r.components["compute"].value, flops / (128 * 100e12 + 64 * 200e12))
+    assert close(r.components[C("compute")].value, flops / (128 * 100e12 + 64 * 200e12))
     # dc b does 64 x 200 / (128 x 100 + 64 x 200) = half the FLOPs, at 1 pJ each; dc a's device costs nothing
     assert close(r.energy_parts["arithmetic"].value, 0.5 * flops * 1e-12)
 

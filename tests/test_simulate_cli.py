@@ -51,7 +51,7 @@ def test_json_is_deterministic_and_shows_growth():
     b = run("simulate", FLAGSHIP, "--set", "wan_load=0.9", "--format", "json", *TWO, *SMALL)
     assert a.exit_code == 0 and a.stdout == b.stdout
     data = json.loads(a.stdout)
-    assert data["schema"] == "ctdsl.simulate/1"
+    assert data["schema"] == "ctdsl.simulate/2"
     assert data["settings"] == {"steps": 15, "seeds": 3, "warmup": 2, "seed": 0, "latency": "propagate"}
     by = {s["name"]: s for s in data["schemes"]}
     adamw, diloco = by["adamw"], by["diloco"]

@@ -15,9 +15,13 @@ import pytest
 import sympy as sp
 from scipy import integrate, stats
 
+from ctdsl.language.components import ComponentId, ComponentKey
 from ctdsl.symbolic import stragglers as ST
 from ctdsl.symbolic.queueing import md1_wait
 from solvekit import solve_file, solve_text
+
+QUEUEING = ComponentId(ComponentKey.QUEUEING, "shared")
+STRAGGLERS = ComponentId(ComponentKey.STRAGGLERS)
 
 SPEC = """\
 import std.devices
@@ -61,11 +65,12 @@ def test_queueing_wait_paid_per_step_of_the_phase_that_crosses_the_loaded_link(t
     r0, r = free.schemes["dense"], loaded.schemes["dense"]
     # by hand: S = 2 GB / 10 GB/s = 0.2 s; W = 0.6 x 0.2 / (2 x 0.4) = 0.15 s.
     # hier_allreduce over 2 dcs crosses the WAN in 2(N_dc - 1) = 2 steps: 0.3 s per step
-    assert r.components["queueing on shared"].value == pytest.approx(0.3, rel=1e-12)
+    assert r.components[QUEUEING].value == pytest.approx(0.3, rel=1e-12)
     assert r.step_time.value - r0.step_time.value == pytest.approx(0.3, rel=1e-9)
     # the phase's own component is unchanged: the wait is shown apart
     name = "all-reduce of each shard across dcs"
-    assert r.components[name].value == r0.components[name].value
+    phase = ComponentId(ComponentKey.SYNC_ACROSS_SITES, name)
+    assert r.components[phase].value == r0.components[phase].value
     # the in-dc phases cross no loaded link and pay nothing
     for p in r.phases:
         assert (p.queueing is not None) == (p.name == name)
@@ -78,7 +83,7 @@ def test_queueing_scales_with_one_over_one_minus_rho(tmp_path):
     waits = []
     for rho in (0.3, 0.6, 0.9):
         r = solve(tmp_path, link=f"load = {rho}; transfer = 1 GB").schemes["gather"]
-        waits.append(r.components["queueing on shared"].value)
+        waits.append(r.components[QUEUEING].value)
     S = 0.1
     assert waits == pytest.approx([rho * S / (2 * (1 - rho)) for rho in (0.3, 0.6, 0.9)], rel=1e-12)
 
@@ -96,7 +101,7 @@ def test_an_oversubscribed_link_is_said_so(tmp_path):
 
 def test_no_load_gives_no_queueing_component(tmp_path):
     r = solve(tmp_path).schemes["dense"]
-    assert not any(k.startswith("queueing") for k in r.components)
+    assert not any(k.key is ComponentKey.QUEUEING for k in r.components)
     assert r.closed_forms == () and r.loaded_links == ()
 
 
@@ -104,14 +109,14 @@ def test_no_load_gives_no_queueing_component(tmp_path):
 
 
 def _straggler_note(r):
-    return next(cf for cf in r.closed_forms if cf.component == "stragglers")
+    return next(cf for cf in r.closed_forms if cf.component == STRAGGLERS)
 
 
 def test_exponential_jitter_h1_is_the_harmonic_number_exactly(tmp_path):
     free = solve(tmp_path).schemes["dense"]
     r = solve(tmp_path, dc="jitter = 2 s").schemes["dense"]
     # 8 workers: H_8 = 1 + 1/2 + ... + 1/8 = 761/280
-    assert r.components["stragglers"].expr == 2 * sp.Rational(761, 280)
+    assert r.components[STRAGGLERS].expr == 2 * sp.Rational(761, 280)
     assert _straggler_note(r).status == "exact"
     assert r.step_time.value - free.step_time.value == pytest.approx(2 * 761 / 280, rel=1e-12)
 
@@ -119,18 +124,18 @@ def test_exponential_jitter_h1_is_the_harmonic_number_exactly(tmp_path):
 def test_uniform_jitter_h1(tmp_path):
     r = solve(tmp_path, dc="jitter = 1 s; jitter_kind = uniform").schemes["dense"]
     # the largest of 8 U(0, 1) has mean 8/9
-    assert r.components["stragglers"].expr == sp.Rational(8, 9)
+    assert r.components[STRAGGLERS].expr == sp.Rational(8, 9)
     assert _straggler_note(r).status == "exact"
 
 
 def test_diloco_waits_less_for_stragglers(tmp_path):
-    h1 = solve(tmp_path, dc="jitter = 1 s").schemes["dense"].components["stragglers"].value
+    h1 = solve(tmp_path, dc="jitter = 1 s").schemes["dense"].components[STRAGGLERS].value
     h10 = solve(tmp_path, dc="jitter = 1 s", scheme="period = 10").schemes["dense"]
     assert _straggler_note(h10).status == "numerically integrated"
     # E[max of 8 Gamma(10, 1)] / 10, by scipy: far closer to the mean (1) than H_8 = 2.718
     expected = _scipy_expected_max(stats.gamma(10), 8) / 10
-    assert h10.components["stragglers"].value == pytest.approx(expected, rel=1e-7)
-    assert 1 < h10.components["stragglers"].value < h1
+    assert h10.components[STRAGGLERS].value == pytest.approx(expected, rel=1e-7)
+    assert 1 < h10.components[STRAGGLERS].value < h1
 
 
 def _scipy_expected_max(dist, n: int, lo: float = 0.0) -> float:
@@ -187,7 +192,7 @@ def test_unlike_dcs_in_a_spec_are_integrated_at_the_defaults(tmp_path):
         return stats.expon.cdf(y) ** 4 * stats.expon(scale=0.5).cdf(y) ** 4
 
     expected, _ = integrate.quad(lambda y: 1 - cdf(y), 0, np.inf)
-    assert r.components["stragglers"].value == pytest.approx(expected, rel=1e-7)
+    assert r.components[STRAGGLERS].value == pytest.approx(expected, rel=1e-7)
 
 
 def test_overlap_with_jitter_is_an_approximation(tmp_path):
@@ -197,7 +202,7 @@ def test_overlap_with_jitter_is_an_approximation(tmp_path):
 
 def test_no_jitter_no_stragglers(tmp_path):
     r = solve(tmp_path).schemes["dense"]
-    assert "stragglers" not in r.components and all(cf.component != "stragglers" for cf in r.closed_forms)
+    assert STRAGGLERS not in r.components and all(cf.component != STRAGGLERS for cf in r.closed_forms)
 
 
 def test_json_and_explain_say_what_is_exact(tmp_path):
@@ -205,7 +210,7 @@ def test_json_and_explain_say_what_is_exact(tmp_path):
     data = sol.to_json()
     dense = data["schemes"][0]
     forms = {cf["component"]: cf["status"] for cf in dense["closed_forms"]}
-    assert forms == {"queueing on shared": "approximation", "stragglers": "exact"}
+    assert forms == {"queueing:shared": "approximation", "stragglers": "exact"}  # by key (docs/solve-json.md)
     phases = {p["name"]: p["queueing"] for p in dense["phases"]}
     assert phases["reduce-scatter in each dc"] is None
     q = phases["all-reduce of each shard across dcs"]
@@ -222,7 +227,7 @@ def test_flagship_with_a_loaded_wan_keeps_its_breakevens_checkable():
     sol = solve_file("specs/llama70b_wan.ct", {"wan_load": "0.5"})
     # DiLoCo's outer sync runs in series every 100 steps: its WAN phase pays the wait as a component of
     # its own (the per-step schemes' buckets carry theirs inside the exposed sync)
-    assert any(k.startswith("queueing on wan") for k in sol.schemes["diloco"].components)
+    assert ComponentId(ComponentKey.QUEUEING, "wan") in sol.schemes["diloco"].components
     free = solve_file("specs/llama70b_wan.ct")
     assert sol.schemes["adamw"].step_time.value > free.schemes["adamw"].step_time.value
     assert sol.breakevens

@@ -27,7 +27,7 @@ import pytest
 from scipy.optimize import brentq
 from siteskit import BREAKEVEN, D, HEAD, LAT_ACROSS, LAT_IN, REL, S, WAN
 from siteskit import step as _step
-from solvekit import ROOT, solve_text
+from solvekit import C, ROOT, solve_text
 
 import ctdsl
 
@@ -408,10 +408,10 @@ scheme x { payload = dense; collective = hier_allreduce; period = 10; inner = dc
     slice_ = S / (16 * K)
     across = 2 * (K - 1) * (LAT_ACROSS + max(slice_ / 50e9, 128 * slice_ / WAN))
     got = r.components
-    assert close(got["reduce-scatter of the gradients in each dc"].value, ring)
-    assert close(got["all-gather of the parameters in each dc"].value, ring)
-    assert close(got["all-reduce of each slice across dcs"].value, across / 10)
-    assert close(got["all-gather of the updated parameters in each dc"].value, ring / 10)
+    assert close(got[C("sync_in_site:reduce-scatter of the gradients in each dc")].value, ring)
+    assert close(got[C("sync_in_site:all-gather of the parameters in each dc")].value, ring)
+    assert close(got[C("sync_across_sites:all-reduce of each slice across dcs")].value, across / 10)
+    assert close(got[C("sync_in_site:all-gather of the updated parameters in each dc")].value, ring / 10)
     assert close(r.wan.value, 2 * (K - 1) / K * D)
 
 

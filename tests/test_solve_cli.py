@@ -40,7 +40,7 @@ def test_solve_is_deterministic():
 def test_json_schema_is_documented():
     r = run("solve", FLAGSHIP, "--format", "json")
     data = json.loads(r.stdout)
-    assert data["schema"] == "ctdsl.solve/1"
+    assert data["schema"] == "ctdsl.solve/2"
     doc = (ROOT / "docs" / "solve-json.md").read_text()
 
     def keys(node, prefix=""):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from solvekit import solve_text
+from solvekit import C, solve_text
 
 US = 1e-6
 
@@ -104,7 +104,7 @@ def test_wire_bytes_per_worker(tmp_path):
 
 def test_step_time_adds_compute(tmp_path):
     got, r = sync_time(tmp_path, ONE_DC, "allgather")
-    assert r.components["compute"].value == pytest.approx(0.06, rel=1e-12)
+    assert r.components[C("compute")].value == pytest.approx(0.06, rel=1e-12)
     assert r.step_time.value == pytest.approx(0.06 + got, rel=1e-12)
     assert r.time_to_target.value == pytest.approx(10 * (0.06 + got), rel=1e-12)
 
@@ -112,7 +112,7 @@ def test_step_time_adds_compute(tmp_path):
 def test_overlap_takes_the_larger_side(tmp_path):
     got, r = sync_time(tmp_path, ONE_DC, "allgather", "; overlap = true")
     assert r.step_time.value == pytest.approx(max(0.06, got), rel=1e-12)
-    assert r.binding != "compute"
+    assert r.binding != C("compute")
 
 
 def test_asymmetric_wan_takes_the_slow_direction(tmp_path):
@@ -154,12 +154,12 @@ def test_overlap_sets_compute_and_stragglers_against_sync(tmp_path):
         "scheme x { payload = dense; collective = allgather; overlap = true; steps = 10 }\n"
     )
     r = solve_text(tmp_path, text).schemes["x"]
-    assert r.components["stragglers"].value == pytest.approx(0.15, rel=1e-12)
+    assert r.components[C("stragglers")].value == pytest.approx(0.15, rel=1e-12)
     assert r.step_time.value == pytest.approx(0.21, rel=1e-12)
-    assert r.binding == "stragglers"
+    assert r.binding == C("stragglers")
     # the sweep names the same binding component
     from ctdsl.numeric import CompiledForms, evaluate
 
     sol = solve_text(tmp_path, text)
     forms = CompiledForms(sol)
-    assert evaluate(forms, {}).binding_names("x", forms)[0] == "stragglers"
+    assert evaluate(forms, {}).binding_names("x", forms)[0] == C("stragglers")

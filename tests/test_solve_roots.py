@@ -1,4 +1,4 @@
-"""ctdsl.symbolic.roots, the plain-Python root finder, against scipy's brentq and hand values."""
+"""ctdsl.roots, the plain-Python root finder, against scipy's brentq and hand values."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import sympy as sp
 from scipy.optimize import brentq
 
 from ctdsl.symbolic.convert import value
-from ctdsl.symbolic.roots import brent, grid, real_function, sign_changes
+from ctdsl.roots import bisect, brent, changes_sign, grid, sign_changes
+from ctdsl.symbolic.convert import real_function
 
 FUNCTIONS = {
     "cubic": (lambda x: x**3 - 2 * x - 5, 2.0, 3.0),  # Wallis's example: 2.0945514815423265
@@ -75,3 +76,21 @@ def test_real_function_is_value_with_the_other_symbols_fixed():
         assert f(v) == value(e, {**env, b: v})  # the same evaluator, the same float
     assert math.isnan(real_function(1 / (b - 2), b, env)(2.0))  # division by zero: nan, not an exception
     assert math.isnan(real_function(sp.log(b - 10), b, env)(5.0))  # log of a negative number
+
+
+def test_changes_sign_is_a_crossing_not_a_touch():
+    assert changes_sign(math.sin, math.pi - 1e-6, math.pi + 1e-6)  # sin crosses zero at pi
+    assert not changes_sign(lambda x: x * x, -1e-6, 1e-6)  # x^2 touches zero at 0
+    assert not changes_sign(lambda x: math.nan if x < 0 else x, -1.0, 1.0)  # a side that cannot be evaluated
+    assert not changes_sign(lambda x: x, 0.0, 1.0)  # a zero end is no sign
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_bisect_finds_where_a_predicate_turns(log):
+    # the boundary of x^2 < 2 on [1, 2] is sqrt(2), to the last bits of a float on either scale
+    x = bisect(1.0, 2.0, lambda m: m * m < 2.0, log)
+    assert x == pytest.approx(math.sqrt(2.0), rel=4e-16)
+    # and a bracket with no float left inside is answered at once: its midpoint
+    a = 1.0
+    b = math.nextafter(a, 2.0)
+    assert bisect(a, b, lambda m: pytest.fail("evaluated"), log) in (a, b)

@@ -71,8 +71,8 @@ def test_each_regime_change_is_where_two_components_are_equal(flagship):
     assert len(c.changes) == 7  # one per scheme that changes regime in 0.1 .. 1000 GB/s
     for ch in c.changes:
         at = evaluate(forms, {"wan_bw": np.array([ch.x])})
-        before = at.values[(ch.scheme, "component:" + ch.before)][0]
-        after = at.values[(ch.scheme, "component:" + ch.after)][0]
+        before = at.values[(ch.scheme, "component:" + ch.before.id)][0]
+        after = at.values[(ch.scheme, "component:" + ch.after.id)][0]
         assert before == pytest.approx(after, rel=1e-9), ch
         assert at.values[(ch.scheme, "time_to_target")][0] == ch.y
 

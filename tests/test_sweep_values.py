@@ -19,6 +19,7 @@ import pytest
 import ctdsl
 from ctdsl.numeric import Axis, CompiledForms, Grid, evaluate, iter_chunks
 from ctdsl.numeric.crossings import sweep_curves
+from solvekit import C
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAGSHIP = ROOT / "tests" / "data" / "llama70b_workers.ct"  # the study with single-GPU workers
@@ -53,7 +54,7 @@ def _compare_point(sol_at, chunk, k: int, forms):
             assert _close(chunk.values[(name, "time_to_target")][k], r.time_to_target.value), name
             assert _close(chunk.values[(name, "energy_to_target")][k], r.energy_to_target.value), name
         for comp, q in r.components.items():
-            assert _close(chunk.values[(name, "component:" + comp)][k], q.value), (name, comp)
+            assert _close(chunk.values[(name, "component:" + comp.id)][k], q.value), (name, comp)
         assert chunk.binding_names(name, forms)[k] == r.binding, name
     timed = {n: r.time_to_target.value for n, r in sol_at.schemes.items() if r.time_to_target is not None}
     assert chunk.winner_names()[k] == min(timed, key=timed.get)
@@ -87,7 +88,7 @@ def test_every_example_at_its_defaults(path):
     for name, r in sol.schemes.items():
         assert _close(chunk.values[(name, "step")][0], r.step_time.value), name
         for comp, q in r.components.items():
-            assert _close(chunk.values[(name, "component:" + comp)][0], q.value), (name, comp)
+            assert _close(chunk.values[(name, "component:" + comp.id)][0], q.value), (name, comp)
         assert chunk.binding_names(name, forms)[0] == r.binding
         if r.time_to_target is None:
             assert (name, "time_to_target") not in chunk.values
@@ -149,7 +150,7 @@ def test_regime_change_of_adamw_by_hand(flagship):
     c = sweep_curves(sol, forms)
     (adamw,) = [ch for ch in c.changes if ch.scheme == "adamw"]
     assert adamw.x == pytest.approx(b_star, rel=1e-4)
-    assert adamw.before == "all-reduce of each shard across dcs" and adamw.after == "compute"
+    assert adamw.before == C("sync_across_sites:all-reduce of each shard across dcs") and adamw.after == C("compute")
 
 
 def test_plotted_break_evens_are_the_solver_roots(flagship):

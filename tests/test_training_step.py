@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from solvekit import solve_text
+from solvekit import C, solve_text
 
 # ---- the spec ---------------------------------------------------------------------------
 
@@ -103,13 +103,13 @@ def test_each_part_of_the_inner_step():
     r = solve()
     h = inner_parts()
     c = r.components
-    assert close(c["compute"].value, h["compute"])
-    assert close(c["tensor parallel"].value, h["m"] * h["t_tp"])
-    assert c["context parallel"].value == 0.0 and h["t_cp"] == 0.0  # each KV send hides behind a ring step's attention
-    assert close(c["pipeline bubble"].value, h["bubble"])
-    assert close(c["pipeline parallel"].value, h["t_pp"])
-    assert close(c["optimiser"].value, h["opt"])
-    assert "recompute" not in c
+    assert close(c[C("compute")].value, h["compute"])
+    assert close(c[C("tensor_parallel")].value, h["m"] * h["t_tp"])
+    assert c[C("context_parallel")].value == 0.0 and h["t_cp"] == 0.0  # each KV send hides behind a ring step's attention
+    assert close(c[C("pipeline_bubble")].value, h["bubble"])
+    assert close(c[C("pipeline_parallel")].value, h["t_pp"])
+    assert close(c[C("optimiser")].value, h["opt"])
+    assert C("recompute") not in c
     inner = h["compute"] + h["m"] * (h["t_tp"] + h["t_cp"]) + h["bubble"] + h["t_pp"] + h["opt"]
     assert close(r.inner.value, inner)
     (d0, d1) = r.timeline.dcs
@@ -122,32 +122,32 @@ def test_bytes_of_each_parallelism():
     m = tokens / s
     S = (s / cp) * d * beta
     want = {
-        ("tensor parallel", "nv"): (L / pp * 4 * 2 * (tp - 1) / tp * S, None),  # 8 b s h (t-1)/t per layer (Narayanan 3.2)
-        ("context parallel", "nv"): (L / pp * 3 * (cp - 1) * 2 * (s / cp) * (kv / tp) * dh * beta, None),
-        ("pipeline parallel", "nic"): (S / tp, 2 * m * S / tp),
+        ("tensor_parallel", "nv"): (L / pp * 4 * 2 * (tp - 1) / tp * S, None),  # 8 b s h (t-1)/t per layer (Narayanan 3.2)
+        ("context_parallel", "nv"): (L / pp * 3 * (cp - 1) * 2 * (s / cp) * (kv / tp) * dh * beta, None),
+        ("pipeline_parallel", "nic"): (S / tp, 2 * m * S / tp),
     }
     got = {(x.kind, x.link): x for x in r.timeline.traffic if x.dc == "a"}
     assert set(got) == set(want)
     for key, (per, step) in want.items():
         assert close(got[key].per_micro.value, per), key
         assert close(got[key].sent.value, step if step is not None else m * per), key
-    assert got[("tensor parallel", "nv")].role == "scale-up" and got[("pipeline parallel", "nic")].role == "scale-out"
+    assert got[("tensor_parallel", "nv")].role == "scale-up" and got[("pipeline_parallel", "nic")].role == "scale-out"
 
 
 @pytest.mark.parametrize("recompute", ["full", "selective"])
 def test_recomputation(recompute):
     r = solve(recompute=recompute)
     h = inner_parts(recompute=recompute)
-    assert close(r.components["recompute"].value, h["m"] * h["t_r"])
-    assert close(r.components["tensor parallel"].value, h["m"] * h["t_tp"])  # six all-reduces a layer with full
+    assert close(r.components[C("recompute")].value, h["m"] * h["t_r"])
+    assert close(r.components[C("tensor_parallel")].value, h["m"] * h["t_tp"])  # six all-reduces a layer with full
     assert close(r.timeline.dcs[0].window.value, 2 * h["t_c"] / 3 + h["t_r"])
 
 
 def test_interleaved_stages_shrink_the_bubble_and_multiply_the_transfers():
     r = solve(replica="; virtual_stages = 2")
     h = inner_parts(v=2)
-    assert close(r.components["pipeline bubble"].value, h["bubble"])
-    assert close(r.components["pipeline parallel"].value, h["t_pp"])
+    assert close(r.components[C("pipeline_bubble")].value, h["bubble"])
+    assert close(r.components[C("pipeline_parallel")].value, h["t_pp"])
 
 
 # ---- the data-parallel sync ---------------------------------------------------------------
@@ -184,7 +184,7 @@ def test_overlap_with_the_backward_pass_bucket_by_bucket():
     (sy,) = r.syncs
     assert sy.buckets == B == 4
     assert close(sy.bucket_time.value, tau)
-    assert close(r.components["sync (exposed)"].value, exposed)
+    assert close(r.components[C("exposed_sync:sync")].value, exposed)
     inner = h["compute"] + h["m"] * h["t_tp"] + h["bubble"] + h["t_pp"] + h["opt"]
     assert close(r.step_time.value, inner + exposed)
 
@@ -198,12 +198,12 @@ def test_zero3_gathers_the_parameters_and_drops_the_last_all_gather():
     t_f, t_b = h["t_c"] / 3, 2 * h["t_c"] / 3
     one_layer = T_ag / (L / pp)
     per_micro = max(one_layer, T_ag - t_f) + max(one_layer, T_ag - t_b)
-    assert close(r.components["parameter gathers"].value, h["m"] * per_micro)
+    assert close(r.components[C("parameter_gathers")].value, h["m"] * per_micro)
     # the bubble's micro-batches gather their parameters too
-    assert close(r.components["pipeline bubble"].value, (pp - 1) * (h["t_c"] + h["t_tp"] + h["t_cp"] + per_micro))
+    assert close(r.components[C("pipeline_bubble")].value, (pp - 1) * (h["t_c"] + h["t_tp"] + h["t_cp"] + per_micro))
     assert [p.name for p in r.phases] == ["reduce-scatter in each dc", "all-reduce of each slice across dcs"]
     opt = (P_layers / pp + V * d) / tp / n * 32 / mem_bw  # the same: ZeRO 1 to 3 all shard the optimiser
-    assert close(r.components["optimiser"].value, opt)
+    assert close(r.components[C("optimiser")].value, opt)
 
 
 def test_diloco_whose_workers_are_the_dcs():
@@ -247,9 +247,9 @@ def test_streaming_diloco_fragments_with_a_delay():
     fragment, inner_sync, inner = streaming(0.02e9, F)
     # the delay's inner steps each wait for the inner sync too
     exposed = max(0.0, fragment - delay * (inner + inner_sync)) * F / H
-    assert close(r.components["outer sync (exposed)"].value, exposed)
+    assert close(r.components[C("exposed_sync:outer sync")].value, exposed)
     assert exposed > 0  # at 20 MB/s one fragment outlasts one inner step
-    transform = r.components["transform"].value
+    transform = r.components[C("transform")].value
     assert close(r.step_time.value, inner + inner_sync + transform + exposed)
 
 
@@ -263,14 +263,14 @@ def test_a_moe_replica_sends_its_tokens_to_the_experts():
     moe_on_stage = 2 * (L / pp) / L
     a2a = (2 - 1) * nv_lat + (2 - 1) / 2 * size / nv_bw  # span ep = 2 <= 4: NVLink
     got = {x.kind: x for x in r.timeline.traffic if x.dc == "a"}
-    assert close(got["expert parallel"].per_micro.value, moe_on_stage * 4 * (2 - 1) / 2 * size)
-    assert close(r.components["expert parallel"].value, h["m"] * moe_on_stage * 4 * a2a)
+    assert close(got["expert_parallel"].per_micro.value, moe_on_stage * 4 * (2 - 1) / 2 * size)
+    assert close(r.components[C("expert_parallel")].value, h["m"] * moe_on_stage * 4 * a2a)
 
 
 def test_no_timeline_without_seq():
     text = spec().replace("; seq = 2048", "")
     r = solve_spec(text).schemes["x"]
-    assert r.timeline is None and list(r.components)[0] == "compute" and "pipeline bubble" not in r.components
+    assert r.timeline is None and list(r.components)[0] == C("compute") and C("pipeline_bubble") not in r.components
 
 
 def test_utilisation_target_is_exact_through_the_exposed_sync():
@@ -309,8 +309,8 @@ def test_fragment_syncs_that_outrun_the_link_set_the_step():
     delayed = max(0.0, fragment - delay * (inner + inner_sync)) * F / H
     bound = F * fragment / H - (inner + inner_sync)
     assert bound > delayed  # the link binds
-    assert close(r.components["outer sync (exposed)"].value, bound)
-    assert close(r.step_time.value, inner + inner_sync + r.components["transform"].value + bound)
+    assert close(r.components[C("exposed_sync:outer sync")].value, bound)
+    assert close(r.step_time.value, inner + inner_sync + r.components[C("transform")].value + bound)
 
 
 def test_a_measured_mfu_is_the_inner_step_in_one_block():
@@ -319,7 +319,7 @@ def test_a_measured_mfu_is_the_inner_step_in_one_block():
     r = solve_spec(spec().replace("efficiency = 0.5;", "efficiency = 0.5; mfu = 0.3;")).schemes["x"]
     inner = F_tok * tokens / (G * 100e12 * 0.3)
     sync = hier_allreduce(2 * P / (tp * pp))
-    assert r.timeline is None and list(r.components)[0] == "compute" and "pipeline bubble" not in r.components
-    assert close(r.components["compute"].value, inner)
+    assert r.timeline is None and list(r.components)[0] == C("compute") and C("pipeline_bubble") not in r.components
+    assert close(r.components[C("compute")].value, inner)
     assert close(r.step_time.value, inner + sync)
     assert close(r.mfu.value, 0.3 * inner / (inner + sync))

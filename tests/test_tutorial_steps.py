@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ctdsl.cli import app
+from solvekit import C
 
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
@@ -90,7 +91,7 @@ def test_step_11s_figures_are_what_solve_gives(tmp_path):
     text = " ".join(_section("11.").split())
     dp = sol.schemes["dp"]
     c = dp.components
-    quoted = [c["compute"], c["tensor parallel"], c["pipeline bubble"], dp.inner, c["sync (exposed)"]]
+    quoted = [c[C("compute")], c[C("tensor_parallel")], c[C("pipeline_bubble")], dp.inner, c[C("exposed_sync:sync")]]
     for q in quoted:
         assert str(q) in text, str(q)
     roots = {t.scheme: U.format_quantity(t.roots[0].value, t.dim) for t in sol.targets}

@@ -32,7 +32,7 @@ import ctdsl
 from ctdsl.cli import app
 from ctdsl.simulate import engine
 from ctdsl.simulate.plan import build_plans, free_spec, loaded_edges
-from solvekit import ROOT, solve_text
+from solvekit import C, ROOT, solve_text
 
 HARDWARE = """\
 param wan_bw = 12.5 GB/s in 1 GB/s .. 1000 GB/s log 31
@@ -372,6 +372,6 @@ def test_a_variant_keeps_the_declared_jitter(tmp_path):
     sites = SITES.format(plug=MODULE).replace("switch = tor; pluggable = q", "switch = tor; pluggable = q; jitter = 12 ms")
     sol = solve_text(tmp_path, HARDWARE + sites + VARIANTS)
     for name in ("dense_module", "dense_bare", "dense_fat"):
-        assert sol.schemes[name].components["stragglers"].value == pytest.approx(0.012 * 25 / 12, rel=1e-12), name
+        assert sol.schemes[name].components[C("stragglers")].value == pytest.approx(0.012 * 25 / 12, rel=1e-12), name
     # dense on `big` has 8 workers: 12 ms x H_8 = 12 ms x 761/280
-    assert sol.schemes["dense_big"].components["stragglers"].value == pytest.approx(0.012 * 761 / 280, rel=1e-12)
+    assert sol.schemes["dense_big"].components[C("stragglers")].value == pytest.approx(0.012 * 761 / 280, rel=1e-12)

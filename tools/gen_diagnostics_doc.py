@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from chunkedfile import SPEC_NAME, read_chunks  # noqa: E402
 
 from ctdsl import limits  # noqa: E402
-from ctdsl.api import check, check_runnable  # noqa: E402,F401  (check: the synthetic examples that need no dc)
+from ctdsl.api import Study, check, check_runnable  # noqa: E402,F401  (check: the synthetic examples that need no dc)
 from ctdsl.check.loader import Unreadable  # noqa: E402
 from ctdsl.codes import CODES, PHASES  # noqa: E402
 from ctdsl.diagnostics import Diagnostic, Sources, render_text  # noqa: E402
@@ -124,6 +124,22 @@ def _from_solve_chunk(code: str) -> str | None:
     return None
 
 
+def _many_scenarios(n: int) -> str:
+    """A spec whose observations name n scenarios (CT318 past the limit); tests/test_observed.py builds the same."""
+    lines = [
+        "param bw = 1 GB/s in 0.1 GB/s .. 10 GB/s",
+        "model m { params = 1000000; bytes_per_value = 2 B; tokens = 10 }",
+        "device g { peak = 1 TFLOP/s; efficiency = 0.5 }",
+        "link l { bandwidth = bw; latency = 1 us }",
+        "switch s {}",
+        "dc d { workers = 2; device = g; link = l; switch = s }",
+        "scheme a { payload = dense; collective = ring_allreduce }",
+    ]
+    lines += [f"scenario s{i} {{ bw = {1 + i / 100:g} GB/s }}" for i in range(n)]
+    lines += [f'observe step_time in s{i} = 2 ms source "made up"' for i in range(n)]
+    return "\n".join(lines) + "\n"
+
+
 def _synthetic(code: str) -> str | None:
     if code == "CT001":
         diag = Unreadable("no such file: specs/llama70b_wan_v2.ct", "specs/llama70b_wan_v2.ct").diagnostic()
@@ -137,6 +153,19 @@ def _synthetic(code: str) -> str | None:
         text = 'param wan_bw = 12.5 GB/s in 1 GB/s .. 100 GB/s log 21\n'
         result = check(SPEC_NAME, text=text, overrides={"wan_bw": "400 GB/s"})
         return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)
+    if code == "CT318":
+        from ctdsl.check.observed import MAX_OBSERVED_SCENARIOS
+
+        result = check_runnable(SPEC_NAME, text=_many_scenarios(MAX_OBSERVED_SCENARIOS + 1))
+        return next(render_text(d, result.sources) for d in result.diagnostics if d.code == code)
+    if code == "CT317":
+        text = (Path(__file__).resolve().parents[1] / "tests" / "data" / "fit_no_root.ct").read_text()
+        result = check_runnable(SPEC_NAME, text=text)
+        try:
+            Study(result).observe()
+        except Failure as exc:
+            return render_text(exc.diagnostics[0], result.sources)
+        return None
     if code == "CT425":
         text = (Path(__file__).resolve().parents[1] / "tests" / "data" / "does_not_fit.ct").read_text()
         result = check_runnable(SPEC_NAME, text=text)

@@ -11,7 +11,7 @@ docs/language.md marks each table with a pair of comments,
 
 and this script replaces what lies between them: the units (ctdsl/units.py),
 the fields of each kind of block and of each pluggable stage and the payloads
-(ctdsl/language/schema.py), the limits (ctdsl/limits.py, each with its code) and
+(ctdsl/language/schema.py), the observables (ctdsl/language/observables.py), the limits (ctdsl/limits.py, each with its code) and
 the bounds kept beside the back-end code they bound (BACK_END_LIMITS). The prose around
 them is written by hand. tests/test_docs_language.py runs `--check`.
 """
@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 from ctdsl import limits  # noqa: E402
 from ctdsl import units as U  # noqa: E402
 from ctdsl.language import schema as S  # noqa: E402
+from ctdsl.language.observables import OBSERVABLES  # noqa: E402
 from ctdsl.model.expr import FUNCTIONS  # noqa: E402
 
 DOC = ROOT / "docs" / "language.md"
@@ -224,12 +225,13 @@ def limits_table() -> str:
 
 # bounds kept beside the code they bound: (module, name, what passing it gives)
 BACK_END_LIMITS = [
+    ("ctdsl/check/observed.py", "MAX_OBSERVED_SCENARIOS", "CT318, before any scenario is solved"),
     ("ctdsl/symbolic/breakeven.py", "MAX_REGIMES", "CT701"),
     ("ctdsl/symbolic/regimes.py", "MAX_EXACT_DEGREE", "none: the roots come from the numeric scan"),
     ("ctdsl/symbolic/regimes.py", "MAX_EXACT_NODES", "none: the roots come from the numeric scan"),
     ("ctdsl/symbolic/breakeven.py", "MAX_EXACT_PAIRS", "none: the roots come from the numeric scan and Brent's method, marked numeric"),
     ("ctdsl/symbolic/breakeven.py", "MAX_TIDY_NODES", "none: the root's exact form is given as found, not cancelled"),
-    ("ctdsl/symbolic/roots.py", "MAX_BRENT_STEPS", "none: the bracket so far is the answer"),
+    ("ctdsl/roots.py", "MAX_BRENT_STEPS", "none: the bracket so far is the answer"),
     ("ctdsl/numeric/minimise.py", "MAX_MINIMISE_STEPS", "none: the best point so far is the answer"),
     ("ctdsl/cli/sweep_cmds.py", "MAX_POINTS", "usage error (exit 2) for `--sweep`"),
     ("ctdsl/cli/sweep_cmds.py", "MAX_AXIS", "usage error (exit 2) for `--sweep`"),
@@ -253,6 +255,7 @@ BACK_END_LIMITS = [
     ("ctdsl/report/plots/curves.py", "MAX_MARKED", "none: the sweep figure marks this many break-evens and counts the rest under it; the report lists all"),
     ("ctdsl/report/document_md.py", "MAX_TYPESET_CHARS", "none: the Markdown report gives the form's LaTeX source without a picture, and says why"),
     ("ctdsl/report/document_md.py", "MAX_TYPESET_TOTAL", "none: the Markdown report gives the later forms' LaTeX source without a picture, and says why"),
+    ("ctdsl/lint/gitindex.py", "MAX_INDEX_BYTES", "none: lint does not know the tracked files, so no .gitignore skips anything there (a warning says so)"),
 ]
 
 
@@ -267,8 +270,16 @@ def back_end_limits_table() -> str:
     return "\n".join(rows)
 
 
+def observables_table() -> str:
+    rows = ["| observable | takes | bound | best layout | meaning |", "|---|---|---|---|---|"]
+    for o in OBSERVABLES.values():
+        rows.append(f"| `{o.name}` | {o.dim.describe()} | {BOUNDS[o.bound]} | {o.better} | {o.meaning} |")
+    return "\n".join(rows)
+
+
 def tables() -> dict[str, str]:
     out = {
+        "observables": observables_table(),
         "units": units_table(),
         "dimensions": dimensions_table(),
         "functions": functions_table(),

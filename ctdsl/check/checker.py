@@ -12,7 +12,12 @@ It runs in passes and never stops at the first problem:
    work runs; build the graph (`topology.py`, `complete.py`, `placement.py`);
    then the same for each variant of the sites, resolved against the declared
    dcs and WAN links, with a graph of its own (`variants.py`);
-6. the statements that tie definitions together: break-evens and the baseline.
+6. the statements that tie definitions together: break-evens and the baseline;
+7. measurements: scenarios (typed against the params before the blocks), observed
+   points and the fit (`scenarios.py`, `observed.py`).
+
+Checked "in" a scenario (`scenario=NAME`), the scenario's values take the place of
+the params' defaults, as `--set` values do, and every check runs at them.
 
 The passes fill a `Draft`; only when no error was found is it frozen into the
 `Spec` that is returned, carrying its topology.
@@ -29,6 +34,8 @@ from ctdsl.check.fields import FieldReader
 from ctdsl.check.loader import Loaded
 from ctdsl.check.money import check_money
 from ctdsl.check.names import Namespace
+from ctdsl.check.observed import check_observed
+from ctdsl.check.scenarios import check_scenarios, scenario_nodes
 from ctdsl.check.params import ParamChecker
 from ctdsl.check.schedule import check_schedules
 from ctdsl.check.search import check_searches
@@ -40,9 +47,11 @@ from ctdsl.model import entities as M
 
 
 class Checker:
-    def __init__(self, loaded: Loaded, sink: DiagnosticSink, overrides: dict[str, str] | None = None):
+    def __init__(self, loaded: Loaded, sink: DiagnosticSink, overrides: dict[str, str] | None = None, scenario: str | None = None):
+        """`scenario` names a scenario of the spec whose values replace the defaults (KeyError if none has that name)."""
         self.loaded = loaded
         self.overrides = dict(overrides or {})
+        self.scenario = scenario
         self.sink = sink
         self.ns = Namespace(sink)
         self.draft = Draft(root=loaded.root, files=[f.path for f in loaded.files])
@@ -51,7 +60,9 @@ class Checker:
         self.ns.collect(self.loaded.files, self.loaded.std, self.loaded.root)
         if self.ns.too_many:  # a cut namespace would report every later name as unknown: CT621 alone
             return None
-        self.draft.params = ParamChecker(self.loaded, self.sink, self.ns, self.overrides).params()
+        given = scenario_nodes(self.ns, self.scenario) if self.scenario is not None else None
+        self.draft.params = ParamChecker(self.loaded, self.sink, self.ns, self.overrides, given).params()
+        scenarios, scenario_checker = check_scenarios(self.ns, self.sink, self.draft.params, self.loaded.sources)
         blocks = BlockChecker(self.ns, self.sink, FieldReader(self.ns, self.sink, self.draft.params))
         for d in self.ns.of_kind(*S.KINDS):
             block = self.ns.merged(d.name)
@@ -64,6 +75,7 @@ class Checker:
         self._statements()
         check_searches(self.ns, self.sink, self.draft)
         check_targets(self.ns, self.sink, self.draft)
+        check_observed(self.ns, self.sink, self.draft, scenarios, scenario_checker, blocks.reader.counts)
         if self.sink.has_errors or topology is None:
             return None
         self.draft.whole = set(blocks.reader.counts)

@@ -42,6 +42,9 @@ class Draft:
     searches: list = field(default_factory=list)  # ctdsl.model.search.Search, from ctdsl.check.search
     whole: set[str] = field(default_factory=set)  # params a count field is set to directly (FieldReader.counts)
     bounds: list[M.CheckedBound] = field(default_factory=list)  # checked on expressions of params (Spec.bounds)
+    scenarios: dict = field(default_factory=dict)  # model.observed.Scenario, from ctdsl.check.observed
+    observations: list = field(default_factory=list)  # model.observed.Observation
+    fits: list = field(default_factory=list)  # model.observed.Fit
 
     def defaults(self) -> dict[str, float]:
         return {p.name: p.default for p in self.params.values()}
@@ -80,4 +83,7 @@ class Draft:
             targets=tuple(self.targets),
             whole=frozenset(self.whole),
             bounds=tuple(self.bounds),
+            scenarios=self.scenarios,
+            observations=tuple(self.observations),
+            fits=tuple(self.fits),
         )

@@ -172,18 +172,20 @@ class _Loader:
         self.visit(display, real, src, chain + [(key, stmt.span)])
 
 
-def load(root: str | Path, sink: DiagnosticSink, text: str | None = None) -> Loaded:
+def load(root: str | Path, sink: DiagnosticSink, text: str | None = None, within: Path | None = None) -> Loaded:
     """Parse `root` and its imports. Raises Unreadable if the root cannot be read.
 
-    A root over the size limit is not an Unreadable: it is diagnostic CT601 (a
-    finding), with parse_failed set.
+    The root is read under the path policy (`reading.confine`): inside its own
+    folder, or inside `within` (the folder lint walked to find it); a symbolic
+    link out of it is not followed. A root over the size limit is not an
+    Unreadable: it is diagnostic CT601 (a finding), with parse_failed set.
     """
     root_path = Path(root)
     shown_root = str(root)
     out = Loaded(root=shown_root)
     if text is None:
         try:
-            text = read_source(root_path)
+            text = read_source(root_path, within)
         except TooLarge as exc:
             sink.error("CT601", str(exc), Span(shown_root, 1, 1, 1, 2), help="a spec is a page of definitions; split it with imports")
             out.parse_failed = True

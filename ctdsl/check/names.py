@@ -67,6 +67,10 @@ class Namespace:
         self.targets: list[ast.Target] = []
         self.baselines: list[ast.Baseline] = []
         self.searches: list[ast.Search] = []  # design searches, checked by ctdsl.check.search
+        # measurements, checked by ctdsl.check.observed: scenario names are a namespace of their own
+        self.scenarios: list[ast.Scenario] = []
+        self.observes: list[ast.Observe] = []
+        self.fits: list[ast.Fit] = []
         self._merged: dict[str, MergedBlock | None] = {}
         self._merging: list[str] = []
         self._too_deep = False
@@ -101,6 +105,12 @@ class Namespace:
                     self.searches.append(stmt)
                 elif isinstance(stmt, ast.Target):
                     self.targets.append(stmt)
+                elif isinstance(stmt, ast.Scenario):
+                    self.scenarios.append(stmt)
+                elif isinstance(stmt, ast.Observe):
+                    self.observes.append(stmt)
+                elif isinstance(stmt, ast.Fit):
+                    self.fits.append(stmt)
 
     def _define(self, d: Definition) -> None:
         if d.name in ("gpu", "true", "false", "none"):

@@ -2,7 +2,9 @@
 
 A param's default and the ends of its range are constants (no names), evaluated
 once here; `--set name=value` replaces a default, with the same unit checks, and
-the range checks then run at the new value. Each `Param` is built once, with its
+the range checks then run at the new value. A scenario's values (`scenario NAME
+{ param = value }`, when the spec is checked in that scenario) replace defaults
+the same way, and win over `--set` for the params they set. Each `Param` is built once, with its
 range, when everything about it is known.
 """
 
@@ -27,11 +29,12 @@ Range = tuple[float, float, "Spacing | None", "int | None"]  # lo, hi (base unit
 
 
 class ParamChecker:
-    def __init__(self, loaded: Loaded, sink: DiagnosticSink, ns: Namespace, overrides: dict[str, str]):
+    def __init__(self, loaded: Loaded, sink: DiagnosticSink, ns: Namespace, overrides: dict[str, str], scenario: dict[str, ast.Expr] | None = None):
         self.loaded = loaded
         self.sink = sink
         self.ns = ns
         self.overrides = overrides
+        self.scenario = dict(scenario or {})  # param -> the value a scenario writes for it
 
     def params(self) -> dict[str, M.Param]:
         """Every param that checks, by name, in definition order; then unknown `--set` names."""
@@ -73,9 +76,9 @@ class ParamChecker:
             unit = node.default.unit
             scale = float(U.parse_unit(unit).scale)
         value = E.evaluate(default.expr, {})
-        overridden = name in self.overrides
+        overridden = name in self.overrides or name in self.scenario
         if overridden:
-            value = self._override(name, default)
+            value = self._given(name, default, self.scenario[name]) if name in self.scenario else self._override(name, default)
             if value is None:
                 return None
         self._display(node)
@@ -137,6 +140,8 @@ class ParamChecker:
                 label=f"{U.format_quantity(lo_v, dim)} .. {U.format_quantity(hi_v, dim)}",
                 help="write the smaller end first",
             )
+        elif overridden and name in self.scenario:
+            pass  # a scenario's value outside the range is CT316, reported where the spec is checked as written
         elif overridden and not lo_v <= value <= hi_v:
             where, text = f"--set {name}", self.overrides[name]
             code, message, help = OUTSIDE_RANGE
@@ -182,6 +187,10 @@ class ParamChecker:
         node = parse_expression(text, where, self.sink)
         if node is None:
             return None
+        return self._given(name, default, node)
+
+    def _given(self, name: str, default: Typed, node: ast.Expr) -> float | None:
+        """The value `node` gives param `name` (a --set value, or a scenario's): a constant of its dimension."""
         typed = self._const(node, f"the value given for '{name}'")
         if typed is None:
             return None

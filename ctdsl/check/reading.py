@@ -123,6 +123,30 @@ def stat_source(path: Path) -> os.stat_result:
     return st
 
 
+def confine(path: Path, within: Path | None = None) -> None:
+    """Raise Unreadable unless `path`, its symbolic links followed, is a file inside `within`.
+
+    The one path policy for every spec ctdsl reads (docs/ci.md, Security): a spec
+    is read only inside the folder it is named from. That folder is the one a
+    file named on the command line (or by an editor) sits in, the folder lint
+    walks for a file found there (`within`), and the importing file's folder for
+    an import (`ctdsl.check.loader`). A symbolic link that leads out of it is not
+    followed: its target is never opened and never named, so a link committed in
+    a pull request (`x.ct -> ~/.ssh/id_rsa`) cannot put another file's text into
+    an excerpt.
+    """
+    folder = within if within is not None else Path(os.path.abspath(path)).parent
+    try:
+        real = os.path.realpath(path)
+        base = os.path.realpath(folder)
+        inside = os.path.commonpath([real, base]) == base
+    except (OSError, ValueError) as exc:
+        raise Unreadable(f"cannot read {shown(path)}: {os_problem(exc)}", path) from None
+    if not inside:
+        named = within if within is not None else (os.path.dirname(str(path)) or ".")  # the folder as it was named
+        raise Unreadable(f"{shown(path)} not read: a symbolic link that leads outside {shown(named)}", path)
+
+
 def _read_bounded(path: Path) -> bytes:
     """At most MAX_FILE_BYTES + 1 bytes of a regular file, whatever its size said."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -144,12 +168,17 @@ def _read_bounded(path: Path) -> bytes:
         os.close(fd)
 
 
-def read_source(path: Path) -> str:
+def read_source(path: Path, within: Path | None | bool = False) -> str:
     """Read a spec file or raise Unreadable (TooLarge: CT601) with a message fit for a user.
 
     Only a regular file is opened, after its size is checked, and at most one byte
     past the limit is read: a FIFO, a device or a growing file cannot hang or fill memory.
+    A spec is read under the path policy (`confine`): pass `within=None` for the
+    folder it is named in, or the folder walked; `within=False` (a settings file,
+    an import already confined by the loader) reads the path as it is.
     """
+    if within is not False:
+        confine(path, within)  # type: ignore[arg-type]
     stat_source(path)
     try:
         data = _read_bounded(path)
@@ -165,4 +194,4 @@ def read_source(path: Path) -> str:
         raise Unreadable(f"{shown(path)} is not UTF-8 text (byte {exc.start})", path) from None
 
 
-__all__ = ["Unreadable", "TooLarge", "read_source", "stat_source", "file_kind", "os_problem", "shown"]
+__all__ = ["Unreadable", "TooLarge", "confine", "read_source", "stat_source", "file_kind", "os_problem", "shown"]

@@ -17,6 +17,7 @@ from ctdsl.cli import (
     report_cmd,  # noqa: F401,E402  (after sweep: the order of --help)
     uncertainty_cmd,  # noqa: F401,E402
     search_cmd,  # noqa: F401,E402
+    validate_cmd,  # noqa: F401,E402
 )
 from ctdsl.cli.app import app, main  # noqa: F401
 

@@ -23,9 +23,9 @@ from typing import Iterable, Optional
 import typer
 from typer.core import TyperGroup
 
-from ctdsl import __version__
+from ctdsl.version import __version__
 from ctdsl.diagnostics import Diagnostic, Sources, did_you_mean, render_text, summary_line
-from ctdsl.diagnostics.terminal import printable
+from ctdsl.diagnostics.terminal import CommandSafe, command_safe, printable
 from ctdsl.extras import MissingExtra
 from ctdsl.failure import Failure
 from ctdsl.files import atomic_open
@@ -116,7 +116,7 @@ def handle_exception(exc: Exception) -> int:
     if _Session.debug:
         traceback.print_exception(exc, file=sys.stderr)
     message = " ".join(str(exc).split())
-    typer.echo(f"internal error: {type(exc).__name__}: {printable(message)}; please report", err=True)
+    typer.echo(command_safe(f"internal error: {type(exc).__name__}: {printable(message)}; please report"), err=True)
     return Exit.INTERNAL
 
 
@@ -141,10 +141,39 @@ def _plain_choice_error(exc: BaseException) -> None:
     exc.message = text + (f"; {hint}" if hint else ".")
 
 
+@contextmanager
+def command_safe_output():
+    """Every line a command prints to stdout or stderr goes through `command_safe`, so that
+    spec text (a file name, an excerpt, a label) never starts a CI runner's command; data
+    formats write to `raw_stdout()` instead (`emit(..., data=True)`)."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = CommandSafe(out), CommandSafe(err)
+    try:
+        yield
+    finally:
+        for wrapped in (sys.stdout, sys.stderr):
+            if isinstance(wrapped, CommandSafe):
+                wrapped.release()
+        sys.stdout, sys.stderr = out, err
+
+
+def raw_stdout():
+    """Standard output as it is, for output that must stay byte-exact: data formats, a patch, a fixed spec."""
+    out = sys.stdout
+    if isinstance(out, CommandSafe):
+        out.release()
+        return out.raw
+    return out
+
+
 class _GuardedGroup(TyperGroup):
     """The root command: an exception from any command becomes diagnostics or one line, never a traceback."""
 
     def invoke(self, ctx):
+        with command_safe_output():
+            return self._invoke(ctx)
+
+    def _invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except _cli_signals() as exc:
@@ -270,10 +299,19 @@ def stdout_console():
     )
 
 
-def emit(text: str, output: str | None) -> None:
-    """Write `text` to the file `output`, or to stdout; a file that cannot be written is a usage error."""
+def emit(text: str, output: str | None, data: bool = False) -> None:
+    """Write `text` to the file `output`, or to stdout; a file that cannot be written is a usage error.
+
+    `data`: a format a program reads (JSON, SARIF, CSV, a patch, LaTeX, HTML), written
+    to stdout byte for byte; text for people goes through `command_safe`.
+    """
     if output is None:
-        typer.echo(text, nl=False)
+        if data:
+            out = raw_stdout()
+            out.write(text)
+            out.flush()
+        else:
+            typer.echo(text, nl=False)
         return
     try:
         with atomic_open(output, "w", encoding="utf-8") as fh:

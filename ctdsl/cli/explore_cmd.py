@@ -31,4 +31,4 @@ def explore(
     """
     with startup_work():
         study = load_or_exit(file, parse_sets(set_))
-        emit(study.explore(simulate=simulate, sensitivity=sensitivity), output)
+        emit(study.explore(simulate=simulate, sensitivity=sensitivity), output, data=True)

@@ -26,7 +26,9 @@ class FailOn(str, Enum):
 
 
 def _explain(code: str) -> None:
+    from ctdsl.diagnostics.rules import checker_rule, help_uri
     from ctdsl.lint.catalogue import all_rules, lookup
+    from ctdsl.lint.formats import RULE_INFOS
 
     r = lookup(code)
     if r is None:
@@ -34,13 +36,17 @@ def _explain(code: str) -> None:
 
         c = check_lookup(code)
         if c is not None:
-            typer.echo(f"{c.code} {c.name} (checker error): {c.summary}\nThe full text: ctdsl docs {c.code}")
+            typer.echo(f"{c.code} {c.name} (checker error): {c.summary}\nThe full text: ctdsl docs {c.code}, or {help_uri(checker_rule(c.code))}")
             raise typer.Exit(Exit.OK)
         codes = ", ".join(x.code for x in all_rules())
         raise fail_usage(f"unknown lint code or name '{code}'; the rules are {codes}")
     typer.echo(f"{r.code} {r.name} ({r.severity.value})\n\n{r.summary}\n\n{r.explanation}\n")
+    if r.fix is not None:
+        applied = "applied by --fix" if r.fix == "safe" else "applied by --fix only with --unsafe-fixes"
+        typer.echo(f"Fix: {r.fix}, {applied}. {r.fix_why}\n")
     typer.echo("Flagged:\n\n" + "\n".join("    " + line for line in r.bad.splitlines()) + "\n")
-    typer.echo("Fixed:\n\n" + "\n".join("    " + line for line in r.good.splitlines()))
+    typer.echo("Fixed:\n\n" + "\n".join("    " + line for line in r.good.splitlines()) + "\n")
+    typer.echo(f"Docs: {help_uri(RULE_INFOS[r.code])}")
     raise typer.Exit(Exit.OK)
 
 
@@ -57,7 +63,7 @@ def _read_stdin() -> str:
 
 
 def _statistics(report, fmt: Format, fixable: set) -> str:
-    """ruff's --statistics: a count per code, most frequent first."""
+    """ruff's --statistics: a count per code, most frequent first; `[*]` marks a code --fix fixes."""
     from ctdsl.lint.formats import rule_name
 
     counts: dict[str, int] = {}
@@ -71,45 +77,80 @@ def _statistics(report, fmt: Format, fixable: set) -> str:
     return "".join(f"{n:>{width}}\t{c:<6}\t{'[*] ' if c in fixable else ''}{rule_name(c) or ''}\n" for c, n in rows)
 
 
-def _fix(report, texts: dict[str, str], write: bool, stdin_name: str | None) -> tuple[str, list, int]:
-    """Apply (or, for --diff, only show) every exact fix; returns the diff, the fixes, and how many applied."""
+def _available(report) -> list:
+    """(diagnostic, fix) for every finding with an exact edit, computed on the text that was linted."""
+    from ctdsl.lint.fixes import fix_for
+
+    out = []
+    for d in report.diagnostics:
+        if d.span is None or d.span.file.startswith("<"):  # the standard library (`<std>/...`) is never edited
+            continue
+        index = report.sources.index(d.span.file)
+        f = fix_for(d, index) if index is not None else None
+        if f is not None:
+            out.append((d, f))
+    return out
+
+
+def _fix(report, texts: dict[str, str], write: bool, stdin_name: str | None, unsafe: bool) -> tuple[str, list, int]:
+    """Apply (or, for --diff, only show) every exact fix allowed (safe ones; unsafe ones too with
+    --unsafe-fixes); returns the diff, the fixes, and how many applied.
+
+    A fix is applied to the text that was linted and only to it: a file whose text
+    on disk is not that text any more is left alone, and an edit that does not find
+    the text it replaces is refused (`ctdsl.lint.fixes.apply_fixes`); both are said on stderr.
+    """
     from ctdsl.files import atomic_open
-    from ctdsl.lint.fixes import apply_fixes, fix_for, unified_diff
+    from ctdsl.lint.fixes import apply_fixes, unified_diff
 
     by_file: dict[str, list] = {}
-    for d in report.diagnostics:
-        text = texts.get(d.span.file) if d.span is not None else None
-        if text is None and d.span is not None:
-            text = report.sources.text(d.span.file)
-        f = fix_for(d, text) if text is not None else None
-        if f is not None:
+    for _d, f in _available(report):
+        if f.safe or unsafe:
             by_file.setdefault(f.file, []).append(f)
     diff, fixes, applied = [], [], 0
     for file in sorted(by_file):
-        if file.startswith("<"):  # the standard library (`<std>/...`) is never edited
+        linted = report.sources.text(file)
+        before = texts.get(file) if file == stdin_name else _read_whole(file)
+        if before is None or before != linted:
+            typer.echo(f"warning: {printable(file)} changed since it was linted: its fixes are not applied", err=True)
             continue
-        before = texts.get(file) or _read_whole(file)
-        if before is None:
-            continue
-        after, n = apply_fixes(before, by_file[file])
+        done = apply_fixes(before, by_file[file])
+        if done.stale:
+            n = len(done.stale)
+            typer.echo(
+                f"warning: {printable(file)}: {n} fix{'es' * (n != 1)} not applied: the text to replace is not where the finding points",
+                err=True,
+            )
         fixes += by_file[file]
-        applied += n
-        diff.append(unified_diff(file, before, after))
+        applied += len(done.applied)
+        diff.append(unified_diff(file, before, done.text))
         if write and file == stdin_name:
-            texts[file] = after
-        elif write:
+            texts[file] = done.text
+        elif write and done.applied:
             with atomic_open(os.path.realpath(file), "w", encoding="utf-8") as fh:  # through a link, not over it
-                fh.write(after)
+                fh.write(done.text)
     return "".join(diff), fixes, applied
 
 
 def _read_whole(file: str) -> str | None:
+    """The file's text as it is now, read under the same path policy as when it was linted."""
     from ctdsl.check.reading import Unreadable, read_source
 
     try:
-        return read_source(Path(file))  # with its last newline, which Sources drops
+        return read_source(Path(file), None)
     except Unreadable:
         return None
+
+
+def _fix_summary(report, unsafe: bool) -> str:
+    """ruff's lines after the summary: how many findings --fix fixes, and how many unsafe fixes are hidden."""
+    fixes = [f for _d, f in _available(report)]
+    shown = sum(1 for f in fixes if f.safe or unsafe)
+    hidden = len(fixes) - shown
+    hint = f" ({hidden} hidden fix{'es' * (hidden != 1)} can be enabled with the --unsafe-fixes option)" if hidden else ""
+    if shown:
+        return f"[*] {shown} fixable with the --fix option{hint}.\n"
+    return f"No fixes available{hint}.\n" if hidden else ""
 
 
 class _Flags:
@@ -122,7 +163,9 @@ def lint(
     paths: Optional[List[str]] = typer.Argument(
         None, help="Spec files, or directories to search for *.ct (default: the current directory); - reads standard input.", metavar="PATH..."
     ),
-    format: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
+    output_format: Format = typer.Option(
+        Format.text, "--output-format", "--format", "-f", help="Output format (--format is the older name)."
+    ),
     select: Optional[List[str]] = typer.Option(
         None, "--select", help="Run only these rules: codes or code prefixes, comma-separated (CTL001,CTL003)."
     ),
@@ -134,7 +177,10 @@ def lint(
     ),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to this file, not stdout."),
     explain: Optional[str] = typer.Option(None, "--explain", help="Explain a rule (code or name) and exit.", metavar="CODE"),
-    fix: bool = typer.Option(False, "--fix", help="Apply the fixes of findings whose help names an exact edit, then report what is left."),
+    fix: bool = typer.Option(False, "--fix", help="Apply the safe fixes (findings whose help names an exact edit), then report what is left."),
+    unsafe_fixes: Optional[bool] = typer.Option(
+        None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply (and count as fixable) fixes that change what a spec means."
+    ),
     diff: bool = typer.Option(False, "--diff", help="Print the fixes --fix would make as a unified diff; change nothing (exit 1 if there are any)."),
     statistics: bool = typer.Option(False, "--statistics", help="Print the number of findings of each code, not the findings."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when findings are at or above --fail-on."),
@@ -143,7 +189,7 @@ def lint(
         None, "--stdin-filename", help="The name of the spec read from standard input (for messages, imports and settings)."
     ),
     respect_gitignore: Optional[bool] = typer.Option(
-        None, "--respect-gitignore/--no-respect-gitignore", help="Skip files and folders that .gitignore files ignore in directory walks."
+        None, "--respect-gitignore/--no-respect-gitignore", help="Skip files and folders that .gitignore files ignore in directory walks (never a tracked file)."
     ),
 ) -> None:
     """Report what looks wrong in specs that parse and check: unused definitions, rates
@@ -151,23 +197,27 @@ def lint(
 
     Checker errors are reported too. Exit 0 when no finding is at or above --fail-on
     (or with --exit-zero), 1 when one is, 2 on a usage error. Settings may also go in
-    pyproject.toml under \\[tool.ctdsl.lint] (select, ignore, fail-on, exclude,
-    respect-gitignore). Silence one finding with a comment on its line:
-    # ctdsl: ignore\\[CTL003]. The rules: docs/lint-rules.md.
+    pyproject.toml under \\[tool.ctdsl.lint] (select, ignore, per-file-ignores,
+    fail-on, exclude, respect-gitignore, unsafe-fixes). Silence one finding with a
+    comment on its line: # ctdsl: ignore\\[CTL003]. --fix applies safe fixes only;
+    a fix that changes what a spec means (CTL006's rate) needs --unsafe-fixes.
+    The rules: docs/lint-rules.md.
 
     \b
     Examples:
       ctdsl lint specs/ examples/
-      ctdsl lint specs/ --format sarif -o ctdsl.sarif
-      ctdsl lint specs/ --format github --fail-on warning
+      ctdsl lint specs/ --output-format sarif -o ctdsl.sarif
+      ctdsl lint specs/ --output-format github --fail-on warning
       ctdsl lint specs/ --statistics
-      ctdsl lint specs/ --diff
+      ctdsl lint specs/ --diff --unsafe-fixes
       cat a.ct | ctdsl lint - --stdin-filename specs/a.ct
       ctdsl lint --explain CTL006
     """
     if explain is not None:
         _explain(explain)
-    flags = _Flags(format=format, output=output, fix=fix, diff=diff, statistics=statistics, exit_zero=exit_zero, quiet=quiet)
+    flags = _Flags(
+        format=output_format, output=output, fix=fix, diff=diff, statistics=statistics, exit_zero=exit_zero, quiet=quiet, unsafe=unsafe_fixes
+    )
     _run(list(paths or ["."]), select, ignore, fail_on, stdin_filename, respect_gitignore, flags)
 
 
@@ -187,7 +237,11 @@ def _run(targets, select, ignore, fail_on, stdin_filename, respect_gitignore, fl
         sel = validate_codes(split_codes(select), "--select") if select else None
         ign = validate_codes(split_codes(ignore), "--ignore") if ignore else None
         config = config.override(
-            select=sel, ignore=ign, fail_on=fail_on.value if fail_on else None, respect_gitignore=respect_gitignore
+            select=sel,
+            ignore=ign,
+            fail_on=fail_on.value if fail_on else None,
+            respect_gitignore=respect_gitignore,
+            unsafe_fixes=flags.unsafe,
         )
 
         def run():
@@ -195,12 +249,12 @@ def _run(targets, select, ignore, fail_on, stdin_filename, respect_gitignore, fl
 
         report = run()
         if flags.fix or flags.diff:
-            patch, fixes, applied = _fix(report, texts, write=flags.fix and not flags.diff, stdin_name=name)
+            patch, fixes, applied = _fix(report, texts, write=flags.fix and not flags.diff, stdin_name=name, unsafe=config.unsafe_fixes)
             if flags.diff:
-                emit(patch, flags.output)
+                emit(patch, flags.output, data=True)
                 raise typer.Exit(Exit.FINDINGS if fixes else Exit.OK)
             if name is not None:  # stdin: the fixed text goes to stdout, as ruff does
-                emit(texts[name], flags.output)
+                emit(texts[name], flags.output, data=True)
             elif applied and not flags.quiet:
                 typer.echo(f"Fixed {applied} finding{'s' * (applied != 1)}.", err=True)
             report = run()
@@ -210,14 +264,15 @@ def _run(targets, select, ignore, fail_on, stdin_filename, respect_gitignore, fl
 
 
 def _finish(report, targets, config, flags, fixed_stdin: bool) -> None:
-    from ctdsl.lint.fixes import fix_for
     from ctdsl.lint.formats import render
 
     fmt = flags.format
     if not report.files and not report.unreadable and not flags.quiet:
-        typer.echo(f"warning: no spec files (*.ct) found in {', '.join(targets)}", err=True)
+        typer.echo(f"warning: no spec files (*.ct) found in {printable(', '.join(targets))}", err=True)
+    for note in getattr(report, "notes", []) if not flags.quiet else []:
+        typer.echo(f"warning: {printable(note)}", err=True)
     if flags.statistics:
-        fixable = {d.code for d in report.diagnostics if d.span is not None and fix_for(d, report.sources.text(d.span.file) or "")}
+        fixable = {d.code for d, f in _available(report) if f.safe or config.unsafe_fixes}
         text = _statistics(report, fmt, fixable)
     else:
         color = fmt is Format.text and flags.output is None and use_color(sys.stdout)
@@ -225,8 +280,10 @@ def _finish(report, targets, config, flags, fixed_stdin: bool) -> None:
         text = render(report, fmt.value, color=color)
         if flags.quiet and fmt is Format.text:
             text = "".join(text.splitlines(keepends=True)[:-1]).rstrip("\n") + ("\n" if report.diagnostics else "")
+        elif fmt is Format.text:
+            text += _fix_summary(report, config.unsafe_fixes)
     if not fixed_stdin:  # with --fix on stdin, stdout carries the fixed spec
-        emit(text, flags.output)
+        emit(text, flags.output, data=fmt not in (Format.text, Format.concise))
     elif report.diagnostics:
         typer.echo(text, err=True, nl=False)
     for d in report.unreadable:

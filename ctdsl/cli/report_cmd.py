@@ -60,5 +60,5 @@ def report(
 
         extra.append(sensitivity_section(sensitivity_of(sol), report_tornadoes(sol)))
     text = render_document(sol, study.graph(), sweep_curves(sol, forms), fmt, extra)
-    emit(text, output)
+    emit(text, output, data=True)
     typer.echo(f"wrote {printable(output)}", err=True)

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, save_figure, startup_work, stdout_console
+from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, parse_sets, save_figure, startup_work, stdout_console
 
 
 class SearchFormat(str, Enum):
@@ -73,11 +73,11 @@ def _search(file: str, name: str | None, set_, format: SearchFormat, plot: str |
     if format is SearchFormat.json:
         from ctdsl.report.search_out import search_json
 
-        typer.echo(json.dumps({"searches": [search_json(r) for r in results]}, indent=2, sort_keys=True))
+        emit(json.dumps({"searches": [search_json(r) for r in results]}, indent=2, sort_keys=True) + "\n", None, data=True)
     elif format is SearchFormat.markdown:
         from ctdsl.report.search_out import search_markdown
 
-        typer.echo(search_markdown(results), nl=False)
+        emit(search_markdown(results), None, data=True)
     else:
         from ctdsl.report.search_out import search_tables
         from ctdsl.report.tables import print_rich_tables

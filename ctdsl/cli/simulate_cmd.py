@@ -18,7 +18,7 @@ from typing import List, Optional
 import typer
 
 from ctdsl import limits
-from ctdsl.cli.app import Exit, app, fail_usage, load_or_exit, parse_sets, print_diagnostics, stdout_console
+from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, parse_sets, print_diagnostics, stdout_console
 from ctdsl.cli.progress import progress_bar as _progress_bar
 from ctdsl.diagnostics import Diagnostic, Severity, did_you_mean
 from ctdsl.diagnostics.terminal import printable
@@ -83,7 +83,7 @@ def simulate(
         _print(_no_schemes(study, steps, seeds, warmup, seed), format, validate)
         raise typer.Exit(Exit.OK)
     if not spec.schemes:
-        typer.echo(f"{file}: no schemes to simulate")
+        typer.echo(f"{printable(file)}: no schemes to simulate")
         raise typer.Exit(Exit.OK)
     for name in scheme or []:
         if name not in spec.schemes:
@@ -354,10 +354,10 @@ def _print(result, format: SimFormat, validate: bool) -> None:
 
     if format is SimFormat.json:
         data = simulation_data.validation_json(result) if validate else simulation_data.result_json(result)
-        typer.echo(json.dumps(data, indent=2, sort_keys=True))
+        emit(json.dumps(data, indent=2, sort_keys=True) + "\n", None, data=True)
         return
     if format is SimFormat.csv:
-        typer.echo(simulation_data.validation_csv(result) if validate else simulation_data.render_csv(result), nl=False)
+        emit(simulation_data.validation_csv(result) if validate else simulation_data.render_csv(result), None, data=True)
         return
     console = stdout_console()
     if validate:
@@ -388,7 +388,7 @@ def _write_sweep(result, format: SimFormat, output: str | None, plot: str | None
             with atomic_open(output, "w", encoding="utf-8", newline="") as fh:
                 fh.write(simsweep_out.render_csv(result))
         elif format is SimFormat.csv:
-            typer.echo(simsweep_out.render_csv(result), nl=False)
+            emit(simsweep_out.render_csv(result), None, data=True)
         else:
             simsweep_out.render_rich(result, stdout_console())
     except OSError as exc:

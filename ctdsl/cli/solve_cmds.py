@@ -43,6 +43,9 @@ def solve(
 ) -> None:
     """Derive every scheme's bytes, step time, time and energy to target, and break-evens.
 
+    A spec with observed points also gets the table "Observed": each measured
+    value against the prediction in its scenario (docs/validation.md).
+
     \b
     Examples:
       ctdsl solve specs/llama70b_wan.ct
@@ -77,8 +80,13 @@ def _solve(file: str, set_, format: "SolveFormat", explain: str | None, sensitiv
         raise typer.Exit(Exit.OK)
     sens = _sensitivity(sol) if sensitivity else None
     chart = _tornado(sol, *tornado) if tornado else None
+    observed = study.observe(sol) if study.spec.observations else None  # before any output: a scenario may fail
     if format is SolveFormat.json:
         data = sol.to_json()
+        if observed is not None:
+            from ctdsl.report.observed_out import observed_json
+
+            data["observed"] = observed_json(observed)
         if sens is not None:
             from ctdsl.report.sensitivity_out import sensitivity_json
 
@@ -87,24 +95,37 @@ def _solve(file: str, set_, format: "SolveFormat", explain: str | None, sensitiv
             from ctdsl.report.sensitivity_out import tornado_json
 
             data["tornado"] = tornado_json(chart)
-        typer.echo(json.dumps(data, indent=2, sort_keys=True))
+        emit(json.dumps(data, indent=2, sort_keys=True) + "\n", None, data=True)
     elif format is SolveFormat.markdown:
         from ctdsl.report.tables import render_markdown
 
-        typer.echo(render_markdown(sol), nl=False)
+        emit(render_markdown(sol), None, data=True)
+        if observed is not None:
+            from ctdsl.report.observed_out import observed_table, table_markdown
+
+            emit("\n" + table_markdown(observed_table(observed)), None, data=True)
         if sens is not None:
             from ctdsl.report.sensitivity_out import sensitivity_markdown
 
-            typer.echo("\n" + sensitivity_markdown(sens), nl=False)
+            emit("\n" + sensitivity_markdown(sens), None, data=True)
     elif format is SolveFormat.csv:
         from ctdsl.report.tables import render_csv
 
-        typer.echo(render_csv(sol), nl=False)
+        emit(render_csv(sol), None, data=True)
+        if observed is not None:  # a second table, after an empty line
+            from ctdsl.report.observed_out import observed_csv
+
+            emit("\n" + observed_csv(observed), None, data=True)
     else:
         from ctdsl.report.tables import render_rich
 
         console = stdout_console()
         render_rich(sol, console)
+        if observed is not None:
+            from ctdsl.report.observed_out import observed_table
+            from ctdsl.report.tables import print_rich_tables
+
+            print_rich_tables(console, [observed_table(observed)], mark=" *")
         if sens is not None:
             from ctdsl.report.sensitivity_out import sensitivity_tables
             from ctdsl.report.tables import print_rich_tables
@@ -190,4 +211,4 @@ def export_latex(
 
         extra = (sensitivity_latex(_sensitivity(sol), sol.symbols, units.value, label_prefix, columns),)
     text = paper_latex(sol, standalone=standalone, columns=columns, units=units.value, prefix=label_prefix, extra=extra)
-    emit(text, output)
+    emit(text, output, data=True)

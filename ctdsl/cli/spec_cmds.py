@@ -59,7 +59,7 @@ def check_files(files: list[str]) -> Report:
 @app.command()
 def check(
     files: List[str] = typer.Argument(..., help="Spec files to check.", metavar="FILE..."),
-    format: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
+    format: Format = typer.Option(Format.text, "--output-format", "--format", "-f", help="Output format (--format is the older name)."),
 ) -> None:
     """Parse and check spec files: names, units, ranges, topology and placement.
 
@@ -70,8 +70,8 @@ def check(
     \b
     Examples:
       ctdsl check specs/llama70b_wan.ct
-      ctdsl check specs/*.ct examples/*.ct --format json
-      ctdsl check specs/*.ct --format sarif > check.sarif
+      ctdsl check specs/*.ct examples/*.ct --output-format json
+      ctdsl check specs/*.ct --output-format sarif > check.sarif
     """
     report = check_files(files)
     color = format is Format.text and use_color(sys.stdout)
@@ -79,7 +79,7 @@ def check(
         render,  # the formats load when a report is rendered
     )
 
-    emit(render(report, format, color=color), None)
+    emit(render(report, format, color=color), None, data=format not in (Format.text, Format.concise))
     if format is Format.text:
         for d in report.unreadable:
             typer.echo(f"error: {printable(d.message)}", err=True)
@@ -141,7 +141,7 @@ def graph(
         _draw(study.spec.on(sites), output, format.value)
         return
     text = to_dot(g, defaults) if format is GraphFormat.dot else json.dumps(to_json(g, defaults), indent=2, sort_keys=True) + "\n"
-    emit(text, None if output == "-" else output)
+    emit(text, None if output == "-" else output, data=True)
     if output not in (None, "-"):
         typer.echo(f"wrote {printable(output)}", err=True)
 

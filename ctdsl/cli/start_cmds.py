@@ -68,8 +68,8 @@ def init(
     for src_path, dst in files:
         try:
             dst.parent.mkdir(parents=True, exist_ok=True)
-            with atomic_open(str(dst), "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(src_path.read_text(encoding="utf-8"))
+            with atomic_open(str(dst), "wb") as fh:  # byte for byte, line ends included
+                fh.write(src_path.read_bytes())
         except OSError as exc:
             raise fail_usage(f"cannot write {dst}: {exc.strerror or exc}")
         typer.echo(f"wrote {printable(str(dst))}", err=True)

@@ -30,6 +30,7 @@ from typing import List, Optional
 import typer
 
 from ctdsl.cli.app import (
+    raw_stdout,
     Exit,
     app,
     fail_usage,
@@ -179,14 +180,12 @@ def _check_names(spec, sweeps: list[SweepArg], sets: dict[str, str]) -> Sources:
 
 def _checked_ends(study, explicit: list[SweepArg], sets: dict[str, str]) -> dict[str, dict[str, float]]:
     """Each end of the explicit sweeps, read as --set reads a value (the spec checked with it); exit 1 if one is wrong."""
-    from ctdsl.api import check
+    from ctdsl.api import sweep_ends
 
     ends: dict[str, dict[str, float]] = {"low": {}, "high": {}}
-    for end in ("low", "high"):
-        if not explicit:
-            break
+    checked = sweep_ends(study.path, sets, {s.name: (s.lo, s.hi) for s in explicit}) if explicit else {}
+    for end, result in checked.items():
         over = {**sets, **{s.name: (s.lo if end == "low" else s.hi) for s in explicit}}
-        result = check(study.path, overrides=over)
         if not result.ok:
             given = ", ".join(f"{s.name} = {over[s.name]}" for s in explicit)
             diags = [_relabel(d, explicit, end, given) for d in result.diagnostics]
@@ -239,7 +238,8 @@ def _plot_format(path: str) -> str:
 def _open_out(path: str | None, binary: bool = False):
     """stdout, or the file `path` written whole or not at all (a failed sweep leaves the old file)."""
     if path is None or path == "-":
-        yield sys.stdout.buffer if binary else sys.stdout
+        out = raw_stdout()  # data, byte for byte
+        yield out.buffer if binary else out
         return
     try:
         if binary:

@@ -14,6 +14,7 @@ from typing import List, Optional
 import typer
 
 from ctdsl.cli.app import Exit, app, emit, load_or_exit, parse_sets, stdout_console
+from ctdsl.diagnostics.terminal import printable
 
 
 SAMPLES_LIMIT = 2_000_000  # = ctdsl.numeric.uncertainty.MAX_UNCERTAINTY_SAMPLES (not imported: numpy loads late)
@@ -51,7 +52,7 @@ def uncertainty(
     """
     study = load_or_exit(file, parse_sets(set_))
     if not any(p.dist is not None and not p.given for p in study.spec.params.values()):
-        typer.echo(f"{file}: no param carries a distribution (write one as `param x = 1 ~ normal(1, 0.1)`)", err=True)
+        typer.echo(f"{printable(file)}: no param carries a distribution (write one as `param x = 1 ~ normal(1, 0.1)`)", err=True)
         raise typer.Exit(Exit.OK)
     from ctdsl.numeric import sobol as S
     from ctdsl.numeric.uncertainty import uncertainty as run
@@ -62,9 +63,9 @@ def uncertainty(
         sobol = False
     result = run(study.solve(), samples, seed, sobol=sobol)
     if format is UncFormat.json:
-        emit(json.dumps(out.uncertainty_json(result), indent=2, sort_keys=True) + "\n", output)
+        emit(json.dumps(out.uncertainty_json(result), indent=2, sort_keys=True) + "\n", output, data=True)
     elif format is UncFormat.csv:
-        emit(out.uncertainty_csv(result), output)
+        emit(out.uncertainty_csv(result), output, data=True)
     elif output is None:
         from ctdsl.report.tables import print_rich_tables
 

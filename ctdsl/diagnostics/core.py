@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, Sequence
 
+from ctdsl.diagnostics.lines import LineIndex
+
 
 class Severity(str, Enum):
     ERROR = "error"
@@ -97,31 +99,38 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
 
 
 class Sources:
-    """The text of every file read, so that diagnostics can quote it."""
+    """The text of every file read, so that diagnostics can quote it.
+
+    Lines are counted as the parser counts them (`ctdsl.diagnostics.lines`): the
+    excerpts, the fixer and the language server read a line here, and `text`
+    gives a file's text exactly as it was read.
+    """
 
     def __init__(self) -> None:
-        self._lines: dict[str, list[str]] = {}
+        self._index: dict[str, LineIndex] = {}
 
     def add(self, file: str, text: str) -> None:
-        self._lines[file] = text.splitlines()
+        self._index[file] = LineIndex(text)
+
+    def index(self, file: str) -> LineIndex | None:
+        """The file's lines and offsets, or None for a file not read."""
+        return self._index.get(file)
 
     def line(self, file: str, n: int) -> str | None:
-        lines = self._lines.get(file)
-        if lines is None or not 1 <= n <= len(lines):
-            return None
-        return lines[n - 1]
+        index = self._index.get(file)
+        return None if index is None else index.line(n)
 
     def text(self, file: str) -> str | None:
-        lines = self._lines.get(file)
-        return None if lines is None else "\n".join(lines)
+        index = self._index.get(file)
+        return None if index is None else index.text
 
     def files(self) -> list[str]:
-        return list(self._lines)
+        return list(self._index)
 
     def merge(self, other: "Sources") -> None:
         """Add the files of `other` not read here yet."""
-        for file, lines in other._lines.items():  # noqa: SLF001 - the same class
-            self._lines.setdefault(file, lines)
+        for file, index in other._index.items():  # noqa: SLF001 - the same class
+            self._index.setdefault(file, index)
 
 
 def summary_line(diags: Sequence[Diagnostic]) -> str:

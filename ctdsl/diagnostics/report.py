@@ -21,6 +21,7 @@ from ctdsl.diagnostics.core import Diagnostic, Report, Severity, summary_line
 from ctdsl.diagnostics.github import render_github
 from ctdsl.diagnostics.rules import Rules, describe, rule_name
 from ctdsl.diagnostics.sarif import render_sarif
+from ctdsl.diagnostics.terminal import printable
 from ctdsl.diagnostics.text import render_concise, render_text
 
 JSON_VERSION = 1
@@ -35,7 +36,7 @@ def render_text_report(report: Report, color: bool = False) -> str:
     for d in report.diagnostics:
         text = render_text(d, report.sources, color=color)
         if d.span is None and d in report.origin:  # about a whole spec: say which
-            text = f"{report.origin[d]}: {text}"
+            text = f"{printable(report.origin[d], one_line=True)}: {text}"
         out.append(text)
         out.append("")
     line = summary_line(report.all())
@@ -49,7 +50,7 @@ def render_concise_report(report: Report) -> str:
     lines = []
     for d in report.all():
         if d.span is None and d in report.origin:
-            lines.append(f"{report.origin[d]}: {d.code} {d.message}")
+            lines.append(f"{printable(report.origin[d], one_line=True)}: {printable(f'{d.code} {d.message}')}")
         else:
             lines.append(render_concise(d))
     return "".join(line + "\n" for line in lines)

@@ -30,6 +30,19 @@ class RuleInfo:
 
 Rules = Mapping[str, RuleInfo]
 
+# Where the docs are read on the web: the docs/ folder of the repository, as its host
+# renders it (GitHub makes an anchor of each heading). The one place the address is
+# written: SARIF's helpUri, the language server's codeDescription and the text
+# format's `= docs:` line all take it from here, and [project.urls] in
+# pyproject.toml names the same place (a test keeps them equal).
+DOCS_BASE = "https://github.com/ctdsl/ctdsl/blob/main/"
+DOCS_PAGE = {"lint": "docs/lint-rules.md", "check": "docs/diagnostics.md"}
+
+
+def help_uri(r: RuleInfo) -> str:
+    """The absolute URI of the rule's section in the docs: the anchor of its heading `CODE name`."""
+    return f"{DOCS_BASE}{DOCS_PAGE.get(r.source, DOCS_PAGE['check'])}#{r.code.lower()}-{r.name.lower()}"
+
 
 def checker_rule(code: str) -> RuleInfo:
     """A checker code (CT202) as a rule, from ctdsl/codes.py."""
@@ -66,4 +79,4 @@ def rule_name(code: str, rules: Rules) -> str | None:
     return c.name if c is not None else None
 
 
-__all__ = ["RuleInfo", "Rules", "checker_rule", "describe", "rule_name"]
+__all__ = ["DOCS_BASE", "DOCS_PAGE", "RuleInfo", "Rules", "checker_rule", "describe", "help_uri", "rule_name"]

@@ -4,7 +4,8 @@ One run. `tool.driver.rules` describes every rule the command passes as listed
 (lint's rules, found or not) and every other code found (from ctdsl/codes.py);
 each result has its rule's id and index, a level, a message with the notes and
 help, a location, related locations, and a partial fingerprint that survives
-lines moving. Each rule has a `helpUri`, its section of the docs. The run's one
+lines moving. Each rule has a `helpUri`, the absolute URI of its section of the
+docs (`ctdsl.diagnostics.rules.help_uri`). The run's one
 invocation says whether it succeeded and its exit code; a file that could not
 be read is a `toolExecutionNotification` there as well as a result.
 """
@@ -15,26 +16,17 @@ import hashlib
 import json
 from urllib.parse import quote
 
-from ctdsl import __version__
+from ctdsl.version import __version__
 from ctdsl.diagnostics.core import Diagnostic, Report, Severity, Span
-from ctdsl.diagnostics.rules import RuleInfo, Rules, describe
+from ctdsl.diagnostics.rules import RuleInfo, Rules, describe, help_uri
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-# Where the rules' pages are, relative to the repository's root (the docs are not
-# published at an address of their own yet; set the base here when they are).
-DOCS_BASE = ""
-DOCS_PAGE = {"lint": "docs/lint-rules.md", "check": "docs/diagnostics.md"}
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
 def _uri(path: str) -> str:
     # a name that is not UTF-8 reaches here as surrogate escapes: percent-encode its bytes
     return quote(path.replace("\\", "/").encode("utf-8", "surrogateescape"), safe="/-._~")
-
-
-def help_uri(r: RuleInfo) -> str:
-    """The rule's section in the docs: GitHub's anchor of its heading `CODE name`."""
-    return f"{DOCS_BASE}{DOCS_PAGE.get(r.source, DOCS_PAGE['check'])}#{r.code.lower()}-{r.name.lower()}"
 
 
 def rule_descriptor(r: RuleInfo) -> dict:

@@ -57,7 +57,7 @@ def render_text(diag: Diagnostic, sources: Sources, color: bool = False) -> str:
     """
     sev = diag.severity.value
     head_code = diag.code if sev == "error" else f"{diag.code} [{sev}]"
-    where = printable(f"{diag.span.file}:{diag.span.line}:{diag.span.col}: ") if diag.span else ""
+    where = f"{printable(diag.span.file, one_line=True)}:{diag.span.line}:{diag.span.col}: " if diag.span else ""
     message = printable(diag.message)  # spec text in a message or an excerpt never reaches the terminal raw
     head = f"{where}{head_code} {message}"
     if color:
@@ -85,7 +85,7 @@ def render_text(diag: Diagnostic, sources: Sources, color: bool = False) -> str:
         src, shift = _window(src, [span for span, _, _ in items], primary)
         if file != primary_file:
             first = items[0][0]
-            body.append(printable(f"{pad} ::: {file}:{first.line}:{first.col}"))
+            body.append(f"{pad} ::: {printable(file, one_line=True)}:{first.line}:{first.col}")
         body.append(f"{str(line).rjust(gutter)} | {src}")
         for span, mark, text in sorted(items, key=lambda item: item[0].col):
             body.append(_underline(src, _shifted(span, shift), mark, text, pad))
@@ -102,8 +102,8 @@ def render_text(diag: Diagnostic, sources: Sources, color: bool = False) -> str:
 
 def render_concise(diag: Diagnostic) -> str:
     s = diag.span
-    where = f"{s.file}:{s.line}:{s.col}: " if s else ""
-    return printable(f"{where}{diag.code} {diag.message}")
+    where = f"{printable(s.file, one_line=True)}:{s.line}:{s.col}: " if s else ""
+    return where + printable(f"{diag.code} {diag.message}")
 
 
 __all__ = ["render_text", "render_concise"]

@@ -117,3 +117,12 @@ class LinkKind(StrEnum):
 class Spacing(StrEnum):
     LIN = "lin"
     LOG = "log"
+
+
+class Observable(StrEnum):
+    """An output of a solve that a spec may hold against a measurement (`observe`, docs/language.md)."""
+
+    STEP_TIME = "step_time"  # the step time
+    TIME_TO_TARGET = "time_to_target"  # steps x the step time
+    MFU = "mfu"  # model FLOPs utilisation
+    UTILISATION = "utilisation"  # compute utilisation: the inner step over the step

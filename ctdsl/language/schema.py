@@ -281,7 +281,6 @@ STAGES: dict[str, dict[str, FieldSpec]] = {
         ]
     },
 }
-REQUIRED_STAGES = ("port",)
 
 # what a break-even may compare (`breakeven x vs y over p on cost`): the first is the default
 BREAKEVEN_ON = ("time", "energy", "cost", "co2e")

@@ -5,12 +5,20 @@
     ignore = ["CTL009"]         # codes or prefixes not to run
     fail-on = "warning"         # exit 1 on findings at or above: error (default), warning, info
     exclude = ["tests/lint/fixtures/**", "scratch/*.ct"]   # paths never linted
-    respect-gitignore = true    # directory walks skip what .gitignore ignores (default)
+    respect-gitignore = true    # directory walks skip what .gitignore ignores (default; never a tracked file)
+    unsafe-fixes = false        # --fix applies safe fixes only (default), as ruff does
+
+    [tool.ctdsl.lint.per-file-ignores]   # codes or prefixes not reported in the files a glob matches
+    "examples/*.ct" = ["CTL001"]
+    "legacy_*.ct" = ["CTL006", "CTL009"] # a pattern without '/' matches a file name in any folder
+    "!specs/**" = ["CTL009"]             # a leading '!': every file the rest does not match
 
 The file is found by searching upward from the first path given (or the current
 directory) for a pyproject.toml that has a [tool.ctdsl] table; a key of
 [tool.ctdsl] other than the `lint` table is a mistake, not ignored. Exclude
-patterns are globs relative to that file's directory. A value given on the command
+and per-file-ignores patterns are globs relative to that file's directory (as
+ruff's are: `*` may cross a `/`, a pattern without `/` also matches a file's
+name in any folder). A value given on the command
 line replaces the configured one. Mistakes here are usage errors (exit 2).
 """
 
@@ -19,6 +27,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -26,7 +35,7 @@ from ctdsl.check.reading import Unreadable, read_source
 from ctdsl.diagnostics import Severity
 from ctdsl.lint.catalogue import all_rules
 
-KEYS = ("select", "ignore", "fail-on", "exclude", "respect-gitignore")
+KEYS = ("select", "ignore", "per-file-ignores", "fail-on", "exclude", "respect-gitignore", "unsafe-fixes")
 TABLES = ("lint",)  # the tables [tool.ctdsl] may hold
 FAIL_ON = ("error", "warning", "info")
 
@@ -43,7 +52,9 @@ class LintConfig:
     exclude: tuple[str, ...] = ()
     root: Path = field(default_factory=Path.cwd)  # exclude patterns are relative to this
     source: str | None = None  # the pyproject.toml read, if any
-    respect_gitignore: bool = True  # directory walks skip what .gitignore files ignore
+    respect_gitignore: bool = True  # directory walks skip what .gitignore files ignore (never a tracked file)
+    unsafe_fixes: bool = False  # --fix applies unsafe fixes too
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes or prefixes)
 
     def enabled(self, code: str) -> bool:
         """Whether lint rule `code` runs. Checker diagnostics are always reported."""
@@ -51,21 +62,42 @@ class LintConfig:
             return False
         return not any(code.startswith(s) for s in self.ignore)
 
-    def excluded(self, path: Path) -> bool:
-        if not self.exclude:
-            return False
+    def _candidates(self, path: Path) -> list[str]:
+        """The path relative to the config's folder, each of its leading parts, and its name."""
         try:
             rel = Path(os.path.relpath(path.absolute(), self.root)).as_posix()
         except ValueError:  # pragma: no cover (another drive)
             rel = path.as_posix()
         parts = rel.split("/")
-        candidates = ["/".join(parts[: i + 1]) for i in range(len(parts))] + [path.name]
+        return ["/".join(parts[: i + 1]) for i in range(len(parts))] + [path.name]
+
+    def excluded(self, path: Path) -> bool:
+        if not self.exclude:
+            return False
+        candidates = self._candidates(path)
         return any(fnmatch.fnmatchcase(c, pat.rstrip("/")) for pat in self.exclude for c in candidates)
 
-    def override(self, select=None, ignore=None, fail_on=None, respect_gitignore=None) -> "LintConfig":
+    def ignored_in(self, file: str, code: str) -> bool:
+        """Whether `per-file-ignores` drops finding `code` in `file` (a path as shown)."""
+        if not self.per_file_ignores:
+            return False
+        candidates = self._candidates(Path(file))
+        for pattern, codes in self.per_file_ignores:
+            if not any(code.startswith(c) for c in codes):
+                continue
+            negate = pattern.startswith("!")
+            glob = pattern[1:] if negate else pattern
+            hit = any(fnmatch.fnmatchcase(c, glob.rstrip("/")) for c in candidates)
+            if hit != negate:
+                return True
+        return False
+
+    def override(self, select=None, ignore=None, fail_on=None, respect_gitignore=None, unsafe_fixes=None) -> "LintConfig":
         out = self
         if respect_gitignore is not None:
             out = replace(out, respect_gitignore=respect_gitignore)
+        if unsafe_fixes is not None:
+            out = replace(out, unsafe_fixes=unsafe_fixes)
         if select is not None:
             out = replace(out, select=tuple(select))
         if ignore is not None:
@@ -75,7 +107,7 @@ class LintConfig:
         return out
 
 
-def split_codes(values) -> list[str]:
+def split_codes(values: Iterable[str] | None) -> list[str]:
     """`["CTL001,CTL002", "CTL009"]` -> the codes, upper-cased."""
     out: list[str] = []
     for v in values or []:
@@ -152,8 +184,11 @@ def load_config(path: Path) -> LintConfig:
     exclude = strings("exclude")
     fail_on = table.get("fail-on")
     respect = table.get("respect-gitignore")
-    if respect is not None and not isinstance(respect, bool):
-        raise ConfigError(f"{where}: respect-gitignore must be true or false, not {respect!r}")
+    unsafe = table.get("unsafe-fixes")
+    for key, value in (("respect-gitignore", respect), ("unsafe-fixes", unsafe)):
+        if value is not None and not isinstance(value, bool):
+            raise ConfigError(f"{where}: {key} must be true or false, not {value!r}")
+    per_file = _per_file_ignores(table.get("per-file-ignores"), where)
     if fail_on is not None and fail_on not in FAIL_ON:
         raise ConfigError(f"{where}: fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
     cfg = LintConfig(root=path.parent.absolute(), source=shown)
@@ -167,7 +202,28 @@ def load_config(path: Path) -> LintConfig:
         cfg = replace(cfg, fail_on=Severity(fail_on))
     if respect is not None:
         cfg = replace(cfg, respect_gitignore=respect)
+    if unsafe is not None:
+        cfg = replace(cfg, unsafe_fixes=unsafe)
+    if per_file:
+        cfg = replace(cfg, per_file_ignores=per_file)
     return cfg
+
+
+def _per_file_ignores(value, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`per-file-ignores`: a table of glob -> codes, checked as --ignore's codes are."""
+    if value is None:
+        return ()
+    example = '"examples/*.ct" = ["CTL001"]'
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: per-file-ignores must be a table of glob = [codes], e.g. {example}")
+    out = []
+    for pattern, codes in value.items():
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{where}: per-file-ignores: {pattern!r} must be a list of codes, e.g. {example}")
+        if not pattern.lstrip("!"):
+            raise ConfigError(f"{where}: per-file-ignores: an empty pattern matches nothing")
+        out.append((pattern, tuple(validate_codes(split_codes(codes), f"{where} per-file-ignores {pattern!r}"))))
+    return tuple(out)
 
 
 def resolve_config(first_path: str | None) -> LintConfig:

@@ -12,6 +12,7 @@ from typing import Iterator
 
 from ctdsl.check.loader import STD_PREFIX
 from ctdsl.diagnostics import Sources, Span
+from ctdsl.diagnostics.lines import split_lines
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.syntax import ast
@@ -20,7 +21,7 @@ from ctdsl.syntax import ast
 def scan_comments(text: str) -> dict[int, tuple[int, str]]:
     """line -> (column of '#', the comment text from '#' on). Strings are skipped."""
     out: dict[int, tuple[int, str]] = {}
-    for n, line in enumerate(text.splitlines(), start=1):
+    for n, line in enumerate(split_lines(text), start=1):  # the parser's lines, not str.splitlines()
         if "#" not in line:
             continue
         in_string = False
@@ -41,7 +42,7 @@ def _contains(outer: Span, inner: Span) -> bool:
     )
 
 
-def iter_refs(value) -> Iterator[ast.Ref]:
+def iter_refs(value: object) -> Iterator[ast.Ref]:
     """Every name reference inside a field value (expressions and lists)."""
     return (v for v in ast.nodes(value) if isinstance(v, ast.Ref))
 

@@ -13,6 +13,12 @@ from ctdsl.lint.catalogue import all_rules
 from ctdsl.lint.registry import Rule
 
 
+_FIX_SAYS = {
+    "safe": "Fix: **safe**, applied by `--fix`.",
+    "unsafe": "Fix: **unsafe**, applied by `--fix` only with `--unsafe-fixes` (or `unsafe-fixes = true`).",
+}
+
+
 def _anchor(r: Rule) -> str:
     return f"{r.code.lower()}-{r.name}"
 
@@ -31,6 +37,8 @@ def render_rules_markdown() -> str:
         "",
         "Silence a finding on its line with `# ctdsl: ignore[CODE]`; select or ignore rules with",
         "`--select`/`--ignore` or in `[tool.ctdsl.lint]` of pyproject.toml (see docs/ci.md).",
+        "A rule's fix is **safe** (`ctdsl lint --fix` applies it) or **unsafe** (it changes what the",
+        "spec means, and `--fix` applies it only with `--unsafe-fixes`), as in ruff.",
         "Each rule has a fixture with passing and failing cases in `tests/lint/fixtures/CODE.ct`.",
         "",
         "## Library files",
@@ -42,12 +50,12 @@ def render_rules_markdown() -> str:
         "spec (`solve`, `sweep`, `simulate`, `export`, `graph`, and `ctdsl.load`) need a dc, and",
         "report CT410 for a library that defines schemes.",
         "",
-        "| code | name | severity | summary |",
-        "|---|---|---|---|",
+        "| code | name | severity | fix | summary |",
+        "|---|---|---|---|---|",
     ]
     for r in rules:
         summary = r.summary.replace("|", "\\|")
-        out.append(f"| [{r.code}](#{_anchor(r)}) | {r.name} | {r.severity.value} | {summary} |")
+        out.append(f"| [{r.code}](#{_anchor(r)}) | {r.name} | {r.severity.value} | {r.fix or '-'} | {summary} |")
     for r in rules:
         out += [
             "",
@@ -56,6 +64,7 @@ def render_rules_markdown() -> str:
             f"Severity: **{r.severity.value}**. {r.summary}",
             "",
             r.explanation,
+            *(["", _FIX_SAYS[r.fix] + " " + r.fix_why] if r.fix else []),
             "",
             "Flagged:",
             "",

@@ -50,21 +50,43 @@ class Rule:
     bad: str  # a spec excerpt that is flagged
     good: str  # the same excerpt, fixed
     check: Optional[Check] = field(default=None, repr=False, compare=False)  # None: the runner does it
+    fix: str | None = None  # "safe", "unsafe" (applied only with --unsafe-fixes), or None: no fix
+    fix_why: str = ""  # why the fix is safe or not, for the docs
 
     @property
     def fixture(self) -> str:
         return f"tests/lint/fixtures/{self.code}.ct"
 
 
-def rule(code: str, name: str, severity: Severity, summary: str, bad: str, good: str, doc: str | None = None):
+FIXES = ("safe", "unsafe")
+
+
+def rule(
+    code: str,
+    name: str,
+    severity: Severity,
+    summary: str,
+    bad: str,
+    good: str,
+    doc: str | None = None,
+    fix: str | None = None,
+    fix_why: str = "",
+):
     """Make the decorated check a `Rule`; its docstring (or `doc`) is the rule's explanation.
 
-    `rule(...)(None)` is a rule the runner applies itself.
+    `rule(...)(None)` is a rule the runner applies itself. `fix` says whether its
+    findings' exact edits (`ctdsl.lint.fixes`) are safe, applied by `--fix`, or
+    unsafe, a change of meaning applied only with `--unsafe-fixes` (ruff's
+    convention); `fix_why` says why, in the docs.
     """
+    if fix is not None and fix not in FIXES:  # pragma: no cover - a programming error
+        raise ValueError(f"{code}: fix must be one of {FIXES}, not {fix!r}")
 
     def wrap(fn: Check | None) -> Rule:
         text = doc if doc is not None else (fn.__doc__ or "") if fn is not None else ""
-        return Rule(code, name, severity, summary, inspect.cleandoc(text), inspect.cleandoc(bad), inspect.cleandoc(good), fn)
+        return Rule(
+            code, name, severity, summary, inspect.cleandoc(text), inspect.cleandoc(bad), inspect.cleandoc(good), fn, fix, fix_why
+        )
 
     return wrap
 
@@ -86,4 +108,4 @@ def collect(modules: Iterable[ModuleType]) -> dict[str, Rule]:
     return {c: found[c] for c in sorted(found)}
 
 
-__all__ = ["Check", "Hit", "Rule", "rule", "collect"]
+__all__ = ["Check", "FIXES", "Hit", "Rule", "rule", "collect"]

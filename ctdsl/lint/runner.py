@@ -40,6 +40,7 @@ class LintReport(Report):
 
     tool: str = "ctdsl lint"
     roots: dict = field(default_factory=dict)  # root -> its Loaded and Spec, when asked for (keep=True)
+    notes: list[str] = field(default_factory=list)  # said on stderr: how the walk went (an index it could not read)
 
     def fails(self, fail_on: Severity) -> bool:
         return any(d.severity.rank >= fail_on.rank for d in self.diagnostics)
@@ -81,11 +82,11 @@ def _walked_file(p: Path, root_real: str) -> str | None:
     return f"it is {kind}, not a spec file" if kind is not None else None
 
 
-def _walk(top: Path, config: LintConfig, add, refused: list[tuple[str, Diagnostic]]) -> None:
+def _walk(top: Path, config: LintConfig, add, refused: list[tuple[str, Diagnostic]], git: GitIgnore | None) -> None:
+    """Add every *.ct under `top` that may be read, and CT001 for each that may not."""
     # os.walk does not enter symbolic links to directories (followlinks=False): no
     # cycles, and no way out of `top` through a linked directory.
     root_real = os.path.realpath(top)
-    git = GitIgnore() if config.respect_gitignore else None
 
     def skipped(p: Path, is_dir: bool) -> bool:
         return config.excluded(p) or (git is not None and git.ignored(p, is_dir, top))
@@ -103,24 +104,33 @@ def _walk(top: Path, config: LintConfig, add, refused: list[tuple[str, Diagnosti
                 continue
             why = _walked_file(p, root_real)
             if why is None:
-                add(p)
+                add(p, top)
             else:
                 refused.append(_refused(p, why))
 
 
-def discover(paths: Iterable[str], config: LintConfig) -> tuple[list[Path], list[str], list[tuple[str, Diagnostic]]]:
-    """The spec files to lint (sorted within each directory), the paths that do not
-    exist, and CT001 for each file found under a directory that is not read."""
-    out: list[Path] = []
+def discover(
+    paths: Iterable[str], config: LintConfig, notes: list[str] | None = None
+) -> tuple[list[tuple[Path, Path | None]], list[str], list[tuple[str, Diagnostic]]]:
+    """The spec files to lint (sorted within each directory), each with the folder walked to
+    find it (None for a file named on the command line), the paths that do not exist, and
+    CT001 for each file found under a directory that is not read.
+
+    One path policy holds for both (`ctdsl.check.reading.confine`): a file found in a walk
+    is read only inside the folder walked, a file named on the command line only inside its
+    own folder; a symbolic link that leads out is refused either way.
+    """
+    out: list[tuple[Path, Path | None]] = []
     missing: list[str] = []
     refused: list[tuple[str, Diagnostic]] = []
     seen: set[str] = set()
+    git = GitIgnore() if config.respect_gitignore else None  # one for every walk: each repository's index read once
 
-    def add(p: Path) -> None:
+    def add(p: Path, within: Path | None = None) -> None:
         key = os.path.abspath(p)
         if key not in seen and not config.excluded(p):
             seen.add(key)
-            out.append(p)
+            out.append((p, within))
 
     for raw in paths:
         p = Path(raw)
@@ -140,9 +150,12 @@ def discover(paths: Iterable[str], config: LintConfig) -> tuple[list[Path], list
             refused.append(_refused(p, os_problem(exc)))
             continue
         if stat.S_ISDIR(st.st_mode):
-            _walk(p, config, add, refused)
+            _walk(p, config, add, refused, git)
         else:
-            add(p)  # a file named on the command line is read (if it is a regular one) wherever it leads
+            add(p)  # a file named on the command line: read inside its own folder (the loader checks)
+    if git is not None and notes is not None:
+        for repo in sorted(git.unknown):
+            notes.append(f"cannot read git's index in {shown(shown_path(Path(repo)))}: .gitignore files there skipped nothing")
     return out, missing, refused
 
 
@@ -165,10 +178,11 @@ class _RootResult:
     spec: object = None
 
 
-def lint_one(path: str, rules: list[Rule], text: str | None = None) -> _RootResult:
-    """Check one root and run `rules` on it. Raises Unreadable if the file cannot be read."""
+def lint_one(path: str, rules: list[Rule], text: str | None = None, within: Path | None = None) -> _RootResult:
+    """Check one root and run `rules` on it. Raises Unreadable if the file cannot be read
+    (or, under the path policy, may not be: `within` is the folder walked to find it)."""
     sink = DiagnosticSink()
-    loaded = load(path, sink, text=text)
+    loaded = load(path, sink, text=text, within=within)
     spec = None if loaded.parse_failed else Checker(loaded, sink, {}).run()
     diags = sort_diagnostics(sink.items)
     if spec is None or sink.has_errors:
@@ -294,21 +308,24 @@ def lint_paths(paths: Iterable[str], config: LintConfig, texts: dict[str, str] |
     Raises UsageError if a path does not exist. `texts` gives the text of a path
     instead of reading it (an editor buffer).
     """
-    files, missing, refused = discover(paths, config)
+    notes: list[str] = []
+    files, missing, refused = discover(paths, config, notes)
     if missing:
         raise UsageError("; ".join(f"no such file or directory: {shown(m)}" for m in missing))
-    report = lint_files([shown_path(p) for p in files], config, texts)
+    within = {shown_path(p): top for p, top in files if top is not None}
+    report = lint_files([shown_path(p) for p, _ in files], config, texts, within=within)
     for where, d in refused:
         report.unreadable.append(d)
         report.origin.setdefault(d, where)
+    report.notes += notes
     return report
 
 
-def _one(args: tuple[str, tuple[str, ...], str | None], keep_trees: bool = False) -> _RootResult | Diagnostic:
+def _one(args: tuple[str, tuple[str, ...], str | None, Path | None], keep_trees: bool = False) -> _RootResult | Diagnostic:
     """Lint one root, keeping only the source text its report needs (and its trees if asked)."""
-    root, codes, text = args
+    root, codes, text, within = args
     try:
-        res = lint_one(root, [RULES[c] for c in codes], text=text)
+        res = lint_one(root, [RULES[c] for c in codes], text=text, within=within)
     except Unreadable as exc:
         return exc.diagnostic()
     keep = Sources()
@@ -319,18 +336,27 @@ def _one(args: tuple[str, tuple[str, ...], str | None], keep_trees: bool = False
     return res
 
 
-def _lint_roots(roots: list[str], codes: tuple[str, ...], texts: dict[str, str], keep: bool) -> list[_RootResult | Diagnostic]:
-    return [_one((r, codes, texts.get(r)), keep) for r in roots]
+def _lint_roots(
+    roots: list[str], codes: tuple[str, ...], texts: dict[str, str], keep: bool, within: dict[str, Path]
+) -> list[_RootResult | Diagnostic]:
+    return [_one((r, codes, texts.get(r), within.get(r)), keep) for r in roots]
 
 
-def lint_files(roots: list[str], config: LintConfig, texts: dict[str, str] | None = None, keep: bool = False) -> LintReport:
-    """Lint `roots`; with `keep`, `report.roots` holds each root's (Loaded, Spec or None)."""
+def lint_files(
+    roots: list[str],
+    config: LintConfig,
+    texts: dict[str, str] | None = None,
+    keep: bool = False,
+    within: dict[str, Path] | None = None,
+) -> LintReport:
+    """Lint `roots`; with `keep`, `report.roots` holds each root's (Loaded, Spec or None).
+    `within` gives the folder walked for a root found in a directory (the path policy)."""
     codes = tuple(r.code for r in all_rules() if config.enabled(r.code))
     report = LintReport(files=list(roots))
     all_diags: list[Diagnostic] = []
     linted: set[str] = set()
     checked_roots: set[str] = set()
-    for root, res in zip(roots, _lint_roots(roots, codes, texts or {}, keep)):
+    for root, res in zip(roots, _lint_roots(roots, codes, texts or {}, keep, within or {})):
         if isinstance(res, Diagnostic):  # the root cannot be read: CT001
             report.unreadable.append(res)
             report.origin.setdefault(res, root)
@@ -346,6 +372,8 @@ def lint_files(roots: list[str], config: LintConfig, texts: dict[str, str] | Non
             linted |= res.linted_files
             checked_roots.add(root)
     diags = sort_diagnostics(all_diags)
+    if config.per_file_ignores:  # [tool.ctdsl.lint.per-file-ignores]: lint codes only, never a checker error
+        diags = [d for d in diags if not (d.span is not None and d.code in RULES and config.ignored_in(d.span.file, d.code))]
     # suppressions in every user file whose rules ran
     sups: list[Suppression] = []
     for f in sorted(linted):

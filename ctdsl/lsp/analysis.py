@@ -7,23 +7,32 @@ caches its trees), so a change re-parses and re-checks only the document and
 its own imports. Hover, definition, references and document symbols read the
 result; completion reads the text (it must work while the text does not parse).
 Nothing here knows the protocol: `ctdsl.lsp.server` converts.
+
+Hover is Markdown an editor renders: every text from a spec in it (a value as
+written, a display name, a file's name, an import's path, a spec excerpt) goes
+through the report's Markdown encoder (`ctdsl.report.encode`: `md_cell`,
+`md_text`, `md_code`, `md_fence`), so that a spec cannot put a link, a remote
+image or HTML into the editor.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 
 from ctdsl import units as U
 from ctdsl.check.loader import STD_PREFIX
 from ctdsl.diagnostics import Diagnostic, Label, Severity, Sources, Span
+from ctdsl.diagnostics.lines import LineIndex
 from ctdsl.language.schema import KINDS, STAGES
 from ctdsl.lint.config import ConfigError, LintConfig, resolve_config
 from ctdsl.lint.fixes import Fix, fix_for
 from ctdsl.lint.runner import lint_files
 from ctdsl.lsp.index import Index, Occurrence, Symbol
 from ctdsl.model import expr as E
+from ctdsl.report.encode import md_cell, md_code, md_fence, md_text
 from ctdsl.syntax import ast
 
 
@@ -36,10 +45,15 @@ class Analysis:
     sources: Sources
     spec: object = None  # the checked Spec, when it checks
 
+    @cached_property
+    def index_of_text(self) -> LineIndex:
+        """The document's lines, counted as the parser counts them."""
+        return LineIndex(self.text)
+
     def fixes(self) -> list[tuple[Diagnostic, Fix]]:
         out = []
         for d in self.diagnostics:
-            f = fix_for(d, self.text) if d.span is not None and d.span.file == self.path else None
+            f = fix_for(d, self.index_of_text) if d.span is not None and d.span.file == self.path else None
             if f is not None:
                 out.append((d, f))
         return out
@@ -114,7 +128,8 @@ def _text_at(sources: Sources, span: Span) -> str:
 
 
 def _where(span: Span) -> str:
-    return f"{span.file}:{span.line}"
+    """Where a span is, as Markdown text (a file's name is the spec's to choose)."""
+    return md_text(f"{span.file}:{span.line}")
 
 
 # ---- hover -----------------------------------------------------------------------
@@ -122,19 +137,19 @@ def _where(span: Span) -> str:
 
 def _param_hover(an: Analysis, s: Symbol) -> str:
     node: ast.Param = s.node  # type: ignore[assignment]
-    out = [f"```ct\n{_text_at(an.sources, node.span)}\n```"]
+    out = [md_fence(_text_at(an.sources, node.span), "ct")]
     p = an.spec.params.get(s.name) if an.spec is not None else None
     if p is not None:
         scale = float(p.unit_scale) or 1.0
         unit = f" {p.unit}" if p.unit else ""
-        out.append(f"**param** `{s.name}` = {p.default / scale:g}{unit}")
-        out.append(f"unit: {p.unit or 'none (a pure number)'}")
+        out.append(f"**param** {md_code(s.name)} = {p.default / scale:g}{' ' + md_text(p.unit) if p.unit else ''}")
+        out.append(f"unit: {md_text(p.unit) if p.unit else 'none (a pure number)'}")
         if p.lo is not None and p.hi is not None:
             sweep = f", {p.spacing.value}" if p.spacing is not None else ""
             sweep += f", {p.count} points" if p.count else ""
-            out.append(f"range: {p.lo / scale:g}{unit} .. {p.hi / scale:g}{unit}{sweep}")
+            out.append(md_text(f"range: {p.lo / scale:g}{unit} .. {p.hi / scale:g}{unit}{sweep}"))
         if p.display:
-            out.append(f"display: ${p.display}$")
+            out.append(f"display: {md_code(p.display)}")
     out.append(f"defined at {_where(s.span)}")
     return "\n\n".join(out)
 
@@ -148,7 +163,7 @@ def _resolved_fields(an: Analysis, block: ast.Block) -> list[tuple[str, str, str
     b: ast.Block | None = block
     while b is not None and b.name.text not in seen_blocks:
         seen_blocks.add(b.name.text)
-        origin = "this block" if b is block else f"`{b.name.text}` ({_where(b.name.span)})"
+        origin = "this block" if b is block else f"{md_code(b.name.text)} ({_where(b.name.span)})"
         for item in b.items:
             key = item.key.text if isinstance(item, ast.Field) else item.name.text
             if key in seen_keys:
@@ -176,19 +191,20 @@ def _evaluated(an: Analysis, name: str, kind: str, key: str) -> str:
 def _block_hover(an: Analysis, s: Symbol) -> str:
     node: ast.Block = s.node  # type: ignore[assignment]
     head = f"{node.kind} {node.name.text}" + (f" : {node.base.text}" if node.base else "")
-    out = [f"**{head}**", f"defined at {_where(s.span)}"]
+    out = [f"**{md_text(head)}**", f"defined at {_where(s.span)}"]
     rows = _resolved_fields(an, node)
     if rows:
         table = ["| field | value | from |", "|---|---|---|"]
         for key, value, origin in rows:
-            shown = value.replace("|", "\\|").replace("\n", " ")
+            written = value.replace("\n", " ")
             ev = _evaluated(an, s.name, node.kind, key)
-            if ev and ev.replace(" ", "") != shown.replace(" ", ""):
-                shown += f" (= {ev})"
-            table.append(f"| `{key}` | {shown} | {origin} |")
+            shown = md_cell(written)
+            if ev and ev.replace(" ", "") != written.replace(" ", ""):
+                shown += f" (= {md_cell(ev)})"
+            table.append(f"| {md_code(key)} | {shown} | {origin.replace('|', '&#124;')} |")
         out.append("\n".join(table))
     if s.span.file.startswith(STD_PREFIX):
-        out.append(f"preset from the standard library ({_where(node.span)}):\n\n```ct\n{_text_at(an.sources, node.span)}\n```")
+        out.append(f"preset from the standard library ({_where(node.span)}):\n\n{md_fence(_text_at(an.sources, node.span), 'ct')}")
     return "\n\n".join(out)
 
 
@@ -207,7 +223,7 @@ def _key_hover(an: Analysis, occ: Occurrence) -> str | None:
     where = an.index.field_span(owner, occ.name)
     if where is not None and where != occ.span:
         holder = an.index.block_at(where)
-        out.append(f"inherited from `{holder.name.text if holder else '?'}` ({_where(where)})")
+        out.append(f"inherited from {md_code(holder.name.text if holder else '?')} ({_where(where)})")
     return "\n\n".join(out)
 
 
@@ -225,7 +241,7 @@ def hover(an: Analysis, line: int, col: int) -> tuple[str, Span] | None:
         fields = ", ".join(f"`{k}`" for k in KINDS.get(occ.name, {}))
         return f"**{occ.name}** block; fields: {fields}", occ.span
     if occ.role == "import":
-        return f"imports `{occ.block}` ({file_of(_import_display(an, occ) or '')})", occ.span
+        return f"imports {md_code(occ.block or '')} ({md_text(file_of(_import_display(an, occ) or ''))})", occ.span
     s = an.index.symbols.get(occ.name)
     if s is None:
         return None

@@ -25,6 +25,7 @@ from functools import lru_cache
 from ctdsl import units as U
 from ctdsl.check.distributions import KINDS as DIST_KINDS
 from ctdsl.check.loader import std_modules
+from ctdsl.diagnostics.lines import split_lines
 from ctdsl.language.schema import KINDS, OPERATIONS, STAGES
 from ctdsl.lsp.index import Index
 
@@ -134,7 +135,7 @@ def _written_keys(before: str) -> set[str]:
 
 def complete(text: str, line: int, col: int, index: Index | None) -> list[Item]:
     """Items for the cursor at (line, col), 1-based (col in code points)."""
-    lines = text.split("\n")
+    lines = split_lines(text) or [""]  # the parser's lines
     before = "\n".join(lines[: line - 1] + [lines[line - 1][: col - 1] if line - 1 < len(lines) else ""])
     current = before.rsplit("\n", 1)[-1]
     segment = re.split(r"[;{]", _strip(current))[-1]

@@ -77,6 +77,14 @@ def occurrences(f: ast.SpecFile) -> Iterator[Occurrence]:
                 yield Occurrence(n.text, n.span, "ref")
         elif isinstance(st, ast.Baseline):
             yield Occurrence(st.scheme.text, st.scheme.span, "ref")
+        elif isinstance(st, ast.Scenario):  # its keys are params: references to them
+            for item in st.items:
+                if isinstance(item, ast.Field):
+                    yield Occurrence(item.key.text, item.key.span, "ref")
+        elif isinstance(st, ast.Observe) and st.subject is not None:
+            yield Occurrence(st.subject.text, st.subject.span, "ref")
+        elif isinstance(st, ast.Fit):
+            yield Occurrence(st.param.text, st.param.span, "ref")
         elif isinstance(st, ast.Import):
             target = ".".join(st.module) if st.module else st.path
             yield Occurrence(target or "", st.span, "import", target)

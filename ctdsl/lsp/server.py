@@ -4,8 +4,17 @@ Diagnostics are published on open, change and save (the checker's and lint's,
 with their codes, ranges, related locations and a link to the rule's docs);
 code actions offer the fixes whose help names an exact edit; hover, definition,
 references, completion, document symbols and semantic tokens read the last
-analysis (`ctdsl.lsp.analysis`). Positions convert between ctdsl's spans
-(1-based, code points) and LSP's (0-based, UTF-16 code units) here.
+analysis (`ctdsl.lsp.analysis`).
+
+Positions convert between ctdsl's spans (1-based, code points) and LSP's
+(0-based, in the units agreed at initialisation: UTF-16 code units unless the
+client offers UTF-8 or UTF-32 first) here, by `LineIndex`, which counts lines as
+the parser does and as LSP does (LF, CR LF, a lone CR). Documents are synced
+whole (`TextDocumentSyncKind.Full`): an incremental change would be applied by
+pygls, which counts lines with Python's `str.splitlines()` (a form feed or
+U+2028 ends a line there) and would desynchronise the server's text from the
+editor's. Diagnostics carry the version of the text they are about, and each
+code's `codeDescription` links its section of the docs (`DOCS_BASE`).
 """
 
 from __future__ import annotations
@@ -16,11 +25,11 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types as T
 from pygls.lsp.server import LanguageServer
 
-from ctdsl import __version__
+from ctdsl.version import __version__
 from ctdsl.diagnostics import Diagnostic, Severity, Span
-from ctdsl.diagnostics.sarif import help_uri
+from ctdsl.diagnostics.lines import LineIndex
+from ctdsl.diagnostics.rules import describe, help_uri
 from ctdsl.lint.formats import RULE_INFOS
-from ctdsl.diagnostics.rules import describe
 from ctdsl.lsp.analysis import Analysis, analyse, definition, file_of, hover, outline, references
 from ctdsl.lsp.complete import complete
 from ctdsl.lsp.tokens import MODIFIERS, TYPES, semantic_tokens
@@ -57,29 +66,37 @@ def uri_of(path: str) -> str:
     return Path(path).absolute().as_uri()
 
 
-def _docs(code: str) -> T.CodeDescription | None:
-    """A link to the rule's docs, once they are published at an absolute address (DOCS_BASE)."""
-    href = help_uri(describe(code, RULE_INFOS))
-    return T.CodeDescription(href=href) if href.startswith(("https://", "http://")) else None
+def _docs(code: str) -> T.CodeDescription:
+    """A link to the code's section of the docs (an absolute URI: DOCS_BASE)."""
+    return T.CodeDescription(href=help_uri(describe(code, RULE_INFOS)))
 
 
 class CtServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("ctdsl", __version__)
+        super().__init__("ctdsl", __version__, text_document_sync_kind=T.TextDocumentSyncKind.Full)
         self.analyses: dict[str, Analysis] = {}  # uri -> the last analysis
         self.good: dict[str, Analysis] = {}  # uri -> the last analysis whose document parsed
 
     # ---- positions ----------------------------------------------------------------
 
-    def line_text(self, an: Analysis, file: str, n: int) -> str:
+    @property
+    def encoding(self) -> str:
+        """The units of a position's character: "utf-16" (LSP's default), "utf-8" or "utf-32"."""
+        try:
+            agreed = str(self.workspace.position_encoding or "utf-16")
+        except Exception:  # noqa: BLE001 - before initialisation: the default
+            return "utf-16"
+        return agreed if agreed in ("utf-8", "utf-16", "utf-32") else "utf-16"
+
+    def index_of(self, an: Analysis, file: str) -> LineIndex:
         if file == an.path:
-            lines = an.text.split("\n")
-            return lines[n - 1] if 1 <= n <= len(lines) else ""
-        return an.sources.line(file, n) or ""
+            return an.index_of_text
+        index = an.sources.index(file) if an.sources is not None else None
+        return index if index is not None else LineIndex("")
 
     def position(self, an: Analysis, file: str, line: int, col: int) -> T.Position:
-        text = self.line_text(an, file, line)
-        return T.Position(max(line - 1, 0), len(text[: max(col - 1, 0)].encode("utf-16-le")) // 2)
+        units = self.index_of(an, file).units(line, col, self.encoding)
+        return T.Position(max(line - 1, 0), units)
 
     def range(self, an: Analysis, span: Span | None) -> T.Range:
         if span is None:
@@ -89,16 +106,9 @@ class CtServer(LanguageServer):
     def location(self, an: Analysis, span: Span) -> T.Location:
         return T.Location(uri_of(file_of(span.file)), self.range(an, span))
 
-    @staticmethod
-    def cursor(an: Analysis, pos: T.Position) -> tuple[int, int]:
-        """An LSP position as ctdsl's (line, col): UTF-16 units to code points."""
-        lines = an.text.split("\n")
-        text = lines[pos.line] if pos.line < len(lines) else ""
-        units, col = 0, 0
-        while col < len(text) and units < pos.character:
-            units += 2 if ord(text[col]) > 0xFFFF else 1
-            col += 1
-        return pos.line + 1, col + 1
+    def cursor(self, an: Analysis, pos: T.Position) -> tuple[int, int]:
+        """An LSP position as ctdsl's (line, col): the agreed units to code points."""
+        return pos.line + 1, an.index_of_text.column(pos.line + 1, pos.character, self.encoding)
 
     # ---- diagnostics ---------------------------------------------------------------
 
@@ -115,19 +125,20 @@ class CtServer(LanguageServer):
             related_information=related or None,
         )
 
-    def refresh(self, uri: str, text: str) -> Analysis | None:
+    def refresh(self, uri: str, text: str, version: int | None) -> Analysis | None:
+        """Analyse the document's text (of `version`) and publish its diagnostics, with that version."""
         try:
             an = analyse(path_of(uri), text)
         except Exception as exc:  # noqa: BLE001 - a bug must not stop the server or go unseen
             message = f"internal error: {type(exc).__name__}: {exc}; please report it with the spec"
             diag = T.Diagnostic(range=T.Range(T.Position(0, 0), T.Position(0, 0)), message=message, source="ctdsl")
-            self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[diag]))
+            self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[diag], version=version))
             return None
         self.analyses[uri] = an
         if an.index is not None:
             self.good[uri] = an
         diags = [self.lsp_diagnostic(an, d) for d in an.diagnostics]
-        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
+        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version))
         return an
 
     def for_names(self, uri: str) -> Analysis | None:
@@ -141,19 +152,19 @@ server = CtServer()
 
 @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
 def _did_open(ls: CtServer, params: T.DidOpenTextDocumentParams) -> None:
-    ls.refresh(params.text_document.uri, params.text_document.text)
+    ls.refresh(params.text_document.uri, params.text_document.text, params.text_document.version)
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
 def _did_change(ls: CtServer, params: T.DidChangeTextDocumentParams) -> None:
     doc = ls.workspace.get_text_document(params.text_document.uri)
-    ls.refresh(params.text_document.uri, doc.source)
+    ls.refresh(params.text_document.uri, doc.source, params.text_document.version)
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
 def _did_save(ls: CtServer, params: T.DidSaveTextDocumentParams) -> None:
     doc = ls.workspace.get_text_document(params.text_document.uri)
-    ls.refresh(params.text_document.uri, doc.source)
+    ls.refresh(params.text_document.uri, doc.source, doc.version)
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
@@ -227,7 +238,7 @@ def _tokens(ls: CtServer, params: T.SemanticTokensParams) -> T.SemanticTokens:
     doc = ls.workspace.get_text_document(params.text_document.uri)
     an = ls.analyses.get(params.text_document.uri)
     index = an.index if an is not None and an.text == doc.source else None
-    return T.SemanticTokens(data=semantic_tokens(doc.source, index, path_of(params.text_document.uri)))
+    return T.SemanticTokens(data=semantic_tokens(doc.source, index, path_of(params.text_document.uri), ls.encoding))
 
 
 @server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
@@ -246,11 +257,11 @@ def _code_actions(ls: CtServer, params: T.CodeActionParams) -> list[T.CodeAction
         ]
         out.append(
             T.CodeAction(
-                title=f"{fix.title} ({d.code})",
+                title=f"{fix.title} ({d.code})" + ("" if fix.safe else ", unsafe: it changes what the spec means"),
                 kind=T.CodeActionKind.QuickFix,
                 diagnostics=[ls.lsp_diagnostic(an, d)],
                 edit=T.WorkspaceEdit(changes={params.text_document.uri: edits}),
-                is_preferred=True,
+                is_preferred=fix.safe,  # an unsafe fix is offered, never applied as the preferred one
             )
         )
     return out

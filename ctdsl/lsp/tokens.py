@@ -6,7 +6,8 @@ parses (a param, a block of some kind, a field, a stage), and the kinds and
 statement keywords are keywords; the distribution named after `~` is a function
 of the language's own (defaultLibrary). The result is LSP's relative encoding: five
 integers per token (line delta, start delta, length, type, modifiers), with
-lengths and starts in UTF-16 code units.
+lengths and starts in the position units agreed with the client (UTF-16 code
+units by default), and lines counted as the parser counts them.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from __future__ import annotations
 import re
 
 from ctdsl.check.distributions import KINDS as DIST_KINDS
+from ctdsl.diagnostics.lines import split_lines
 from ctdsl.language.enums import Collective, JitterKind, Operation, Payload
 from ctdsl.language.schema import KINDS
 from ctdsl.lsp.index import Index
 
 TYPES = ["keyword", "class", "variable", "property", "number", "string", "comment", "operator", "enumMember", "type", "namespace", "function"]
 MODIFIERS = ["declaration", "defaultLibrary"]
-KEYWORDS = set(KINDS) | {"import", "param", "wan", "breakeven", "baseline", "target", "for", "search", "vs", "over", "on", "in", "lin", "log", "true", "false"}
+KEYWORDS = set(KINDS) | {"import", "param", "wan", "breakeven", "baseline", "target", "for", "search", "vs", "over", "on", "in", "lin", "log", "true", "false", "scenario", "observe", "of", "source", "fit"}
 ENUMS = {str(v) for e in (Payload, Collective, JitterKind, Operation) for v in e}
 _AFTER_TILDE = re.compile(r"~[ \t]*$")
 
@@ -33,8 +35,13 @@ _SCAN = re.compile(
 )
 
 
-def _utf16(s: str) -> int:
-    return len(s.encode("utf-16-le")) // 2
+def _width(s: str, encoding: str) -> int:
+    """The length of `s` in units of `encoding` (utf-16, utf-8 or utf-32)."""
+    if encoding == "utf-32":
+        return len(s)
+    if encoding == "utf-8":
+        return len(s.encode("utf-8", "surrogatepass"))
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _word_type(word: str, line: int, col: int, index: Index | None, file: str) -> tuple[str, int] | None:
@@ -59,7 +66,7 @@ def _word_type(word: str, line: int, col: int, index: Index | None, file: str) -
     return None
 
 
-def semantic_tokens(text: str, index: Index | None, file: str) -> list[int]:
+def semantic_tokens(text: str, index: Index | None, file: str, encoding: str = "utf-16") -> list[int]:
     data: list[int] = []
     prev_line, prev_start = 0, 0
 
@@ -70,7 +77,10 @@ def semantic_tokens(text: str, index: Index | None, file: str) -> list[int]:
         data.extend([delta_line, delta_start, length, TYPES.index(kind), mods])
         prev_line, prev_start = line0, start
 
-    for n, line in enumerate(text.split("\n")):
+    def _utf16(s: str) -> int:
+        return _width(s, encoding)
+
+    for n, line in enumerate(split_lines(text)):
         for m in _SCAN.finditer(line):
             start = _utf16(line[: m.start()])
             if m.group("comment") is not None:

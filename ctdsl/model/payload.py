@@ -30,12 +30,31 @@ same expression as before MoE shapes existed; and the KV cache per token, 2 L g 
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 from ctdsl.language.enums import Payload
 from ctdsl.language.schema import MOE_FIELDS, SHAPE_FIELDS
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Model, Scheme
 
 BYTE = E.num(1)  # one byte in base units
+
+
+class Algebra(Protocol):
+    """What the formulas below need of the algebra they run in: `Exprs` (checked expressions),
+    or the symbolic back end's dimensioned `FieldAlgebra`."""
+
+    byte: Any
+
+    def get(self, entity: Any, name: str) -> Any: ...
+
+    def shape(self, model: Model, key: str) -> Any: ...
+
+    def num(self, n: int) -> Any: ...
+
+    def ceil(self, a: Any) -> Any: ...
+
+    def log2(self, a: Any) -> Any: ...
 
 
 class Exprs:
@@ -62,11 +81,11 @@ class Exprs:
     log2 = staticmethod(E.log2)
 
 
-def dense_bytes(model: Model, A=Exprs):
+def dense_bytes(model: Model, A: Algebra = Exprs):
     return A.get(model, "bytes_per_value") * A.get(model, "params")
 
 
-def index_bytes(scheme: Scheme, model: Model, A=Exprs):
+def index_bytes(scheme: Scheme, model: Model, A: Algebra = Exprs):
     """Bytes of one position: as given, or enough to address the chunk (or tensor)."""
     if scheme.index is not None:
         return A.get(scheme, "index")
@@ -74,7 +93,7 @@ def index_bytes(scheme: Scheme, model: Model, A=Exprs):
     return A.ceil(A.log2(span) / A.num(8)) * A.byte
 
 
-def payload_bytes(scheme: Scheme, model: Model, A=Exprs):
+def payload_bytes(scheme: Scheme, model: Model, A: Algebra = Exprs):
     P, v = A.get(model, "params"), A.get(model, "bytes_per_value")
     kind = scheme.payload
     if kind is Payload.DENSE:
@@ -93,7 +112,7 @@ def payload_bytes(scheme: Scheme, model: Model, A=Exprs):
     raise ValueError(f"unknown payload {kind}")  # pragma: no cover
 
 
-def kv_bytes_per_token(model: Model, A=Exprs):
+def kv_bytes_per_token(model: Model, A: Algebra = Exprs):
     """KV cache of one token, handed from prefill to decode: 2 L g d_h v (domain.md section 2)."""
     if not full_shape(model):
         return None
@@ -117,7 +136,7 @@ def is_moe(model: Model) -> bool:
     return full_shape(model) and all(k in model.shape for k in MOE_FIELDS)
 
 
-def attention_params(model: Model, A=Exprs):
+def attention_params(model: Model, A: Algebra = Exprs):
     """Attention weights of one layer: 2 d (h d_h) + 2 d (g d_h), or attn_params as given."""
     sh = lambda key: A.shape(model, key)  # noqa: E731
     if has(model, "attn_params"):
@@ -129,18 +148,18 @@ def attention_params(model: Model, A=Exprs):
     return two * d * d + two * d * g * (d / h)
 
 
-def _matrices(model: Model, A):
+def _matrices(model: Model, A: Algebra):
     return A.num(3 if model.gated else 2)
 
 
-def moe_layers(model: Model, A=Exprs):
+def moe_layers(model: Model, A: Algebra = Exprs):
     """L_moe: the MoE layers (all of them unless moe_layers says), None for a dense model."""
     if not is_moe(model):
         return None
     return A.shape(model, "moe_layers") if has(model, "moe_layers") else A.shape(model, "layers")
 
 
-def _dense_layers(model: Model, A):
+def _dense_layers(model: Model, A: Algebra):
     """L_dense, None when there is none (an MoE model whose every layer is MoE)."""
     L = A.shape(model, "layers")
     if not is_moe(model):
@@ -148,7 +167,7 @@ def _dense_layers(model: Model, A):
     return L - A.shape(model, "moe_layers") if has(model, "moe_layers") else None
 
 
-def _moe_mlp(model: Model, A, experts):
+def _moe_mlp(model: Model, A: Algebra, experts: Any):
     """Routed and shared expert weights of one MoE layer with `experts` routed experts."""
     sh = lambda key: A.shape(model, key)  # noqa: E731
     m, d = _matrices(model, A), sh("width")
@@ -156,7 +175,7 @@ def _moe_mlp(model: Model, A, experts):
     return out + m * d * sh("shared_mlp") if has(model, "shared_mlp") else out
 
 
-def total_params(model: Model, A=Exprs):
+def total_params(model: Model, A: Algebra = Exprs):
     """P from the shape (module docstring); None without the full shape."""
     if not full_shape(model):
         return None
@@ -183,7 +202,7 @@ def total_params(model: Model, A=Exprs):
     return body + (V * d if model.tied else two * V * d)
 
 
-def active_params(model: Model, A=Exprs):
+def active_params(model: Model, A: Algebra = Exprs):
     """P_act = P - L_moe (E - k) m d f_e: the weights one token uses (P for a dense model)."""
     P = total_params(model, A)
     if P is None or not is_moe(model):
@@ -198,7 +217,7 @@ def attention_factor(model: Model) -> int:
     return 1 if model.causal else 2
 
 
-def flops_per_token_full(model: Model, A=Exprs):
+def flops_per_token_full(model: Model, A: Algebra = Exprs):
     """Training FLOPs per token, parallelism.md section 2.3, with the sequence length s:
     6 [matmul weights a token touches, output layer included] + 6 c L s h d_h."""
     sh = lambda key: A.shape(model, key)  # noqa: E731
@@ -214,7 +233,7 @@ def flops_per_token_full(model: Model, A=Exprs):
     return six * bracket + six * A.num(attention_factor(model)) * L * sh("seq") * width
 
 
-def default_flops_per_token(model: Model, A=Exprs):
+def default_flops_per_token(model: Model, A: Algebra = Exprs):
     """The FLOPs per token when the spec gives none: the full form when the sequence
     length is given, else 6 P_act (6P for a dense model)."""
     if full_shape(model) and has(model, "seq"):
@@ -224,32 +243,27 @@ def default_flops_per_token(model: Model, A=Exprs):
     return A.num(6) * A.get(model, "params")
 
 
-def compute_flops(model: Model, A=Exprs):
+def compute_flops(model: Model, A: Algebra = Exprs):
     """FLOPs of one training step on one worker: flops_per_token x tokens (6P by default)."""
     return A.get(model, "flops_per_token") * A.get(model, "tokens")
-
-
-def transform_flops(scheme: Scheme, model: Model, A=Exprs):
-    """FLOPs of the scheme's transform over the dense buffer (cost per input byte)."""
-    return A.get(scheme, "cost") * dense_bytes(model, A)
 
 
 # ---- the parts a GPU's shard is cut from (ctdsl.symbolic.memory) --------------------
 
 
-def embedding_params(model: Model, A=Exprs):
+def embedding_params(model: Model, A: Algebra = Exprs):
     """One embedding table, V d."""
     return A.shape(model, "vocab") * A.shape(model, "width")
 
 
-def expert_layer_params(model: Model, A=Exprs):
+def expert_layer_params(model: Model, A: Algebra = Exprs):
     """The routed experts of one MoE layer, E m d f_e; None for a dense model."""
     if not is_moe(model):
         return None
     return A.shape(model, "experts") * _matrices(model, A) * A.shape(model, "width") * A.shape(model, "expert_mlp")
 
 
-def layer_params(model: Model, A=Exprs):
+def layer_params(model: Model, A: Algebra = Exprs):
     """The dense weights of all the layers (and the final norm): P less the embedding
     tables and the routed experts, which pipeline stages and expert ranks place apart."""
     P = total_params(model, A)

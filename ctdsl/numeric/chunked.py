@@ -32,7 +32,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ctdsl.language.binding import sides
+from ctdsl.language.components import COMPUTE, sides
 from ctdsl.numeric.forms import TIME, CompiledForms
 from ctdsl.numeric.grid import Grid
 
@@ -81,7 +81,9 @@ class Chunk:
         return self.stop - self.start
 
     def binding_names(self, scheme: str, forms: CompiledForms) -> np.ndarray:
-        names = np.array(forms.schemes[scheme].components, dtype=object)
+        """The binding component (a ComponentId) at each point."""
+        names = np.empty(len(forms.schemes[scheme].components), dtype=object)
+        names[:] = forms.schemes[scheme].components
         return names[self.binding[scheme]]
 
     def winner_names(self) -> np.ndarray:
@@ -185,11 +187,11 @@ def _first_max(values: list, dtype=np.int8) -> object:
 
 
 def _binding(sf, raw) -> np.ndarray:
-    """The rule of ctdsl.language.binding, over arrays: the largest component; with overlap, the
+    """The rule of ctdsl.language.components, over arrays: the largest component; with overlap, the
     largest component of the larger side of max(compute + stragglers, transform + sync)."""
-    comps = [raw[(sf.name, "component:" + c)] for c in sf.components]
+    comps = [raw[(sf.name, "component:" + c.id)] for c in sf.components]
     dt = np.int8 if len(comps) < 128 else np.int16
-    ci = sf.components.index("compute") if "compute" in sf.components else 0
+    ci = sf.components.index(COMPUTE) if COMPUTE in sf.components else 0
     worked_names, other_names = sides(list(sf.components))
     worked = [sf.components.index(c) for c in worked_names]
     others = [sf.components.index(c) for c in other_names]

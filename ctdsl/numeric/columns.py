@@ -17,11 +17,14 @@ none. The text formats (CSV, JSON) write the category names; the binary ones
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from ctdsl import units as U
+
+if TYPE_CHECKING:  # types only: no import at run time
+    from ctdsl.numeric.forms import CompiledForms
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,7 @@ def unit_suffix(symbol: str) -> str:
     return symbol.replace("/", "_per_").replace("*", "_").replace("^", "").replace("(", "").replace(")", "")
 
 
-def columns(forms, components: bool = False) -> list[Column]:
+def columns(forms: CompiledForms, components: bool = False) -> list[Column]:
     """The columns of a sweep of `forms`, in order."""
     spec = forms.spec
     cols: list[Column] = []
@@ -72,9 +75,9 @@ def columns(forms, components: bool = False) -> list[Column]:
         cols.append(Column(f"{s}.energy_to_target_J", "J", _value_getter(s, "energy_to_target") if sf.has_steps else _none,
                            long_name=f"{s} energy to target", cf_units="J"))  # fmt: skip
         if components:
-            for comp in sf.components:
-                cols.append(Column(f"{s}.{comp}_s", "s", _value_getter(s, "component:" + comp), long_name=f"{s} {comp} time", cf_units="s"))
-        cols.append(Column(f"{s}.binding", None, _binding_getter(s), tuple(sf.components), long_name=f"{s} binding component"))
+            for comp in sf.components:  # named by its display name, as the tables name it
+                cols.append(Column(f"{s}.{comp.label}_s", "s", _value_getter(s, "component:" + comp.id), long_name=f"{s} {comp.label} time", cf_units="s"))
+        cols.append(Column(f"{s}.binding", None, _binding_getter(s), tuple(c.label for c in sf.components), long_name=f"{s} binding component"))
     ranked = tuple(name for name, sf in forms.schemes.items() if sf.has_steps)
     cols.append(Column("winner", None, _winner, ranked, long_name="scheme with the shortest time to target"))
     return cols

@@ -15,9 +15,9 @@ ranged data-rate param, and finds along those curves:
 The result is a `Curves`, plain data: arrays of values and tuples of points. The
 figure (`ctdsl.report.plots`) only reads it, and never evaluates anything.
 
-Bisection is geometric on a log axis (the midpoint of a and b is sqrt(a b)) and
-arithmetic on a linear one; it stops after 60 halvings or when the midpoint is
-one of the ends (the floats between them are exhausted), and answers the
+Bisection is `ctdsl.roots.bisect`: geometric on a log axis (the midpoint of a and b is
+sqrt(a b)) and arithmetic on a linear one; it stops after 60 halvings or when the
+midpoint is one of the ends (the floats between them are exhausted), and answers the
 midpoint of the last bracket. The compiled forms cost about as much at 15 points
 as at one, so the next four halvings' midpoints are evaluated in one call
 (`bisect_batched`), which answers what one halving at a time would, bit for bit.
@@ -25,7 +25,6 @@ as at one, so the next four halvings' midpoints are evaluated in one call
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -33,11 +32,15 @@ from typing import NamedTuple
 import numpy as np
 
 from ctdsl import units as U
+from ctdsl.language.components import ComponentId
+from ctdsl.model.entities import Param, Spec
 from ctdsl.numeric.chunked import Chunk, evaluate
 from ctdsl.numeric.forms import STEP, TIME, CompiledForms
+from ctdsl.numeric.grid import Axis
+from ctdsl.results.solution import Solution
+from ctdsl.roots import BISECTIONS, bisect, midpoint
 
 CURVE_POINTS = 801  # points along each curve
-BISECTIONS = 60  # halvings of a bracket at most
 LEVELS = 4  # halvings whose midpoints are evaluated together (`bisect_batched`): 15 points an evaluation
 
 
@@ -56,8 +59,8 @@ class RegimeChange(NamedTuple):
     x: float
     y: float
     scheme: str
-    before: str  # the component that binds below x
-    after: str  # the one that binds above
+    before: ComponentId  # the component that binds below x
+    after: ComponentId  # the one that binds above
     rank: int  # the scheme's place among the curves (for its colour)
 
 
@@ -91,7 +94,7 @@ class Curves:
         return self.quantity == TIME
 
 
-def x_param(spec):
+def x_param(spec: Spec) -> Param | None:
     """The first ranged data-rate param, else the first ranged param, else the first data rate."""
     params = list(spec.params.values())
     for test in (
@@ -114,7 +117,7 @@ def x_range(p, axis) -> tuple[float, float]:
     return float(p.default) / 100, float(p.default) * 100
 
 
-def sweep_curves(sol, forms: CompiledForms, x_axis=None) -> Curves | None:
+def sweep_curves(sol: Solution, forms: CompiledForms, x_axis: Axis | None = None) -> Curves | None:
     """The curves over `x_param(sol.spec)` (over `x_axis`'s range when given); None when there is no such param."""
     p = x_param(sol.spec)
     ranked = [name for name, sf in forms.schemes.items() if sf.has_steps]
@@ -173,25 +176,11 @@ def _regime_changes(forms, name: str, xs, res: Chunk, ranked: list[str], quantit
     return out
 
 
-def _mid(a: float, b: float, log: bool) -> float:
-    return math.sqrt(a * b) if log else (a + b) / 2
-
-
-def bisect(a: float, b: float, stays: Callable[[float], bool], log: bool) -> float:
-    """The point between a and b where `stays` (true at a, false at b) turns false."""
-    for _ in range(BISECTIONS):
-        m = _mid(a, b, log)
-        if m in (a, b):
-            break
-        if stays(m):
-            a = m
-        else:
-            b = m
-    return _mid(a, b, log)
+_mid = midpoint
 
 
 def bisect_batched(a: float, b: float, stays: Callable[[np.ndarray], np.ndarray], log: bool, levels: int = LEVELS) -> float:
-    """`bisect`'s answer, bit for bit, with `stays` asked of many points at once (an array in, booleans out).
+    """`ctdsl.roots.bisect`'s answer, bit for bit, with `stays` asked of many points at once (an array in, booleans out).
 
     The midpoints the next `levels` halvings can reach (2^levels - 1 of them, in
     heap order: the bracket of node i is halved at its midpoint, node 2i takes the

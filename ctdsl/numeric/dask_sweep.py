@@ -13,6 +13,7 @@ client's cluster, so each run is evaluated once; the result is the same
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import dask
 import dask.array as da
@@ -21,7 +22,11 @@ import numpy as np
 from ctdsl.numeric.chunked import DEFAULT_CHUNK, evaluate
 from ctdsl.numeric.columns import columns
 from ctdsl.numeric.grid import Grid
+from ctdsl.numeric.forms import CompiledForms
 from ctdsl.numeric.sweepdata import MAX_POINTS_IN_MEMORY, SweepResult
+
+if TYPE_CHECKING:  # types only: no import at run time
+    from distributed import Client
 
 
 def _run(forms, grid: Grid, components: bool, start: int, stop: int) -> dict[str, np.ndarray]:
@@ -35,7 +40,7 @@ def _run(forms, grid: Grid, components: bool, start: int, stop: int) -> dict[str
     return out
 
 
-def collect_on(client, forms, grid: Grid, components: bool = False, chunk: int = DEFAULT_CHUNK) -> SweepResult:
+def collect_on(client: Client, forms: CompiledForms, grid: Grid, components: bool = False, chunk: int = DEFAULT_CHUNK) -> SweepResult:
     """`sweepdata.collect`, evaluated on `client`'s cluster."""
     if grid.size > MAX_POINTS_IN_MEMORY:
         raise ValueError(f"the grid has {grid.size:,} points; Study.sweep holds at most {MAX_POINTS_IN_MEMORY:,} in memory (write a file with `ctdsl sweep -f parquet`)")

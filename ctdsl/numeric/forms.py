@@ -31,7 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from ctdsl.language.components import ComponentId
 from ctdsl.language.tolerances import CEIL_SLACK
+from ctdsl.results.solution import Solution
 
 _FLOAT_INT = int(sys.float_info.max)  # the largest integer a float holds
 
@@ -89,7 +91,7 @@ class SchemeForms:
     label: str
     overlap: bool
     has_steps: bool
-    components: list[str]  # in the solver's order: compute, transform, then the phases
+    components: list[ComponentId]  # in the solver's order: the ledger's terms
 
 
 class CompiledForms:
@@ -99,11 +101,11 @@ class CompiledForms:
     array (all arrays the same length) and returns a dict from (scheme, quantity)
     to a float64 array; quantities are `step`, `time_to_target`,
     `energy_to_target` (schemes with steps to target only) and
-    `component:NAME` for each step-time component (and, for schemes whose
+    `component:ID` for each step-time component (its `ComponentId.id`) (and, for schemes whose
     steps to target is a number, `energy_per_step`).
     """
 
-    def __init__(self, solution) -> None:
+    def __init__(self, solution: Solution) -> None:
         self.solution = solution
         self.spec = solution.spec
         infos = list(solution.symbols.info.values())
@@ -119,7 +121,7 @@ class CompiledForms:
         self.scaled: list[tuple[tuple[str, str], tuple[str, str], float]] = []
         for name, r in solution.schemes.items():
             has_steps = r.time_to_target is not None
-            self.schemes[name] = SchemeForms(name, r.label, bool(r.overlap), has_steps, list(r.components))
+            self.schemes[name] = SchemeForms(name, r.label, bool(r.overlap), has_steps, [t.id for t in r.terms])
             keys.append((name, STEP))
             exprs.append(r.step_time.expr)
             if has_steps and r.steps_expr.is_Number:
@@ -130,9 +132,9 @@ class CompiledForms:
             elif has_steps:
                 keys += [(name, TIME), (name, ENERGY)]
                 exprs += [r.time_to_target.expr, r.energy_to_target.expr]
-            for comp, q in r.components.items():
-                keys.append((name, "component:" + comp))
-                exprs.append(q.expr)
+            for t in r.terms:
+                keys.append((name, "component:" + t.id.id))
+                exprs.append(t.value.expr)
         self.keys = keys  # the compiled function's outputs, in order
         self.exprs = [_tolerant(e) for e in exprs]
         self._fn = sp.lambdify(

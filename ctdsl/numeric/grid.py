@@ -18,6 +18,7 @@ import numpy as np
 from ctdsl import limits
 from ctdsl.diagnostics import Diagnostic, Label
 from ctdsl.failure import Failure
+from ctdsl.model.entities import Spec
 
 
 @dataclass
@@ -98,7 +99,7 @@ class Grid:
         return out
 
 
-def check_default_grid(spec) -> None:
+def check_default_grid(spec: Spec) -> None:
     """Raise Failure (CT607) when the spec's declared sweeps make a grid over the limit.
 
     The default grid of `ctdsl sweep` is the product of every param's declared

@@ -16,7 +16,7 @@
 4. Refine, one param at a time (up to REFINE_ROUNDS passes, a deterministic
    coordinate search), over the bracket of the grid neighbours: where a neighbour
    is infeasible, the constraint's boundary is solved exactly (Brent's method of
-   `ctdsl.symbolic.roots` on quantity - bound, to a few ulps) and the interval
+   `ctdsl.roots` on quantity - bound, to a few ulps) and the interval
    cut there; then the range end or boundary, or the interior minimum found by
    Brent's bounded minimisation (`ctdsl.numeric.minimise`, to SEARCH_XTOL),
    whichever is best.
@@ -41,12 +41,13 @@ from ctdsl.diagnostics import Diagnostic
 from ctdsl.failure import Failure
 from ctdsl.language.enums import Spacing
 from ctdsl.language.tolerances import REL, SEARCH_BINDING, SEARCH_XTOL
-from ctdsl.model.search import CAPS, DEFAULT_GRID
+from ctdsl.model.search import CAPS, DEFAULT_GRID, Search
 from ctdsl.numeric.forms import _ceil_numpy, _tolerant
 from ctdsl.numeric.minimise import minimise
 from ctdsl.numeric.search_bounds import interval
 from ctdsl.results.search import ChoiceOutcome, Point, SearchResult
-from ctdsl.symbolic.roots import brent, grid
+from ctdsl.results.solution import Solution
+from ctdsl.roots import brent, grid
 
 REFINE_ROUNDS = 4
 QUANTITIES = ("time", "energy", "cost", "co2e", "power")
@@ -255,7 +256,7 @@ def _infeasible(search) -> Failure:
     )])  # fmt: skip
 
 
-def run_search(solution, search) -> SearchResult:
+def run_search(solution: Solution, search: Search) -> SearchResult:
     problem = _Problem(solution, search)
     mesh = _mesh(problem)
     forms = {c: ChoiceForms(solution, c, search) for c in search.choose}

@@ -33,6 +33,7 @@ import numpy as np
 from ctdsl.extras import require
 from ctdsl.numeric.chunked import DEFAULT_CHUNK, iter_chunks
 from ctdsl.numeric.columns import columns
+from ctdsl.numeric.forms import CompiledForms
 from ctdsl.numeric.grid import Axis, Grid
 
 MAX_POINTS_IN_MEMORY = 10_000_000  # Study.sweep holds every column whole; larger grids go to a file
@@ -131,7 +132,7 @@ class SweepResult:
         return f"<SweepResult {self.spec}: {len(self):,} points over {axes}, {len(self.data)} columns>"
 
 
-def collect(forms, grid: Grid, components: bool = False, chunk: int = DEFAULT_CHUNK) -> SweepResult:
+def collect(forms: CompiledForms, grid: Grid, components: bool = False, chunk: int = DEFAULT_CHUNK) -> SweepResult:
     """Evaluate the grid a chunk at a time into whole columns."""
     if grid.size > MAX_POINTS_IN_MEMORY:
         raise ValueError(f"the grid has {grid.size:,} points; Study.sweep holds at most {MAX_POINTS_IN_MEMORY:,} in memory (write a file with `ctdsl sweep -f parquet`)")

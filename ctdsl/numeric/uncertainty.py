@@ -21,7 +21,7 @@ the other params. Solving it again symbolically per draw would take minutes, so
 g is evaluated on a grid of `BREAKEVEN_GRID` points over b's range (log-spaced
 when the solver searches it on a log scale) for every draw at once, the first
 sign change (or exact zero) is taken, and its bracket is halved `BISECTIONS`
-times, for all draws together (the rule of `crossings.bisect`, vectorised). A
+times, for all draws together (the rule of `ctdsl.roots.bisect`, vectorised). A
 draw without a sign change on the grid is "never in range"; two roots closer
 than a grid step can be missed, as by the solver's own scan. A draw that is
 never in range is split by the sign of g over the range: x lower throughout
@@ -47,6 +47,7 @@ from ctdsl import units as U
 from ctdsl.numeric.chunked import _winner  # the sweep's rule: first smallest time, nan never wins
 from ctdsl.numeric.forms import ENERGY, TIME, CompiledForms, _ceil_numpy, _tolerant
 from ctdsl.numeric.sobol import design_values, indices, problem_of, scheme_indices
+from ctdsl.results.solution import Solution
 from ctdsl.results.uncertainty import BreakevenSobol, BreakevenSpread, SchemeSpread, Summary, Uncertainty
 
 DEFAULT_SAMPLES = 10_000
@@ -248,7 +249,7 @@ def _keys(forms, money) -> set:
     return set(forms.keys) | {k for k, _, _ in forms.scaled} | set(money.keys)
 
 
-def uncertainty(sol, samples: int = DEFAULT_SAMPLES, seed: int = 0, sobol: bool = False, forms: CompiledForms | None = None) -> Uncertainty:
+def uncertainty(sol: Solution, samples: int = DEFAULT_SAMPLES, seed: int = 0, sobol: bool = False, forms: CompiledForms | None = None) -> Uncertainty:
     """The distributions of every scheme's figures and break-evens over the params' draws."""
     if not 1 < samples <= MAX_UNCERTAINTY_SAMPLES:
         raise ValueError(f"samples must be 2 .. {MAX_UNCERTAINTY_SAMPLES:,}, not {samples}")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ctdsl.numeric.chunked import iter_chunks
+from ctdsl.numeric.forms import CompiledForms
 from ctdsl.numeric.grid import Axis, Grid
 
 MAX_MAP_POINTS = 250_000  # 500 x 500: more than a figure can show
@@ -29,7 +30,7 @@ class WinnerMap:
     ranked: tuple[str, ...]  # the schemes that can win, in spec order
 
 
-def winner_map(forms, x: Axis, y: Axis) -> WinnerMap:
+def winner_map(forms: CompiledForms, x: Axis, y: Axis) -> WinnerMap:
     """The winner at each point of x by y."""
     if x.count * y.count > MAX_MAP_POINTS:
         raise ValueError(f"a winner map of {x.count} x {y.count} points is more than {MAX_MAP_POINTS:,}")

@@ -32,11 +32,14 @@ from __future__ import annotations
 import os
 import stat
 from collections import Counter
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctdsl import limits
 from ctdsl import units as U
+from ctdsl.diagnostics.lines import split_lines
 from ctdsl.model.graph import replicas_text
 from ctdsl.report.blocks import Bullets, Grid, Image, Math, Para, Section
 from ctdsl.report.document_html import to_html
@@ -45,7 +48,12 @@ from ctdsl.report.explore.mathml import mathml_equation
 from ctdsl.report.paper_forms import Printer
 from ctdsl.report.latex import _qtex, _unit_tex, symbol_tex
 from ctdsl.report.words import count_of
+from ctdsl.model.topology import Topology
 from ctdsl.results.quantity import Quantity
+from ctdsl.results.solution import Solution
+
+if TYPE_CHECKING:  # types only: no import at run time (the report reads what the CLI hands it)
+    from ctdsl.numeric.crossings import Curves
 from ctdsl.report.plots import png_bytes, sweep_figure, sweep_notes, topology_figure
 from ctdsl.report.tables import all_tables, params_line
 
@@ -61,7 +69,7 @@ def _opening_comment(path: str) -> list[str]:
     except (OSError, ValueError):
         return []
     lines = []
-    for line in text.splitlines():
+    for line in split_lines(text):  # the parser's lines: a comment ends where its line does
         s = line.strip()
         if s.startswith("#"):
             lines.append(s[1:].strip())
@@ -228,7 +236,7 @@ def _break_evens(sol) -> Section:
     return be
 
 
-def render_document(sol, graph, curves, fmt: str, extra=()) -> str:
+def render_document(sol: Solution, graph: Topology, curves: Curves | None, fmt: str, extra: Sequence[Section] = ()) -> str:
     """The report as text: fmt is 'html' or 'md'; `extra` sections go last."""
     title, sections = build(sol, graph, curves, extra)
     if fmt == "html":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 
-from ctdsl import __version__
+from ctdsl.version import __version__
 from ctdsl.report.blocks import Bullets, Code, Grid, Image, Math, Para, Section
 from ctdsl.report.encode import html_text as escape
 from ctdsl.report.html import table_html

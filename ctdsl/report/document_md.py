@@ -3,10 +3,10 @@ mathtext (within the typesetting bounds below) with its LaTeX source; every text
 
 from __future__ import annotations
 
-from ctdsl import __version__
+from ctdsl.version import __version__
 from ctdsl.report.blocks import Bullets, Code, Grid, Image, Math, Para, Section
 from ctdsl.report.document_html import data_uri
-from ctdsl.report.encode import md_cell, md_item, md_text
+from ctdsl.report.encode import md_cell, md_fence, md_item, md_text
 from ctdsl.report.plots import math_png
 
 MAX_TYPESET_CHARS = 600  # characters of one form's LaTeX typeset as a picture (wider is not legible at a page's width)
@@ -57,7 +57,7 @@ def _md_block(b, plan: dict[int, str]) -> str:
     if isinstance(b, Bullets):
         return "\n".join(f"- {md_item(i)}" for i in b.items)
     if isinstance(b, Code):
-        return f"```{b.lang}\n{b.text}\n```"
+        return md_fence(b.text, b.lang)
     if isinstance(b, Image):
         return f"![{md_text(b.alt)}]({data_uri(b.png)})"
     if isinstance(b, Math):  # Markdown cannot carry MathML: the form typeset as a picture, then its source
@@ -67,7 +67,7 @@ def _md_block(b, plan: dict[int, str]) -> str:
             out = f"![the exact form, typeset]({data_uri(png)})\n\n"
         else:
             out = f"({why or 'matplotlib cannot typeset this form'}; its LaTeX source:)\n\n"
-        return out + f"```latex\n{b.latex}\n```"
+        return out + md_fence(b.latex, "latex")
     if isinstance(b, Grid):
         lines = [f"**{md_text(b.title)}**", ""] if b.title else []
         lines.append("| " + " | ".join(_md_cell(h) for h in b.header) + " |")

@@ -9,11 +9,19 @@ enters its output, so that the text is shown, never obeyed:
   (control characters shown, as for the terminal);
   `safe_href` keeps a link only when its scheme is http, https or mailto (or it
   has none), never `javascript:` or `data:`.
-- `md_text`: Markdown with what opens live markup escaped (`\\`, `<`, `&`, `](`,
-  `][`, a leading `[`, and `|` in a table cell), so that `<script>`,
-  `<img onerror=...>` and `[x](javascript:...)` are inert; backticks, `_`, `*`
-  and other brackets are left (a code span and emphasis run nothing, and the
-  examples' comments use code spans and brackets).
+- `md_text`: Markdown in which spec text is never live: every `[` and `]`
+  escaped (no link, image, reference definition `[x]: url`, shortcut reference
+  `[x]`, footnote or task box can form), `<` and `&` as entities (no raw HTML,
+  no autolink `<https://...>`, no entity), `{` and `}` escaped (no
+  Python-Markdown attribute list `{: onclick=...}`), `$` as an entity (no
+  GitHub math), and the first character escaped where it would open a block
+  (a heading, a quote `>`, a list, a fence, a numbered item). Emphasis and code
+  spans are left: they run nothing. Python-Markdown (what MkDocs uses) and
+  CommonMark (markdown-it, GitHub) render it as the text it was
+  (tests/test_hostile_markdown.py renders with both). A bare `https://...`
+  stays text, which GitHub shows as a link to itself. `md_cell` is a table
+  cell's (`|` escaped too), `md_code` an inline code span and `md_fence` a
+  fenced code block that no text inside can close.
 - `tex_text`: LaTeX text with every special character escaped (`\\ { } $ & # ^ _
   % ~ < > |`; `^` as `\\textasciicircum{}`, so no `^^` escape survives; a control
   character as `\\textbackslash{}x1b`); `tex_display` prints a display name as math only when
@@ -62,33 +70,61 @@ def safe_href(url: str) -> str:
 
 # ---- Markdown -------------------------------------------------------------------------------
 
-_MD = {"\\": "\\\\", "<": "&lt;", "&": "&amp;", "](": "\\](", "][": "\\]["}
-_MD_RE = re.compile(r"[\\<&]|\]\(|\]\[")
+# escapes both CommonMark and Python-Markdown undo (backslash before one of Python-Markdown's
+# ESCAPED_CHARS), and entities where Python-Markdown has no escape (`<`, `&`, `$`)
+_MD_INLINE = {"\\": "\\\\", "[": "\\[", "]": "\\]", "{": "\\{", "}": "\\}", "<": "&lt;", "&": "&amp;", "$": "&#36;"}
+_MD_INLINE_RE = re.compile(r"[\\\[\]{}<&$]")
+_MD_ORDINAL = re.compile(r"^(\d{1,9})([.)])")
+# what opens a block at the start of a line: a heading, a quote, a list, a fence, a table, a definition
+_MD_BLOCK = {"#": "\\#", ">": "\\>", "-": "\\-", "+": "\\+", "*": "\\*", "`": "\\`", "~": "&#126;", "=": "&#61;", ":": "&#58;", "|": "&#124;"}
+
+
+def _md_inline(text: str) -> str:
+    return _MD_INLINE_RE.sub(lambda m: _MD_INLINE[m.group()], printable(text).replace("\n", " "))
 
 
 def md_text(text: str) -> str:
-    """Spec text for Markdown: never live markup (no tags, autolinks, links, images or entities).
+    """Spec text for Markdown, where a block or a line may start: never live markup.
 
-    A tag or an autolink needs `<`, an entity `&`, a link or an image `](` or `][`
-    (or a definition `[x]: url` at the start of a block, hence a leading `[` is
-    escaped too); other text stays as it is, so that `E[max]` and `a -> b` read
-    (and are written) as before.
+    No link, image, reference definition, autolink, raw HTML, entity, attribute
+    list or math can form from it, and it opens no block (its first character is
+    escaped when it would); it renders as the text it was.
     """
-    out = _MD_RE.sub(lambda m: _MD[m.group()], printable(text)).replace("\n", " ")
-    return "\\" + out if out.startswith("[") else out
-
-
-_MD_ORDINAL = re.compile(r"^(\d+)([.)])")
+    out = _md_inline(text).lstrip(" \t")
+    m = _MD_ORDINAL.match(out)
+    if m:
+        return f"{m.group(1)}\\{m.group(2)}{out[m.end():]}"
+    if out[:1] in _MD_BLOCK:
+        return _MD_BLOCK[out[0]] + out[1:]
+    return out
 
 
 def md_item(text: str) -> str:
-    """A Markdown list item's text: `md_text`, a leading `1.` or `1)` escaped (text, not a nested ordered list)."""
-    return _MD_ORDINAL.sub(r"\1\\\2", md_text(text))
+    """A Markdown list item's text: `md_text` (a leading `1.` is text, not a nested ordered list)."""
+    return md_text(text)
 
 
 def md_cell(text: str) -> str:
-    """A Markdown table cell: `md_text`, with `|` escaped."""
-    return md_text(text).replace("|", "\\|")
+    """A Markdown table cell: spec text never live (as `md_text`), with `|` escaped."""
+    return _md_inline(text).replace("|", "\\|")
+
+
+def md_code(text: str) -> str:
+    """`text` as an inline code span no backtick in it can close (nothing in a code span is live)."""
+    text = printable(text).replace("\n", " ")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ") and text.strip()) else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def md_fence(text: str, lang: str = "") -> str:
+    """`text` as a fenced code block whose fence is longer than any run of backticks in it,
+    so that no line of it closes the block (CommonMark, and Python-Markdown's fenced_code,
+    which closes only at the same fence)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text}\n{fence}"
 
 
 # ---- LaTeX ----------------------------------------------------------------------------------
@@ -232,6 +268,9 @@ __all__ = [
     "csv_cell",
     "html_text",
     "md_cell",
+    "md_code",
+    "md_fence",
+    "md_item",
     "md_text",
     "mpl_text",
     "rich_text",

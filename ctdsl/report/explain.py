@@ -5,15 +5,17 @@ from __future__ import annotations
 import sympy as sp
 
 from ctdsl import units as U
+from ctdsl.language.components import ComponentKey, of
 from ctdsl.report.encode import term_text
 from ctdsl.report.tables import oversubscribed
+from ctdsl.results.solution import Solution
 
 
 def _fmt(q) -> str:
     return str(q)
 
 
-def explain(sol, name: str) -> str:
+def explain(sol: Solution, name: str) -> str:
     r = sol.schemes[name]
     out = [f"scheme {r.name}: {r.label}"]
     out.append(f"  payload {r.payload_kind}, collective {r.collective}, transform at {r.at}, H = {r.period:g}")
@@ -28,12 +30,13 @@ def explain(sol, name: str) -> str:
     out.append(f"  wire per worker = {_fmt(r.wire)}; busiest WAN link = {_fmt(r.wan)}")
     out.append("")
     out.append("compute")
-    out.append(f"  t_compute = FLOPs per step / (peak x efficiency) = {_fmt(r.components['compute'])}")
-    out.append(f"    = {sp.sstr(r.components['compute'].expr)} s")
+    compute = r.term(ComponentKey.COMPUTE).value
+    out.append(f"  t_compute = FLOPs per step / (peak x efficiency) = {_fmt(compute)}")
+    out.append(f"    = {sp.sstr(compute.expr)} s")
     out.extend(_timeline_lines(r))
     out.append("")
     out.append("transform")
-    if "transform" in r.components:
+    if r.term(ComponentKey.TRANSFORM) is not None:
         out.append(f"  runs at {r.transform_at}: {_fmt(r.transform)} per sync")
         out.append(f"    = {sp.sstr(r.transform.expr)} s")
         out.extend(_roofline_lines(r))
@@ -64,9 +67,9 @@ def explain(sol, name: str) -> str:
     out.append("step")
     H = r.period
     out.append(f"  T = {_step_form(r)} = {_fmt(r.step_time)}")
-    width = max([40, *(len(k) for k in r.components)])
-    for k, q in r.components.items():
-        out.append(f"    {k:{width}s} {_fmt(q):>10s}  {100 * r.shares[k]:5.1f}%{'  <- binds' if k == r.binding else ''}")
+    width = max([40, *(len(t.label) for t in r.terms)])
+    for t in r.terms:
+        out.append(f"    {t.label:{width}s} {_fmt(t.value):>10s}  {100 * t.share:5.1f}%{'  <- binds' if t.id == r.binding else ''}")
     if r.time_to_target is not None:
         out.append(f"  time to target = {r.steps:g} steps x T = {_fmt(r.time_to_target)}")
         out.append(f"  energy to target = {_fmt(r.energy_to_target)}")
@@ -79,7 +82,7 @@ def explain(sol, name: str) -> str:
         out.append("")
         out.append("contention and stragglers (closed forms)")
         for cf in r.closed_forms:
-            out.append(f"  {cf.component}: {cf.status}")
+            out.append(f"  {cf.component.label}: {cf.status}")
             out.append(f"    {cf.formula}")
             if cf.note:
                 out.append(f"    {cf.note}")
@@ -133,14 +136,14 @@ def _timeline_lines(r) -> list[str]:
     for d in tl.dcs:
         out.append(f"  dc {d.dc}: m = {d.micro_batches.value:g} micro-batches; one micro-batch on one stage:")
         for k, q in d.per_micro.items():
-            out.append(f"    {k:18s} {_fmt(q):>10s}")
+            out.append(f"    {of(k).label:18s} {_fmt(q):>10s}")
         out.append("    per step:")
         for k, q in d.components.items():
-            out.append(f"      {k:18s} {_fmt(q):>10s}")
+            out.append(f"      {of(k).label:18s} {_fmt(q):>10s}")
         out.append(f"    inner step {_fmt(d.inner)}; the last micro-batch's backward pass (the window) {_fmt(d.window)}")
         for x in tl.traffic:
             if x.dc == d.dc:
-                out.append(f"    {x.kind} on {x.link} ({x.role}): {_fmt(x.per_micro)} per micro-batch, {_fmt(x.sent)} per step, busy {_fmt(x.busy)}, exposed {_fmt(x.exposed)}")
+                out.append(f"    {of(x.kind).label} on {x.link} ({x.role}): {_fmt(x.per_micro)} per micro-batch, {_fmt(x.sent)} per step, busy {_fmt(x.busy)}, exposed {_fmt(x.exposed)}")
                 out.append(f"      {x.formula}")
     out.extend(f"  note: {n}" for n in tl.notes)
     return out

@@ -35,9 +35,9 @@ def scheme_html(r) -> str:
         ("wire per worker", str(r.wire)),
         ("WAN (busiest link)", str(r.wan)),
         ("dense / payload", f"{r.ratio:.2f}x"),
-        *[(k, f"{q} ({100 * r.shares[k]:.1f}%)") for k, q in r.components.items()],
+        *[(t.label, f"{t.value} ({100 * t.share:.1f}%)") for t in r.terms],
         ("step", str(r.step_time)),
-        ("binding", r.binding),
+        ("binding", r.binding.label),
         ("time to target", str(r.time_to_target) if r.time_to_target else "n/a"),
         ("energy to target", str(r.energy_to_target) if r.energy_to_target else "n/a"),
     ]

@@ -2,7 +2,9 @@
 
 Every number is in base SI units (bytes, seconds, joules, bytes per second,
 FLOP/s); every exact form is given as sympy text and as LaTeX. The schema is
-named and versioned in `"schema"`; fields are only ever added.
+named and versioned in `"schema"`; within a version fields are only ever added. Schema 2
+names a step's components by their keys (`compute`, `sync_in_site:PHASE`, `queueing:LINKS`,
+`exposed_sync:SYNC`, ...: ctdsl.language.components), where schema 1 used their display names.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import sympy as sp
 
 from ctdsl.report.encode import json_number as _num
 
-SCHEMA = "ctdsl.solve/1"
+SCHEMA = "ctdsl.solve/2"
 PRINT_CACHE = 256  # printed forms kept: a break-even stated many times is printed once
 
 
@@ -131,13 +133,11 @@ def _scheme(r) -> dict:
         "step": {
             "seconds": _num(r.step_time.value),
             "overlap": r.overlap,
-            "binding": r.binding,
+            "binding": r.binding.id,
             "utilisation": _num(r.utilisation.value) if r.utilisation is not None else None,
             "mfu": _num(r.mfu.value) if r.mfu is not None else None,
             "inner": _num(r.inner.value) if r.inner is not None else None,
-            "components": {
-                k: {"seconds": _num(q.value), "share": _num(r.shares[k])} for k, q in r.components.items()
-            },
+            "components": {t.id.id: {"seconds": _num(t.value.value), "share": _num(t.share)} for t in r.terms},
         },
         **({"overhead_per_sync": _num(r.overhead.value)} if r.overhead is not None else {}),
         "time_to_target": _num(r.time_to_target.value) if r.time_to_target else None,
@@ -161,7 +161,7 @@ def _scheme(r) -> dict:
         "syncs": [_sync(sy) for sy in r.syncs],
         "timeline": _timeline(r.timeline) if r.timeline is not None else None,
         "closed_forms": [
-            {"component": cf.component, "formula": cf.formula, "status": cf.status, "note": cf.note or None}
+            {"component": cf.component.id, "formula": cf.formula, "status": cf.status, "note": cf.note or None}
             for cf in r.closed_forms
         ],
         "links": _links(r.links, "bytes_per_sync"),
@@ -205,8 +205,8 @@ def _timeline(tl) -> dict:
             {
                 "dc": d.dc,
                 "micro_batches": _q(d.micro_batches),
-                "per_micro_batch": {k: _q(q) for k, q in d.per_micro.items()},
-                "components": {k: _q(q) for k, q in d.components.items()},
+                "per_micro_batch": {k.value: _q(q) for k, q in d.per_micro.items()},
+                "components": {k.value: _q(q) for k, q in d.components.items()},
                 "inner": _q(d.inner),
                 "window": _q(d.window),
             }
@@ -215,7 +215,7 @@ def _timeline(tl) -> dict:
         "traffic": [
             {
                 "dc": x.dc,
-                "kind": x.kind,
+                "kind": x.kind.value,
                 "link": x.link,
                 "role": x.role,
                 "bytes_per_micro_batch": _q(x.per_micro),

@@ -19,7 +19,7 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.report.encode import tex_display, tex_text
-from ctdsl.report.step_form import step_pieces, step_terms
+from ctdsl.report.step_form import part_of, step_pieces, step_terms
 
 DIGITS = 4
 
@@ -154,19 +154,19 @@ def scheme_align(r, symbols) -> str:
     lines = [
         _qeq(r"c", r.payload, symbols),
         _qeq(r"B_{\mathrm{WAN}}", r.wan, symbols),
-        _qeq(r"t_{\mathrm{compute}}", r.components["compute"], symbols),
+        _qeq(r"t_{\mathrm{compute}}", part_of(r, "compute"), symbols),
     ]
     terms = step_terms(r)
     for sym, key in terms.compute:
         if key != "compute":  # the inner step (the training step's timeline) or the stragglers' wait
-            lines.append(_qeq(sym, r.inner if key == "inner" else r.components[key], symbols))
+            lines.append(_qeq(sym, part_of(r, key), symbols))
     if r.transform is not None:
         lines.append(_qeq(r"t_{\mathrm{transform}}", r.transform, symbols))
     for sym, ph, plain in terms.phases:
         every = ", every step" if ph.every_step else ""
         lines.append(_qeq(sym, ph.time, symbols) + f" && \\text{{{_esc(ph.name)}: {ph.steps} step{'s' * (ph.steps != 1)}{every}}}")
-    for sym, name in terms.exposed:
-        lines.append(_qeq(sym, r.components[name], symbols) + f" && \\text{{{_esc(name)}, per step}}")
+    for sym, term in terms.exposed:
+        lines.append(_qeq(sym, term.value, symbols) + f" && \\text{{{_esc(term.label)}, per step}}")
     if r.overhead is not None:  # the scheme's fixed time per sync
         lines.append(_qeq(r"t_{\mathrm{overhead}}", r.overhead, symbols))
     lines.append(f"T &= {' '.join(step_pieces(terms, r.period, r.overlap))} = {_qtex(str(r.step_time))}")
@@ -221,7 +221,7 @@ def numbers_table(sol) -> str:
                     _esc(str(r.payload)),
                     _esc(str(r.wan)),
                     _esc(str(r.step_time)),
-                    _esc(r.binding),
+                    _esc(r.binding.label),
                     _esc(str(r.time_to_target) if r.time_to_target else "n/a"),
                     _esc(str(r.energy_to_target) if r.energy_to_target else "n/a"),
                 ]

@@ -105,7 +105,7 @@ def numbers_array(sol) -> str:
     lines = [" & ".join(mathjax_text(h) for h in head) + r" \\ \hline"]
     for r in sol.schemes.values():
         cells = [mathjax_text(r.name), _text_quantity(r.payload), _text_quantity(r.wan), _text_quantity(r.step_time),
-                 mathjax_text(r.binding), _text_quantity(r.time_to_target) if r.time_to_target else mathjax_text("n/a"),
+                 mathjax_text(r.binding.label), _text_quantity(r.time_to_target) if r.time_to_target else mathjax_text("n/a"),
                  _text_quantity(r.energy_to_target) if r.energy_to_target else mathjax_text("n/a")]  # fmt: skip
         lines.append(" & ".join(cells) + r" \\")
     return "$$\\begin{array}{lllllll}" + "\n".join(lines) + "\n\\end{array}$$"

@@ -27,15 +27,16 @@ from __future__ import annotations
 import math
 import re
 
-from ctdsl import __version__
 from ctdsl import units as U
 from ctdsl.report.encode import tex_text
 from ctdsl.report.latex import symbol_tex
 from ctdsl.report.paper_forms import Form, Printer, lines, width
 from ctdsl.report.paper_units import PLAIN, SIUNITX, num_tex, qty_tex, unit_tex
-from ctdsl.report.step_form import step_pieces, step_terms
+from ctdsl.report.step_form import part_of, step_pieces, step_terms
 from ctdsl.report.target_latex import targets_tex
 from ctdsl.results.quantity import Quantity
+from ctdsl.results.solution import Solution
+from ctdsl.version import __version__
 
 # usable widths in em at 10 pt (1 em = 10 pt), less the equation number: an article's
 # \textwidth is 345 pt; a two-column article's \columnwidth is 229.5 pt
@@ -121,12 +122,12 @@ class Paper:
         rows = [
             self.quantity("c", r.payload, key, "payload"),
             self.quantity(r"V_{\mathrm{WAN}}", r.wan, key, "wan"),
-            self.quantity(r"t_{\mathrm{compute}}", r.components["compute"], key, "compute"),
+            self.quantity(r"t_{\mathrm{compute}}", part_of(r, "compute"), key, "compute"),
         ]
         terms = step_terms(r, overhead_first=True)
         for sym, part in terms.compute:
             if part != "compute":  # the inner step (the training step's timeline) or the stragglers' wait
-                rows.append(self.quantity(sym, r.inner if part == "inner" else r.components[part], key, part))
+                rows.append(self.quantity(sym, part_of(r, part), key, part))
         if r.transform is not None:
             rows.append(self.quantity(r"t_{\mathrm{transform}}", r.transform, key, "transform"))
         if r.overhead is not None:  # the scheme's fixed time per sync
@@ -136,9 +137,9 @@ class Paper:
             rows.append(self.quantity(sym, ph.time, key, f"t{i}"))
             every = ", every step" if ph.every_step else ""
             phases.append(f"${sym}$ {tex_text(ph.name)} ({ph.steps} step{'s' * (ph.steps != 1)}{every})")
-        for j, (sym, name) in enumerate(terms.exposed, 1):
-            rows.append(self.quantity(sym, r.components[name], key, f"x{j}"))
-            phases.append(f"${sym}$ {tex_text(name)}, per step")
+        for j, (sym, term) in enumerate(terms.exposed, 1):
+            rows.append(self.quantity(sym, term.value, key, f"x{j}"))
+            phases.append(f"${sym}$ {tex_text(term.label)}, per step")
         rows.append(self._step(r, terms))
         if r.time_to_target is not None:
             q = r.time_to_target
@@ -213,7 +214,7 @@ class Paper:
             for get, scale in getters:
                 v = get(r)
                 cells.append("--" if v is None or not math.isfinite(v) else f"${num_tex(v / scale, self.units)}$")
-            cells.append(tex_text(r.binding))
+            cells.append(tex_text(r.binding.label))
             rows.append(" & ".join(cells) + r" \\")
         env = "table*" if self.columns == 2 else "table"
         spec = "l" + "r" * len(cols) + r"p{0.26\linewidth}"
@@ -284,7 +285,7 @@ def _comment(text: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
-def paper_latex(sol, standalone: bool = False, columns: int = 1, units: str = SIUNITX, prefix: str = "ctdsl", extra: tuple[str, ...] = ()) -> str:
+def paper_latex(sol: Solution, standalone: bool = False, columns: int = 1, units: str = SIUNITX, prefix: str = "ctdsl", extra: tuple[str, ...] = ()) -> str:
     """`extra`: LaTeX blocks put after the numbers table (the sensitivity table)."""
     p = Paper(sol, columns, units, prefix)
     p.extra = tuple(extra)

@@ -11,8 +11,9 @@ b >= 100 GB/s`. A `Regime` is that split, found only when it is cheap and exact:
   each confirmed by a sign change; no root in the range means one argument holds
   over the whole range;
 - otherwise a numeric scan of the range (`SAMPLES` points) and a bisection of
-  the one interval where the sign changes; none, or more than one, and the max
-  is left as it is.
+  the one interval where the sign changes (ctdsl.roots: the scan's points, its
+  brackets, the bisection, and the sign change that confirms an exact root);
+  none, or more than one, and the max is left as it is.
 
 Values are in the param's declared unit (the forms are in declared units).
 """
@@ -23,6 +24,8 @@ import math
 from dataclasses import dataclass
 
 import sympy as sp
+
+from ctdsl import roots
 
 MAX_SPLIT_OPS = 60  # a larger difference of arguments is not split (a hostile spec: no solving, no scanning)
 MAX_SPLIT_DEGREE = 2  # sympy's exact roots for a numerator of at most this degree
@@ -96,33 +99,31 @@ def _poles(den: sp.Expr, x: sp.Symbol, lo: float, hi: float) -> bool:
     return any(lo <= float(r) <= hi for r in sp.roots(poly, filter="R"))
 
 
+class _Undefined(ArithmeticError):
+    """The difference cannot be told positive or negative at a point of the bisection."""
+
+
 def _scanned_root(diff: sp.Expr, x: sp.Symbol, lo: float, hi: float) -> list[float] | None:
     """The one crossing a scan of (lo, hi) brackets, bisected; [] for none seen, None for more than one."""
-    pts = _points(lo, hi)
+    pts = roots.grid(lo, hi, SAMPLES - 1, lo > 0 and hi / lo > 100)  # a range of decades: scanned evenly in log
     signs = [_sign(diff, x, p) for p in pts]
-    if any(s is None for s in signs):
+    if any(s is None for s in signs) or 0 in signs:
         return None
-    changes = [i for i in range(len(pts) - 1) if signs[i] * signs[i + 1] < 0]
-    if len(changes) != 1 or 0 in signs:
-        return None if len(changes) > 1 or 0 in signs else []
-    i = changes[0]
-    a, b, sa = pts[i], pts[i + 1], signs[i]
-    for _ in range(BISECT):
-        m = (a + b) / 2
+    changes = roots.sign_changes(pts, [float(s) for s in signs])
+    if len(changes) != 1:
+        return None if changes else []
+    a, sa, b, _ = changes[0]
+
+    def stays(m: float) -> bool:
         s = _sign(diff, x, m)
         if s is None:
-            return None
-        if s == 0 or m in (a, b):
-            break
-        a, b = (m, b) if s == sa else (a, m)
-    return [(a + b) / 2]
+            raise _Undefined
+        return s == sa
 
-
-def _points(lo: float, hi: float) -> list[float]:
-    if lo > 0 and hi / lo > 100:  # a range of decades: scanned evenly in log
-        r = (hi / lo) ** (1 / (SAMPLES - 1))
-        return [lo * r**i for i in range(SAMPLES)]
-    return [lo + (hi - lo) * i / (SAMPLES - 1) for i in range(SAMPLES)]
+    try:
+        return [roots.bisect(a, b, stays, steps=BISECT)]
+    except _Undefined:
+        return None
 
 
 def _sign(e: sp.Expr, x: sp.Symbol, v: float) -> int | None:
@@ -142,5 +143,10 @@ def _zero(den: sp.Expr, x: sp.Symbol, v: float) -> bool:
 def _changes_sign(diff: sp.Expr, x: sp.Symbol, v: float, lo: float, hi: float) -> bool:
     """The difference has opposite signs just either side of v (a crossing, not a touch)."""
     h = min(v - lo, hi - v, abs(v) + 1) * 1e-6
-    s1, s2 = _sign(diff, x, v - h), _sign(diff, x, v + h)
-    return s1 is not None and s2 is not None and s1 * s2 < 0
+    return roots.changes_sign(lambda t: _signed(diff, x, t), v - h, v + h)
+
+
+def _signed(e: sp.Expr, x: sp.Symbol, v: float) -> float:
+    """The sign of e at x = v as a float (nan where it has none)."""
+    s = _sign(e, x, v)
+    return math.nan if s is None else float(s)

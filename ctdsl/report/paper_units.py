@@ -15,7 +15,6 @@ import math
 from ctdsl.report.encode import tex_text
 
 SIUNITX, PLAIN = "siunitx", "plain"
-UNIT_MODES = (SIUNITX, PLAIN)
 
 _BASES = {
     "B": r"\byte",

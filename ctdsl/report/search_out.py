@@ -7,11 +7,13 @@ unit), as in the solve JSON.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ctdsl import units as U
 from ctdsl.report.encode import json_number as _num
 from ctdsl.report.encode import md_cell, md_text
 from ctdsl.report.tables import Table
-from ctdsl.results.search import QUANTITY_DIMS
+from ctdsl.results.search import QUANTITY_DIMS, SearchResult
 
 CAP_WORDS = {"deadline": "time to target", "power_cap": "mean power", "budget": "cost to target", "co2e_cap": "CO2e to target"}
 
@@ -30,7 +32,7 @@ def _quantity_cells(point) -> list[str]:
     return [_q(q[n], QUANTITY_DIMS[n]) if n in q else "-" for n in ("time", "energy", "cost", "co2e", "power")]
 
 
-def search_tables(res) -> list[Table]:
+def search_tables(res: SearchResult) -> list[Table]:
     opt = res.optimum
     goal = Table(f"Search {res.name}: {res.sense} {res.objective}", ["", "value"])
     goal.rows += [
@@ -68,7 +70,7 @@ def _drop_empty(t: Table, first: int) -> None:
     t.rows = [[row[j] for j in keep] for row in t.rows]
 
 
-def search_markdown(results) -> str:
+def search_markdown(results: Sequence[SearchResult]) -> str:
     lines = []
     for res in results:
         for t in search_tables(res):
@@ -88,7 +90,7 @@ def _point_json(p) -> dict:
     }
 
 
-def search_json(res) -> dict:
+def search_json(res: SearchResult) -> dict:
     return {
         "name": res.name,
         "sense": res.sense,

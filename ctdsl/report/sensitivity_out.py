@@ -11,6 +11,7 @@ elasticities: a row per quantity, a column per param.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from ctdsl import units as U
 from ctdsl.report.blocks import Grid, Image, Para, Section
@@ -23,6 +24,8 @@ from ctdsl.report.paper_units import num_tex
 from ctdsl.report.plots import png_bytes
 from ctdsl.report.plots.tornado import tornado_figure
 from ctdsl.report.tables import Table
+from ctdsl.results.params import Symbols
+from ctdsl.results.sensitivity import Sensitivity, Tornado
 
 HEADER = ["param", "dy/dx", "elasticity"]  # dy/dx per declared unit of the param (JSON: base units)
 
@@ -49,15 +52,15 @@ def quantity_table(q) -> Table:
     return t
 
 
-def sensitivity_tables(sens) -> list[Table]:
+def sensitivity_tables(sens: Sensitivity) -> list[Table]:
     return [quantity_table(q) for q in sens.quantities]
 
 
-def sensitivity_markdown(sens) -> str:
+def sensitivity_markdown(sens: Sensitivity) -> str:
     """The tables as Markdown (for `ctdsl solve --format markdown --sensitivity`)."""
     lines = []
     for t in sensitivity_tables(sens):
-        lines += [f"## {md_text(t.title)}", "", "| " + " | ".join(t.header) + " |", "|" + "|".join("---" for _ in t.header) + "|"]
+        lines += [f"## {md_text(t.title)}", "", "| " + " | ".join(md_cell(h) for h in t.header) + " |", "|" + "|".join("---" for _ in t.header) + "|"]
         lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in t.rows]
         lines.append("")
         for n in t.notes:
@@ -65,7 +68,7 @@ def sensitivity_markdown(sens) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def sensitivity_json(sens) -> dict:
+def sensitivity_json(sens: Sensitivity) -> dict:
     """The `sensitivity` key of the solve JSON (docs/solve-json.md): base units, as every number there."""
     out = []
     for q in sens.quantities:
@@ -96,7 +99,7 @@ def _cell(v: float, units: str) -> str:
     return "--" if v is None or not math.isfinite(v) else f"${num_tex(float(f'{v:.4g}'), units)}$"
 
 
-def sensitivity_latex(sens, symbols, units: str, prefix: str = "ctdsl", columns: int = 1) -> str:
+def sensitivity_latex(sens: Sensitivity, symbols: Symbols, units: str, prefix: str = "ctdsl", columns: int = 1) -> str:
     """A table of elasticities d ln y / d ln x: a row per quantity, a column per param (`export latex --sensitivity`)."""
     params = list(sens.params)
     header = ["quantity"] + [f"${symbol_tex(symbols.info[p])}$" for p in params]
@@ -128,7 +131,7 @@ def sensitivity_latex(sens, symbols, units: str, prefix: str = "ctdsl", columns:
     )
 
 
-def tornado_json(t) -> dict:
+def tornado_json(t: Tornado) -> dict:
     """The `tornado` key of the solve JSON (`--tornado FILE QUANTITY`): each bar's ends, base units."""
     return {
         "name": t.name,
@@ -143,7 +146,7 @@ def tornado_json(t) -> dict:
     }
 
 
-def sensitivity_section(sens, tornadoes=()) -> Section:
+def sensitivity_section(sens: Sensitivity, tornadoes: Sequence[Tornado] = ()) -> Section:
     """The report's "Sensitivity" section (`ctdsl report --sensitivity`): a tornado chart of each of
     `tornadoes` (ctdsl.results.sensitivity.Tornado), then one table per quantity."""
     sec = Section("Sensitivity")
@@ -163,7 +166,7 @@ def sensitivity_section(sens, tornadoes=()) -> Section:
     return sec
 
 
-def sensitivity_html(sens) -> str:
+def sensitivity_html(sens: Sensitivity) -> str:
     """The explorer's static section (`ctdsl explore --sensitivity`): the elasticities, a row per quantity, a column per param."""
     params = list(sens.params)
     rows = []

@@ -15,9 +15,15 @@ from __future__ import annotations
 import csv
 import io
 import math
+from typing import TYPE_CHECKING, BinaryIO
 
 from ctdsl import units as U
 from ctdsl.report import encode
+
+if TYPE_CHECKING:  # types only: no import at run time (the report reads what the CLI hands it)
+    from rich.console import Console
+
+    from ctdsl.simulate.simsweep import SimSweep
 
 STEP = "_s"  # the step columns are in seconds
 VALUE_COLUMNS = ("closed_form_step", "simulated_step", "ci_low", "ci_high")
@@ -46,7 +52,7 @@ def _cell(v):
     return encode.csv_cell(v)
 
 
-def render_csv(sweep) -> str:
+def render_csv(sweep: SimSweep) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([encode.csv_cell(name) for name, _ in columns(sweep)])
@@ -55,7 +61,7 @@ def render_csv(sweep) -> str:
     return buf.getvalue()
 
 
-def write_parquet(sweep, fh) -> None:
+def write_parquet(sweep: SimSweep, fh: BinaryIO) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -76,7 +82,7 @@ def write_parquet(sweep, fh) -> None:
     pq.write_table(tbl, fh)
 
 
-def render_rich(sweep, console) -> None:
+def render_rich(sweep: SimSweep, console: Console) -> None:
     from rich.table import Table
 
     t = Table(title=f"simulated step time over {sweep.settings.seeds} seeds x {sweep.settings.steps} steps, beside the closed form")
@@ -104,7 +110,7 @@ def _dim(symbol: str):
     return unit.dim if unit.scale == 1 else None
 
 
-def figure(sweep):
+def figure(sweep: SimSweep):
     """One param swept: per scheme, the closed form as a line and the simulated means with their intervals."""
     import matplotlib
 

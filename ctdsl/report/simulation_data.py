@@ -1,4 +1,4 @@
-"""`ctdsl simulate`: JSON (schema `ctdsl.simulate/1`, and `ctdsl.simulate.validate/1` for
+"""`ctdsl simulate`: JSON (schema `ctdsl.simulate/2`, and `ctdsl.simulate.validate/1` for
 `--validate`) and CSV of simulation results.
 
 Numbers are base SI units; a value that is not finite is null in JSON and empty
@@ -11,11 +11,16 @@ from __future__ import annotations
 import csv
 import math
 from io import StringIO
+from typing import TYPE_CHECKING
 
 from ctdsl.report.encode import csv_cell
 from ctdsl.report.encode import json_number as _num
 
-SCHEMA = "ctdsl.simulate/1"
+if TYPE_CHECKING:  # types only: no import at run time (the report reads what the CLI hands it)
+    from ctdsl.simulate.runner import SimResult
+    from ctdsl.simulate.validate import Validation
+
+SCHEMA = "ctdsl.simulate/2"  # 2: a closed-form term names its component by its key (ctdsl.language.components)
 VALIDATE_SCHEMA = "ctdsl.simulate.validate/1"
 
 
@@ -26,7 +31,7 @@ def _est(e) -> dict | None:
     return {"mean": _num(e.mean), "sd": _num(e.sd), "n": e.n, "ci95": [_num(lo), _num(hi)]}
 
 
-def result_json(res) -> dict:
+def result_json(res: SimResult) -> dict:
     c = res.settings
     return {
         "schema": SCHEMA,
@@ -38,7 +43,7 @@ def result_json(res) -> dict:
     }
 
 
-def partial_json(res, done: int, total: int) -> dict:
+def partial_json(res: SimResult, done: int, total: int) -> dict:
     """The runs finished so far (`ctdsl simulate --partial`): the result's JSON and, under "partial",
     how many of the runs are done, whether that is all of them, and the seeds each scheme holds."""
     out = result_json(res)
@@ -66,7 +71,7 @@ def _scheme_json(name: str, s) -> dict:
             "queueing": _num(p.queueing),
             "stragglers": _num(p.stragglers),
             "oversubscribed_bound": _num(p.bound),
-            "terms": [{"component": cf.component, "status": cf.status, "formula": cf.formula} for cf in p.closed_forms],
+            "terms": [{"component": cf.component.id, "status": cf.status, "formula": cf.formula} for cf in p.closed_forms],
             "syncs": {sy.name: _num(sy.per_step) for sy in p.step_plan.syncs} if getattr(p, "step_plan", None) else None,
             "pipeline": [_chain_json(ch) for ch in getattr(p, "chains", ())],
         },
@@ -133,7 +138,7 @@ CSV_COLUMNS = [
 ]
 
 
-def render_csv(res) -> str:
+def render_csv(res: SimResult) -> str:
     buf = StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([c for c, _ in CSV_COLUMNS])
@@ -149,7 +154,7 @@ def render_csv(res) -> str:
 # ---- --validate ----------------------------------------------------------------------------------
 
 
-def validation_json(v) -> dict:
+def validation_json(v: Validation) -> dict:
     return {
         "schema": VALIDATE_SCHEMA,
         "spec": v.spec.root,
@@ -177,7 +182,7 @@ def validation_json(v) -> dict:
     }
 
 
-def validation_csv(v) -> str:
+def validation_csv(v: Validation) -> str:
     buf = StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["kind", "check", "closed_form", "status", "sim_mean", "sim_ci95_lo", "sim_ci95_hi", "t", "critical", "passed", "note"])

@@ -8,11 +8,19 @@ give byte-identical output. JSON and CSV are in `simulation_data.py`.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ctdsl import units as U
+from ctdsl.language.components import ComponentKey
 from ctdsl.language.tolerances import REL
 from ctdsl.report.encode import rich_text
 from ctdsl.report.tables import Table, print_rich_tables
+
+if TYPE_CHECKING:  # types only: no import at run time (the report reads what the CLI hands it)
+    from rich.console import Console
+
+    from ctdsl.simulate.runner import SimResult
+    from ctdsl.simulate.validate import Validation
 
 T = U.TIME
 
@@ -183,9 +191,9 @@ def closed_form_notes(res) -> list[str]:
     seen: dict[tuple, list[str]] = {}
     for name, s in res.schemes.items():
         for cf in s.plan.closed_forms:
-            size = s.plan.stragglers if cf.component == "stragglers" else s.plan.queueing
+            size = s.plan.stragglers if cf.component.key is ComponentKey.STRAGGLERS else s.plan.queueing
             if size:  # a load or jitter of 0 at the defaults adds nothing to say
-                seen.setdefault((cf.component, cf.status, cf.formula), []).append(name)
+                seen.setdefault((cf.component.label, cf.status, cf.formula), []).append(name)
     out = []
     for (component, status, formula), names in seen.items():
         who = "every scheme" if len(names) == len(res.schemes) else ", ".join(names)
@@ -230,7 +238,7 @@ def tables(res) -> list[Table]:
     return out
 
 
-def render_rich(res, console) -> None:
+def render_rich(res: SimResult, console: Console) -> None:
     _render(console, header(res), tables(res))
 
 
@@ -307,7 +315,7 @@ def validation_table(v) -> Table:
     return t
 
 
-def render_validation(v, console) -> None:
+def render_validation(v: Validation, console: Console) -> None:
     c = v.settings
     head = f"{v.spec.root}: validation, {c.seeds} seeds (seed {c.seed}); params: {params_line_spec(v.spec)}"
     _render(console, head, [validation_table(v)])

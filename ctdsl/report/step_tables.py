@@ -4,7 +4,7 @@ each scheme's syncs with what they expose (docs/cost-model.md, "The training ste
 from __future__ import annotations
 
 from ctdsl import units as U
-from ctdsl.language.binding import INNER
+from ctdsl.language.components import INNER, of
 from ctdsl.report.table_types import Table
 
 
@@ -41,7 +41,7 @@ def inner_table(sol) -> Table | None:
         return None
     names = [k for k in INNER if any(k in d.components for d, _ in groups.values())]
     sites = _sites(groups)
-    head = ["model", *(["sites"] if sites else []), "dcs", "micro-batches", *names, "inner step", "window"]
+    head = ["model", *(["sites"] if sites else []), "dcs", "micro-batches", *(of(k).label for k in names), "inner step", "window"]
     t = Table("The training step: a replica's inner step at the defaults", head)
     for key, (d, _tl) in groups.items():
         model, where = key[:2]
@@ -71,7 +71,7 @@ def traffic_table(sol) -> Table | None:
     t = Table("Model-parallel traffic per GPU per step", head)
     for key, x in groups.items():
         model, where = key[:2]
-        cells = [model, *([where or "declared"] if sites else []), ", ".join(dcs[key]), x.kind, f"{x.link} ({x.role})"]
+        cells = [model, *([where or "declared"] if sites else []), ", ".join(dcs[key]), of(x.kind).label, f"{x.link} ({x.role})"]
         t.rows.append(cells + [_f(x.per_micro), _f(x.sent), _f(x.busy), _f(x.exposed)])
     t.notes.append("bytes one GPU sends; busy: the time its transfers take; exposed: what the step waits for (pipeline parallel: also the transfers of the bubble's slots)")
     t.notes.append("per micro-batch for pipeline parallel: one transfer at a stage boundary")

@@ -43,13 +43,16 @@ import shutil
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
 from ctdsl.report.sweepout import SCHEMA
 
-BINARY_FORMATS = ("parquet", "arrow", "npz")
+if TYPE_CHECKING:  # types only: no import at run time (the report reads what the CLI hands it)
+    from ctdsl.numeric.forms import CompiledForms
+    from ctdsl.numeric.grid import Grid
+
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest a zip entry can carry: a fixed date keeps the file deterministic
 F32 = np.finfo(np.float32)
 REPEATS = 8  # a numeric column with at most one distinct value in REPEATS in the first row group is dictionary-encoded
@@ -203,7 +206,7 @@ class NpzWriter:
             np.lib.format.write_array(dst, array, allow_pickle=False)
 
 
-def binary_writer(fmt: str, fh: BinaryIO, cols: list, forms, grid, float64: bool = False):
+def binary_writer(fmt: str, fh: BinaryIO, cols: list, forms: CompiledForms, grid: Grid, float64: bool = False):
     if fmt == "npz":
         return NpzWriter(fh, cols, forms, grid)
     return ArrowWriter(fh, cols, forms, grid, parquet=fmt == "parquet", float64=float64)

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import csv
 import json
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
 from ctdsl.report.encode import csv_cell
+
+if TYPE_CHECKING:  # types only: no import at run time (the report reads what the CLI hands it)
+    from ctdsl.numeric.forms import CompiledForms
+    from ctdsl.numeric.grid import Grid
 
 SCHEMA = "ctdsl.sweep/1"
 
@@ -94,7 +98,7 @@ class CsvWriter:
 class JsonWriter:
     """A JSON object whose `rows` array is streamed; keys in a fixed order."""
 
-    def __init__(self, fh: TextIO, cols: list, forms, grid, size: int):
+    def __init__(self, fh: TextIO, cols: list, forms: CompiledForms, grid: Grid, size: int):
         self.fh = fh
         self.cols = cols
         self.first = True

@@ -7,16 +7,22 @@ rows format-free means the terminal, Markdown and notebook views say the same.
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from io import StringIO
+from typing import TYPE_CHECKING
 
 from ctdsl import units as U
-from ctdsl.language.binding import MODEL_PARALLEL, is_exposed_sync
+from ctdsl.language.components import ComponentKey, Group
 from ctdsl.report.money_tables import money_rows
 from ctdsl.report.step_tables import inner_table, sync_table, traffic_table
 from ctdsl.report.table_types import Table
 from ctdsl.report.target_tables import bytes_table, targets_table
 from ctdsl.report.words import count_of
 from ctdsl.report.encode import csv_cell, md_cell, md_text, rich_text
+from ctdsl.results.solution import Solution
+
+if TYPE_CHECKING:  # types only: no import at run time
+    from rich.console import Console
 
 
 def _f(q) -> str:
@@ -29,10 +35,6 @@ def _pct(x: float) -> str:
 
 def _ratio(x: float) -> str:
     return f"{x:.2f}x" if x == x and x != float("inf") else "n/a"
-
-
-def phase_group(ph) -> str:
-    return "across dcs" if any(l.kind == "wan" for l in ph.links) else "in dc"
 
 
 def models_table(sol) -> Table | None:
@@ -54,51 +56,49 @@ def models_table(sol) -> Table | None:
     return t
 
 
-def _is_queueing(name: str) -> bool:
-    return name.startswith("queueing on ")
+def _sum(terms) -> float:
+    return sum(t.value.value for t in terms)
 
 
 def step_table(sol) -> Table:
     rows = list(sol.schemes.values())
+    G = Group
     # columns for the model-parallel part of the inner step and for exposed syncs, when a scheme has them
-    has_m = any(k in MODEL_PARALLEL for r in rows for k in r.components)
-    has_x = any(is_exposed_sync(k) for r in rows for k in r.components)
+    has_m = any(r.of(G.MODEL_PARALLEL) for r in rows)
+    has_x = any(r.of(G.EXPOSED_SYNC) for r in rows)
     # columns for contention and stragglers, when the spec sets them and they are not 0 at the defaults
-    has_q = any(_is_queueing(k) and q.value for r in rows for k, q in r.components.items())
-    has_s = any("stragglers" in r.components and r.components["stragglers"].value for r in rows)
-    has_o = any("overhead" in r.components and r.components["overhead"].value for r in rows)
-    head = ["scheme", "compute"] + (["model parallel"] if has_m else []) + ["transform", "sync in dc", "sync across dcs"]
-    head += (["sync exposed"] if has_x else []) + (["queueing"] if has_q else []) + (["stragglers"] if has_s else []) + (["overhead"] if has_o else [])
-    t = Table("Step time at the defaults", [*head, "step", "H", "binding", "CU", "MFU"])
-    col = {name: i for i, name in enumerate(head)}
+    has_q = any(t.value.value for r in rows for t in r.of(G.QUEUEING))
+    has_s = any(t.value.value for r in rows for t in r.of(G.STRAGGLERS))
+    has_o = any(t.value.value for r in rows for t in r.of(G.OVERHEAD))
+    groups = [G.COMPUTE] + ([G.MODEL_PARALLEL] if has_m else []) + [G.TRANSFORM, G.SYNC_IN_SITE, G.SYNC_ACROSS_SITES]
+    groups += ([G.EXPOSED_SYNC] if has_x else []) + ([G.QUEUEING] if has_q else []) + ([G.STRAGGLERS] if has_s else []) + ([G.OVERHEAD] if has_o else [])
+    t = Table("Step time at the defaults", ["scheme", *(g.label for g in groups), "step", "H", "binding", "CU", "MFU"])
+    col = {g: i for i, g in enumerate(groups, 1)}
     for i, r in enumerate(rows):
         step = r.step_time.value
-        plain = [p for p in r.phases if p.name in r.components]
-        in_dc = sum(r.components[p.name].value for p in plain if phase_group(p) == "in dc")
-        wan = sum(r.components[p.name].value for p in plain if phase_group(p) != "in dc")
-        tr = r.components.get("transform")
-        cells = [r.name, f"{_f(r.components['compute'])} ({_pct(r.shares['compute'])})"]
+        compute, tr = r.term(ComponentKey.COMPUTE), r.term(ComponentKey.TRANSFORM)
+        cells = [r.name, f"{_f(compute.value)} ({_pct(compute.share)})"]
         if has_m:
-            mp = [q.value for k, q in r.components.items() if k in MODEL_PARALLEL]
-            cells.append(_share(sum(mp), step) if mp else "-")
-        cells += [f"{_f(tr)} ({_pct(r.shares['transform'])})" if tr else "-", _share(in_dc, step), _share(wan, step)]
+            mp = r.of(G.MODEL_PARALLEL)
+            cells.append(_share(_sum(mp), step) if mp else "-")
+        cells += [f"{_f(tr.value)} ({_pct(tr.share)})" if tr else "-", _share(_sum(r.of(G.SYNC_IN_SITE)), step), _share(_sum(r.of(G.SYNC_ACROSS_SITES)), step)]
         if has_x:
-            xs = [q.value for k, q in r.components.items() if is_exposed_sync(k)]
-            cells.append(_share(sum(xs), step) if xs else "-")
+            xs = r.of(G.EXPOSED_SYNC)
+            cells.append(_share(_sum(xs), step) if xs else "-")
         if has_q:
-            cells.append(_share(sum(q.value for k, q in r.components.items() if _is_queueing(k)), step))
-        for key, on in (("stragglers", has_s), ("overhead", has_o)):
+            cells.append(_share(_sum(r.of(G.QUEUEING)), step))
+        for key, on in ((ComponentKey.STRAGGLERS, has_s), (ComponentKey.OVERHEAD, has_o)):
             if on:
-                q = r.components.get(key)
-                cells.append(_share(q.value, step) if q is not None else "-")
+                q = r.term(key)
+                cells.append(_share(q.value.value, step) if q is not None else "-")
         cells += [
             _f(r.step_time) + (" (overlapped)" if r.overlap else ""),
             f"{r.period:g}",
-            r.binding,
+            r.binding.label,
             _pct(r.utilisation.value) if r.utilisation is not None else "n/a",
             _pct(r.mfu.value) if r.mfu is not None else "n/a",
         ]
-        t.marked.add((i, _binding_column(r, col)))
+        t.marked.add((i, col[r.binding.group]))
         t.rows.append(cells)
     t.notes.append("sync is divided by H (steps between syncs); shares are of the step; the binding component is marked")
     if has_m:
@@ -112,28 +112,14 @@ def step_table(sol) -> Table:
     return t
 
 
-def _binding_column(r, col: dict[str, int]) -> int:
-    """The column of the step table that holds the binding component."""
-    b = r.binding
-    if b in col:
-        return col[b]
-    if b in MODEL_PARALLEL:
-        return col["model parallel"]
-    if is_exposed_sync(b):
-        return col["sync exposed"]
-    if _is_queueing(b):
-        return col["queueing"]
-    ph = next((p for p in r.phases if p.name == b), None)
-    return col["sync in dc"] if ph is None or phase_group(ph) == "in dc" else col["sync across dcs"]
-
-
 def closed_form_notes(sol) -> list[str]:
     """One line per contention or straggler term: its formula and whether it is exact."""
     seen: dict[tuple, list[str]] = {}
     for r in sol.schemes.values():
-        for cf in r.closed_forms:
-            if r.components[cf.component].value:  # a load or jitter of 0 adds nothing to say
-                seen.setdefault((cf.component, cf.formula, cf.status, cf.note), []).append(r.name)
+        for t in r.terms:
+            cf = t.closed_form
+            if cf is not None and t.value.value:  # a load or jitter of 0 adds nothing to say
+                seen.setdefault((cf.component.label, cf.formula, cf.status, cf.note), []).append(r.name)
     out = []
     for (component, formula, status, note), names in seen.items():
         who = "every scheme" if len(names) == len(sol.schemes) else ", ".join(names)
@@ -145,15 +131,14 @@ def closed_form_notes(sol) -> list[str]:
 
 
 def oversubscribed(r) -> list[str]:
-    """Loaded links whose background and sync together need more than the whole link."""
+    """Loaded links whose background and sync together need more than the whole link (the bound is the results')."""
     step = r.step_time.value
     over: dict[tuple, list[str]] = {}
     for ll in r.loaded_links:
-        if step and ll.load + ll.busy / step >= 1:
-            over.setdefault((ll.link, ll.load, ll.busy), []).append(f"{ll.source} -> {ll.target}")
+        if ll.bound is not None:
+            over.setdefault((ll.link, ll.load, ll.busy, ll.bound), []).append(f"{ll.source} -> {ll.target}")
     out = []
-    for (link, rho, busy), edges in over.items():
-        bound = busy / (1 - rho) if rho < 1 else float("inf")
+    for (link, rho, busy, bound), edges in over.items():
         out.append(
             f"{link} {' and '.join(edges)} {'is' if len(edges) == 1 else 'are'} over-subscribed: background "
             f"{_pct(rho)} + sync {_pct(busy / step)} of the step; the M/D/1 wait does not hold there, and in the "
@@ -281,14 +266,14 @@ def all_tables(sol) -> list[Table]:
     return out
 
 
-def render_rich(sol, console) -> None:
+def render_rich(sol: Solution, console: Console) -> None:
     """The tables through rich: every text from the spec passes `rich_text` (markup escaped, control characters shown)."""
     esc = rich_text
     console.print(f"[bold]{esc(sol.spec.root)}[/bold]: {count_of(len(sol.schemes), 'scheme')}, {params_heading(sol)}: " + esc(params_line(sol)))
     print_rich_tables(console, all_tables(sol), mark=" *")
 
 
-def print_rich_tables(console, tables, mark: str = "") -> None:
+def print_rich_tables(console: Console, tables: Sequence[Table], mark: str = "") -> None:
     """Tables through rich, marked cells in bold yellow (followed by `mark`), notes dimmed under each."""
     from rich.table import Table as RichTable
 
@@ -318,7 +303,7 @@ def params_heading(sol) -> str:
     return "params (defaults, except as set)" if any(p.given for p in sol.spec.params.values()) else "params at their defaults"
 
 
-def render_markdown(sol) -> str:
+def render_markdown(sol: Solution) -> str:
     heading = params_heading(sol)
     lines = [f"# {md_text(sol.spec.root)}", "", f"{heading[0].upper() + heading[1:]}: {md_text(params_line(sol))}.", ""]
     for t in all_tables(sol):
@@ -356,35 +341,40 @@ CSV_COLUMNS = [
     ("payload_B", lambda r: r.payload.value),
     ("wire_B", lambda r: r.wire.value),
     ("wan_B", lambda r: r.wan.value),
-    ("compute_s", lambda r: r.components["compute"].value),
-    ("transform_s", lambda r: r.components["transform"].value if "transform" in r.components else 0.0),
-    ("sync_s", lambda r: sum(q.value for k, q in r.components.items() if _is_sync(k))),
+    ("compute_s", lambda r: r.term(ComponentKey.COMPUTE).value.value),
+    ("transform_s", lambda r: _value(r, ComponentKey.TRANSFORM)),
+    ("sync_s", lambda r: _sum(r.of(*SYNC))),
     ("step_s", lambda r: r.step_time.value),
-    ("binding", lambda r: r.binding),
+    ("binding", lambda r: r.binding.label),
     ("time_to_target_s", lambda r: r.time_to_target.value if r.time_to_target else None),
     ("energy_to_target_J", lambda r: r.energy_to_target.value if r.energy_to_target else None),
 ]
 
 
-def _is_sync(name: str) -> bool:
-    """A component of the sync: a phase, or a sync's exposed part (not compute, the model-parallel
-    inner step, the transform, stragglers, overhead or queueing)."""
-    return name not in ("compute", "transform", "stragglers", "overhead") and name not in MODEL_PARALLEL and not _is_queueing(name)
+def _value(r, key: ComponentKey) -> float:
+    """One component's seconds per step, 0.0 where the scheme has none."""
+    t = r.term(key)
+    return t.value.value if t is not None else 0.0
 
 
-def render_csv(sol) -> str:
+# the sync's components: its phases and exposed parts (not compute, the model-parallel inner
+# step, the transform, stragglers, overhead or queueing)
+SYNC = (Group.SYNC_IN_SITE, Group.SYNC_ACROSS_SITES, Group.EXPOSED_SYNC)
+
+
+def render_csv(sol: Solution) -> str:
     buf = StringIO()
     w = csv.writer(buf, lineterminator="\n")
     columns = list(CSV_COLUMNS)
     # contention and stragglers, when the spec sets them (sync_s leaves them out)
-    if any(k in MODEL_PARALLEL for r in sol.schemes.values() for k in r.components):  # the training step's timeline
-        columns.insert(11, ("model_parallel_s", lambda r: sum(q.value for k, q in r.components.items() if k in MODEL_PARALLEL)))
-    if any(_is_queueing(k) for r in sol.schemes.values() for k in r.components):
-        columns.append(("queueing_s", lambda r: sum(q.value for k, q in r.components.items() if _is_queueing(k))))
-    if any("stragglers" in r.components for r in sol.schemes.values()):
-        columns.append(("stragglers_s", lambda r: r.components["stragglers"].value if "stragglers" in r.components else 0.0))
-    if any("overhead" in r.components for r in sol.schemes.values()):
-        columns.append(("overhead_s", lambda r: r.components["overhead"].value if "overhead" in r.components else 0.0))
+    schemes = sol.schemes.values()
+    if any(r.of(Group.MODEL_PARALLEL) for r in schemes):  # the training step's timeline
+        columns.insert(11, ("model_parallel_s", lambda r: _sum(r.of(Group.MODEL_PARALLEL))))
+    if any(r.of(Group.QUEUEING) for r in schemes):
+        columns.append(("queueing_s", lambda r: _sum(r.of(Group.QUEUEING))))
+    for key in (ComponentKey.STRAGGLERS, ComponentKey.OVERHEAD):
+        if any(r.term(key) is not None for r in schemes):
+            columns.append((f"{key.value}_s", lambda r, key=key: _value(r, key)))
     for key, col in (("cost_to_target", "cost_to_target_USD"), ("co2e_to_target", "co2e_to_target_g")):  # priced specs only
         if any(getattr(r, key) is not None for r in sol.schemes.values()):
             columns.append((col, lambda r, key=key: getattr(r, key).value if getattr(r, key) is not None else None))

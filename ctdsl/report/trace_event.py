@@ -33,6 +33,7 @@ file is deterministic for a seed.
 from __future__ import annotations
 
 import json
+from typing import TextIO
 
 US = 1e6  # microseconds a second
 PROCESS_SORT = "process_sort_index"
@@ -78,6 +79,6 @@ def trace_events(recorded: dict, spec: str) -> dict:
     return {"traceEvents": events, "displayTimeUnit": "ms", "otherData": other}
 
 
-def write_trace(recorded: dict, spec: str, fh) -> None:
+def write_trace(recorded: dict, spec: str, fh: TextIO) -> None:
     json.dump(trace_events(recorded, spec), fh, separators=(",", ":"), allow_nan=False)
     fh.write("\n")

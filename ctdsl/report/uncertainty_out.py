@@ -19,6 +19,7 @@ from ctdsl import units as U
 from ctdsl.report.encode import csv_cell
 from ctdsl.report.encode import json_number as _num
 from ctdsl.report.tables import Table
+from ctdsl.results.uncertainty import Uncertainty
 
 STATS = ("mean", "sd", "q05", "q50", "q95")
 HEADER = ["mean", "sd", "5 %", "50 %", "95 %"]
@@ -58,7 +59,7 @@ def _never(b) -> str:
     return f"{b.x} vs {b.y} over {b.over}: never in range in {_pct(b.never)}: {b.x} {word} throughout in {_pct(b.x_throughout)}, {b.y} in {_pct(b.y_throughout)}"
 
 
-def uncertainty_tables(u) -> list[Table]:
+def uncertainty_tables(u: Uncertainty) -> list[Table]:
     drawn = ", ".join(u.params) or "none"
     out = []
     for what, attr in (("time", "time"), ("energy", "energy"), ("cost", "cost")):
@@ -104,7 +105,7 @@ def _sobol_json(found: dict) -> dict:
     }
 
 
-def uncertainty_json(u) -> dict:
+def uncertainty_json(u: Uncertainty) -> dict:
     return {
         "samples": u.samples,
         "seed": u.seed,
@@ -143,7 +144,7 @@ def uncertainty_json(u) -> dict:
     }
 
 
-def uncertainty_csv(u) -> str:
+def uncertainty_csv(u: Uncertainty) -> str:
     """One row per (what, name, quantity): the statistics in base units, the unit beside them.
 
     probability: of being first (time), the cheapest (cost), or of a root in range (a break-even).

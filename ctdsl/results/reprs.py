@@ -34,7 +34,7 @@ def quantity_text(q) -> str:
 def scheme_line(r) -> str:
     """`band_gpu: step 17.6 s (compute binds), time to target 58.6 h`."""
     ttt = f", time to target {quantity_text(r.time_to_target)}" if r.time_to_target is not None else ""
-    return f"{clip(r.name)}: step {quantity_text(r.step_time)} ({clip(r.binding)} binds){ttt}"
+    return f"{clip(r.name)}: step {quantity_text(r.step_time)} ({clip(r.binding.label)} binds){ttt}"
 
 
 def scheme_repr(r) -> str:

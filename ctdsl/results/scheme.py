@@ -1,4 +1,10 @@
-"""One scheme's results: bytes, the phases of its sync, its module, its step and its totals."""
+"""One scheme's results: bytes, the phases of its sync, its module, its step and its totals.
+
+The step is its ledger's terms evaluated (`TermResult`, one per component, in the
+scheme's order: ctdsl.symbolic.ledger): each keyed by its `ComponentId`, with its value
+per step, its share of the step, how it is charged and where. `components`, `shares`
+and `closed_forms` are views of them.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ctdsl import units as U
+from ctdsl.language.components import Charge, ComponentId, ComponentKey, Group, Place, Side
 from ctdsl.results import display, reprs
 from ctdsl.results.frozen import FrozenDict
 from ctdsl.results.params import Symbols
@@ -116,10 +123,42 @@ class RooflineResult:
 class ClosedFormNote:
     """A term added for contention or stragglers, with how far to trust it."""
 
-    component: str
+    component: ComponentId
     formula: str
     status: str  # exact | numerically integrated | approximation
     note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TermResult:
+    """One component of the step (a term of the scheme's ledger), evaluated."""
+
+    id: ComponentId
+    value: Quantity  # per step
+    share: float  # of the step
+    charge: Charge  # every step, once per sync period (in the one quotient over H), or within other terms
+    place: Place  # where it is charged
+    names: tuple[str, ...] = ()  # the places: links, a phase's links, the sync, the module
+    amount: Quantity | None = None  # what it adds to the step where that is not its value: per sync period for a term charged once per period
+    behind: str | None = None  # what an overlapped sync hides behind
+    closed_form: ClosedFormNote | None = None  # how far to trust it (queueing, stragglers)
+    source: str = ""
+
+    @property
+    def key(self) -> ComponentKey:
+        return self.id.key
+
+    @property
+    def side(self) -> Side:
+        return self.id.side
+
+    @property
+    def group(self) -> Group:
+        return self.id.group
+
+    @property
+    def label(self) -> str:
+        return self.id.label
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +170,7 @@ class LoadedLink:
     target: str
     load: float  # rho
     busy: float  # seconds per step the sync keeps it busy (divided by H)
+    bound: float | None = None  # the long-run least step where background and sync over-subscribe it (queueing.py); None: they do not
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,9 +187,8 @@ class SchemeResult:
     wire: Quantity
     wan: Quantity
     ratio: float  # dense / payload
-    components: FrozenDict  # str -> Quantity, per step
-    shares: FrozenDict  # str -> float
-    binding: str
+    terms: tuple[TermResult, ...]  # the step's components, in the scheme's order
+    binding: ComponentId  # the component that binds the step (language/components.py)
     step_time: Quantity
     steps: float | None
     steps_expr: sp.Expr | None  # steps to target, exact
@@ -163,7 +202,6 @@ class SchemeResult:
     links: tuple[LinkUse, ...]  # per sync
     module: ModuleResult | None
     overlap: bool
-    closed_forms: tuple[ClosedFormNote, ...]
     loaded_links: tuple[LoadedLink, ...]
     symbols: Symbols
     overhead: Quantity | None = None  # the scheme's fixed time per sync (None: none)
@@ -178,6 +216,28 @@ class SchemeResult:
     inner: Quantity | None = None  # the inner step: compute and, with the timeline, recompute, model-parallel traffic, bubble, optimiser
     timeline: TimelineResult | None = None  # the replica's step in detail (None: compute as one block)
     syncs: tuple[SyncResult, ...] = ()  # its syncs and what each exposes
+
+    @property
+    def components(self) -> FrozenDict:
+        """ComponentId -> Quantity per step, in the scheme's order."""
+        return FrozenDict((t.id, t.value) for t in self.terms)
+
+    @property
+    def shares(self) -> FrozenDict:
+        """ComponentId -> its share of the step."""
+        return FrozenDict((t.id, t.share) for t in self.terms)
+
+    @property
+    def closed_forms(self) -> tuple[ClosedFormNote, ...]:
+        """The contention and straggler terms, with how far to trust each."""
+        return tuple(t.closed_form for t in self.terms if t.closed_form is not None)
+
+    def term(self, key: ComponentKey, qualifier: str = "") -> TermResult | None:
+        return next((t for t in self.terms if t.key is key and t.id.qualifier == qualifier), None)
+
+    def of(self, *groups: Group) -> tuple[TermResult, ...]:
+        """The terms summed into the step table's columns `groups`."""
+        return tuple(t for t in self.terms if t.group in groups)
 
     def __repr__(self) -> str:
         return reprs.scheme_repr(self)

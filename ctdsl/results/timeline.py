@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ctdsl.language.components import ComponentKey
 from ctdsl.results.frozen import FrozenDict
 from ctdsl.results.quantity import Quantity
 
@@ -14,7 +15,7 @@ class TrafficResult:
     """One kind of model-parallel traffic of one GPU of a dc's most-loaded pipeline stage."""
 
     dc: str
-    kind: str  # tensor parallel | context parallel | expert parallel | pipeline parallel
+    kind: ComponentKey  # tensor, context, expert or pipeline parallel
     link: str  # the link definition it runs on
     role: str  # scale-up | scale-out
     per_micro: Quantity  # bytes per micro-batch (pipeline parallel: one transfer)
@@ -30,8 +31,8 @@ class DcTimeline:
 
     dc: str
     micro_batches: Quantity  # m = tokens / (b s)
-    per_micro: FrozenDict  # str -> Quantity: compute (forward and backward), recompute, tensor, context, expert parallel
-    components: FrozenDict  # str -> Quantity, per step
+    per_micro: FrozenDict  # ComponentKey -> Quantity: compute (forward and backward), recompute, tensor, context, expert parallel
+    components: FrozenDict  # ComponentKey -> Quantity, per step
     inner: Quantity  # their sum
     window: Quantity  # the backward pass of the last micro-batch
 

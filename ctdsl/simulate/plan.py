@@ -1,9 +1,12 @@
 """What the simulation runs: numbers taken from the same model the solver uses.
 
-For every scheme, `build_plans` asks the symbolic back end (`CostModel`, with the
-router's phases, transfers, routes and per-edge loads) for its expressions and
-evaluates them at the params' defaults (`convert.value`), so that the simulation
-and the closed forms start from the same numbers:
+For every scheme, `build_plans` costs it as `solve` does (`symbolic.costs.cost`, in
+the context of its sites: its ledger of terms, the syncs with the router's phases,
+transfers, routes and per-edge loads) and evaluates what it needs at the params'
+defaults (`convert.value`), so that the simulation and the closed forms start from the
+same numbers; the closed form's figures are read from the ledger by key (the step, the
+queueing and straggler terms and how far to trust them), the over-subscription bound
+from queueing.py:
 
 - per dc, a worker's deterministic compute time b and its jitter (scale, kind,
   sigma);
@@ -24,12 +27,15 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from ctdsl.language.enums import LinkKind
-from ctdsl.model import payload as PL
+from ctdsl.language.components import ComponentKey
 from ctdsl.model.entities import Spec
+from ctdsl.results.scheme import ClosedFormNote
 from ctdsl.simulate import stepplan as SP
-from ctdsl.symbolic.convert import Symbols, value
-from ctdsl.symbolic.costs import CostModel, SchemeCosts
+from ctdsl.symbolic import queueing as Q
+from ctdsl.symbolic.context import Context, contexts
+from ctdsl.symbolic.convert import Env, Symbols, value
+from ctdsl.symbolic.costs import SchemeCost, cost
+from ctdsl.symbolic.routing import Phase
 
 Edge = tuple[str, str]
 
@@ -88,9 +94,9 @@ class SchemePlan:
     free_step: float  # the step time with no load and no jitter
     queueing: float  # the queueing components, per step
     stragglers: float  # the stragglers component, per step
-    closed_forms: list = field(default_factory=list)  # ClosedForm from costs.py
+    closed_forms: tuple[ClosedFormNote, ...] = ()  # the ledger's queueing and straggler terms, with how far to trust them
     bound: float | None = None  # long-run lower bound on the step from over-subscribed links
-    costs: SchemeCosts | None = field(default=None, repr=False)
+    costs: SchemeCost | None = field(default=None, repr=False)
     overhead: float = 0.0  # the scheme's fixed time per sync, s
     chains: tuple[SP.ChainPlan, ...] = ()  # each dc's replica chain (a timeline, or a sync simulated step by step)
     step_plan: SP.StepPlan | None = None  # set: the step is simulated step by step (steps.py), not in rounds
@@ -123,8 +129,8 @@ def loaded_edges(spec: Spec) -> list[Edge]:
     out = set()
     for sites in (spec.sites, *spec.variants.values()):
         for e in sites.topology.edges():
-            link = spec.links.get(e.link) if e.kind in (LinkKind.INTRA, LinkKind.WAN) else None
-            if link is not None and link.load is not None and link.transfer is not None:
+            link = spec.link_of(e)
+            if link is not None and link.loaded:
                 out.add(e.key)
     return sorted(out)
 
@@ -132,69 +138,63 @@ def loaded_edges(spec: Spec) -> list[Edge]:
 def build_plans(spec: Spec, names: list[str] | None = None) -> dict[str, SchemePlan]:
     """Each scheme's plan, costed on the sites it runs on (the declared ones, or its variant's)."""
     symbols = Symbols(spec)
-    env = symbols.defaults()
+    env = Env(symbols.defaults())
     free = free_spec(spec)
-    models: dict[str | None, tuple[CostModel, CostModel]] = {}
+    ctxs, calm = contexts(spec, symbols), contexts(free, symbols)
     plans = {}
     for name, scheme in spec.schemes.items():
         if names is not None and name not in names:
             continue
-        if scheme.sites not in models:
-            view, calm = spec.on(spec.sites_of(scheme)), free.on(free.sites_of(scheme))
-            models[scheme.sites] = (CostModel(view, view.topology, symbols), CostModel(calm, calm.topology, symbols))
-        cm, free_cm = models[scheme.sites]
-        plans[name] = _plan(cm, cm.scheme(scheme), free_cm.scheme(free.schemes[name]), env)
+        ctx = ctxs[scheme.sites]
+        plans[name] = _plan(ctx, cost(ctx, scheme), cost(calm[scheme.sites], free.schemes[name]), env)
     return plans
 
 
-def _plan(cm: CostModel, c: SchemeCosts, free: SchemeCosts, env) -> SchemePlan:
-    spec = cm.spec
+def _plan(ctx: Context, c: SchemeCost, free: SchemeCost, env: Env) -> SchemePlan:
+    spec = ctx.spec
     s = c.scheme
-    model = spec.models[s.model]
     dcs = []
     for dc in spec.dcs.values():
         # one worker's compute: a device's, or a replica's over its GPUs (its share of a split batch)
-        base = value(c.compute_per_dc[dc.name], env)
-        jitter = value(cm.sym(dc.jitter), env) if dc.jitter is not None else 0.0
-        sigma = value(cm.sym(dc.jitter_sigma), env) if dc.jitter_sigma is not None else None
+        base = value(c.per_dc[dc.name], env)
+        jitter = value(ctx.sym(dc.jitter), env) if dc.jitter is not None else 0.0
+        sigma = value(ctx.sym(dc.jitter_sigma), env) if dc.jitter_sigma is not None else None
         dcs.append(DcPlan(dc.name, dc.workers * dc.n_sites, base, jitter, dc.jitter_kind if jitter > 0 else None, sigma))  # every site's replicas
     queues: dict[Edge, QueuePlan] = {}
     for e, le in c.queues.items():
         q = le.queue
-        queues[e] = QueuePlan(e, q.link, value(q.rho, env), value(q.service, env), value(q.wait, env), value(cm.edge(e).latency, env))
-    phase_plan = lambda ph: _phase_plan(cm, ph, queues, env)  # noqa: E731
+        queues[e] = QueuePlan(e, q.link, value(q.rho, env), value(q.service, env), value(q.wait, env), value(ctx.edges[e].latency, env))
+    phase_plan = lambda ph: _phase_plan(ctx, ph, queues, env)  # noqa: E731
     phases = [phase_plan(ph) for ph in c.phases]
     chains: tuple[SP.ChainPlan, ...] = ()
     steps = None
     if c.timeline is not None or SP.needs_steps(c):
-        chains = SP.chains(cm, c, env)
+        chains = SP.chains(ctx, c, env)
         dcs = [dataclasses.replace(d, base=ch.step) for d, ch in zip(dcs, chains)]  # the simulated schedule, then the optimiser
         if SP.needs_steps(c):
-            steps = SP.step_plan(cm, c, env, phase_plan)
-    comps = {k: value(v, env) for k, v in c.components.items()}
-    queueing = sum(v for k, v in comps.items() if k.startswith("queueing on "))
+            steps = SP.step_plan(ctx, c, env, phase_plan)
+    ledger = c.ledger
     step = value(c.step_time, env)
-    bound = None
-    for e, le in c.queues.items():
-        rho, busy = value(le.queue.rho, env), value(le.busy, env)
-        if rho < 1 and step and rho + busy / step >= 1:
-            bound = max(bound or 0.0, busy / (1 - rho))
+    bounds = [Q.long_run_bound(value(le.queue.rho, env), value(le.busy, env), step) for le in c.queues.values()]
+    bounds = [b for b in bounds if b is not None and b != float("inf")]
+    straggler = ledger.get(ComponentKey.STRAGGLERS)
+    closed = tuple(ClosedFormNote(t.id, t.closed_form.formula, t.closed_form.status, t.closed_form.note) for t in ledger if t.closed_form is not None)
     return SchemePlan(
         name=s.name,
         label=s.label or s.name,
         period=value(c.period, env),
         overlap=s.overlap,
-        transform=value(c.transform, env),
+        transform=value(c.transform.time, env),
         phases=phases,
         dcs=dcs,
         queues={e: q for e, q in queues.items() if q.rho > 0},
         steps_to_target=value(c.steps, env) if c.steps is not None else None,
         step=step,
         free_step=value(free.step_time, env),
-        queueing=queueing,
-        stragglers=comps.get("stragglers", 0.0),
-        closed_forms=list(c.closed_forms),
-        bound=bound,
+        queueing=sum(value(t.value, env) for t in ledger.of(ComponentKey.QUEUEING)),
+        stragglers=value(straggler.value, env) if straggler is not None else 0.0,
+        closed_forms=closed,
+        bound=max(bounds) if bounds else None,
         costs=c,
         overhead=value(c.overhead, env),
         chains=chains,
@@ -202,18 +202,18 @@ def _plan(cm: CostModel, c: SchemeCosts, free: SchemeCosts, env) -> SchemePlan:
     )
 
 
-def _phase_plan(cm: CostModel, ph, queues: dict, env) -> PhasePlan:
+def _phase_plan(ctx: Context, ph: Phase, queues: dict, env: Env) -> PhasePlan:
     """A symbolic phase as numbers: its free step, and its transfers over the loaded edges in `queues`."""
     loaded = tuple(e for e in ph.waits if e in queues and queues[e].rho > 0)
     index = {e: i for i, e in enumerate(loaded)}
-    service = tuple(value(ph.loads[e] / cm.edge(e).bandwidth, env) for e in loaded)
+    service = tuple(value(ph.loads[e] / ctx.edges[e].bandwidth, env) for e in loaded)
     transfers: dict[TransferPlan, None] = {}
     if loaded:
         for t, lat in zip(ph.transfers, ph.route_latency):
             crossed = tuple((index[e], service[index[e]]) for e in t.edges if e in index)
             if not crossed:
                 continue
-            rest = [value(ph.loads[e] / cm.edge(e).bandwidth, env) for e in t.edges if e not in index]
+            rest = [value(ph.loads[e] / ctx.edges[e].bandwidth, env) for e in t.edges if e not in index]
             transfers[TransferPlan(value(lat, env), max(rest, default=0.0), crossed)] = None
     return PhasePlan(
         ph.name,

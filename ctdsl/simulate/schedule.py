@@ -127,13 +127,6 @@ def simulate(pp: int, m: int, v: int, forward: float, backward: float, compute: 
     return Schedule(max(ends), tuple(ends), events)
 
 
-def every_makespan(pp: int, m: int, v: int, op: float, p2p: float) -> float:
-    """The `every` schedule's makespan, derived (module docstring): op = f + b per micro-batch."""
-    if pp == 1:
-        return m * op
-    return (m + (pp - 1) / v) * op + (2 * v * m + 2 * (pp - 1)) * p2p
-
-
 def sent_makespan(pp: int, m: int, op: float, p2p: float) -> float | None:
     """The `sent` schedule's makespan for v = 1, derived (docs/simulation.md): op = f + b.
 
@@ -158,4 +151,4 @@ def transfers_every(pp: int, m: int, v: int) -> int:
     return 0 if pp == 1 else 2 * v * m + 2 * (pp - 1)
 
 
-__all__ = ["EVERY", "SENT", "Schedule", "rank_ops", "schedulable", "simulate", "every_makespan", "sent_makespan", "transfers_every"]
+__all__ = ["EVERY", "SENT", "Schedule", "rank_ops", "schedulable", "simulate", "sent_makespan", "transfers_every"]

@@ -27,7 +27,7 @@ from ctdsl.diagnostics import Diagnostic
 from ctdsl.failure import Failure
 from ctdsl.language.enums import SimLatency
 from ctdsl.model.entities import Spec
-from ctdsl.simulate import engine
+from ctdsl.simulate import engine, pool
 from ctdsl.simulate import tasks as T
 from ctdsl.simulate.budget import check_budget
 from ctdsl.simulate.plan import SchemePlan, build_plans
@@ -115,7 +115,7 @@ def sweep(
     jobs: int = 1,
     backend: Backend | None = None,
     stop: Callable[[], bool] | None = None,
-    execute=None,
+    execute: pool.Fn | None = None,
 ) -> SimSweep:
     """Every scheme at every point (see the module's docstring); `on_seed` gets the point's result."""
     work: list[T.Task] = []

@@ -7,7 +7,7 @@ observations, so a t interval with K - 1 degrees of freedom is the right one
 whatever the correlation between steps inside a run (the method of independent
 replications). The t quantile is computed, not looked up: the Student-t CDF is
 a regularised incomplete beta function (mpmath, which ships with sympy), and the
-quantile is found by bisection to full double precision. tests check it against
+quantile is found by bisection (ctdsl.roots) to full double precision. tests check it against
 scipy.stats.t.ppf.
 """
 
@@ -17,31 +17,26 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+import mpmath as mp
+
+from ctdsl.roots import bisect
+
 
 @lru_cache(maxsize=None)
 def t_quantile(p: float, df: int) -> float:
     """The p-quantile of Student's t with df degrees of freedom (0.5 < p < 1)."""
     if not 0.5 < p < 1 or df < 1:
         raise ValueError("t_quantile needs 0.5 < p < 1 and df >= 1")
-    import mpmath as mp
 
     def upper(t: float) -> float:  # P(T > t) for t >= 0
         x = df / (df + t * t)
         return float(mp.betainc(df / 2, 0.5, 0, x, regularized=True)) / 2
 
     target = 1 - p
-    lo, hi = 0.0, 1.0
+    hi = 1.0
     while upper(hi) > target:
         hi *= 2
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if mid in (lo, hi):
-            break
-        if upper(mid) > target:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+    return bisect(0.0, hi, lambda t: upper(t) > target, steps=200)  # ctdsl.roots: to the last bit
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """What the step simulation runs: each dc's replica chain and each sync's schedule, as numbers.
 
-Built from the cost model's expressions at the params' defaults, as plan.py builds the rest:
+Built from a scheme's costs (symbolic/costs.py: its timeline and syncs) at the params' defaults,
+as plan.py builds the rest:
 
 - a `ChainPlan` per dc: the replica's pipeline (pp, v, m), one micro-batch's forward and
   backward on one GPU of the most-loaded stage (the closed form's per-micro-batch pieces:
@@ -21,13 +22,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ctdsl.language.binding import CP, EP, INNER, PP, TP
-from ctdsl.symbolic.convert import value
-from ctdsl.symbolic.exposure import SyncPlan
+from typing import Callable
 
+from ctdsl.language.components import ComponentKey
 from ctdsl.simulate import schedule as SCH
+from ctdsl.symbolic.context import Context
+from ctdsl.symbolic.convert import Env, value
+from ctdsl.symbolic.costs import SchemeCost
+from ctdsl.symbolic.exposure import INNER
+from ctdsl.symbolic.routing import Phase
 
-COMPUTE, RECOMPUTE, OPTIMISER, GATHERS = INNER[0], INNER[1], INNER[7], INNER[8]
+K = ComponentKey
+COMPUTE, RECOMPUTE, OPTIMISER, GATHERS = K.COMPUTE, K.RECOMPUTE, K.OPTIMISER, K.PARAMETER_GATHERS
+TP, CP, EP, PP = K.TENSOR_PARALLEL, K.CONTEXT_PARALLEL, K.EXPERT_PARALLEL, K.PIPELINE_PARALLEL
 MAX_SCHEDULE_OPS = 200_000  # operations of one simulated pipeline schedule (2 m v pp); past it the makespan is the closed form's
 
 
@@ -103,26 +110,26 @@ class StepPlan:
     notes: tuple[str, ...] = ()  # what the closed form approximates here, known before running
 
 
-def chains(cm, c, env) -> tuple[ChainPlan, ...]:
+def chains(ctx: Context, c: SchemeCost, env: Env) -> tuple[ChainPlan, ...]:
     """Each dc's chain (module docstring)."""
-    return tuple(_chain(cm, c, dc, env) for dc in cm.spec.dcs)
+    return tuple(_chain(ctx, c, dc, env) for dc in ctx.spec.dcs)
 
 
-def _num(x, env) -> float:
+def _num(x, env: Env) -> float:
     return float(value(x, env))
 
 
-def _chain(cm, c, dc: str, env) -> ChainPlan:
+def _chain(ctx: Context, c: SchemeCost, dc: str, env: Env) -> ChainPlan:
     tl = c.timeline
     if tl is None:
-        block = _num(c.compute_per_dc[dc], env)
+        block = _num(c.per_dc[dc], env)
         return ChainPlan(dc, 1, 1, 1.0, block / 3, 0.0, 2 * block / 3, 0.0, 0.0, block, block, block, block)
     st = tl.dcs[dc]
     pp, v = int(round(_num(st.pp, env))), int(round(_num(st.v, env)))
     m = _num(st.micro, env)
     pm = {k: _num(x, env) for k, x in st.per_micro.items()}
     comps = {k: _num(x, env) for k, x in st.components.items()}
-    full = str(cm.spec.replicas[cm.spec.dcs[dc].replica].recompute) == "full"
+    full = str(ctx.spec.replicas[ctx.spec.dcs[dc].replica].recompute) == "full"
     # the forward pass's part of each collective: tp and ep 2 of 4 (of 6 with full recomputation), cp 1 of 3
     fwd_share = {TP: 2 / (6 if full else 4), EP: 2 / (6 if full else 4), CP: 1 / 3}
     forward = pm[COMPUTE] / 3 + sum(pm.get(k, 0.0) * s for k, s in fwd_share.items())
@@ -148,20 +155,17 @@ def _chain(cm, c, dc: str, env) -> ChainPlan:
     )  # fmt: skip
 
 
-def needs_steps(c) -> bool:
+def needs_steps(c: SchemeCost) -> bool:
     """Whether a scheme's step must be simulated step by step: a sync that is exposed in part
     (backward overlap, delay, fragments) or a sync every step beside one every H (inner = dc)."""
     return len(c.syncs) > 1 or any(sy.exposed is not None for sy in c.syncs)
 
 
-def step_plan(cm, c, env, phase_plan) -> StepPlan:
+def step_plan(ctx: Context, c: SchemeCost, env: Env, phase_plan: Callable[[Phase], object]) -> StepPlan:
     """The syncs of a scheme whose step is simulated step by step; `phase_plan(phase)` makes a
     PhasePlan of a symbolic phase (plan.py's)."""
     s = c.scheme
-    model = cm.spec.models[s.model]
-    maker = SyncPlan(cm, s, model, c.payload, c.up, c.dense)
-    of = {"sync": maker.collective, "inner sync": maker.inner_phases, "outer sync": maker.outer_phases}
-    tr, ovh = _num(c.transform, env), _num(c.overhead, env)
+    tr, ovh = _num(c.transform.time, env), _num(c.overhead, env)
     outer = c.syncs[-1]
     out, notes = [], []
     for sy in c.syncs:
@@ -174,16 +178,16 @@ def step_plan(cm, c, env, phase_plan) -> StepPlan:
             bucket = tuple(phase_plan(ph) for ph in sy.phases)
             per_step = total / every
         else:
-            bucket = tuple(phase_plan(ph) for ph in of[sy.name](1 / (sy.fragments * sy.buckets)))
+            bucket = tuple(phase_plan(ph) for ph in sy.bucket)  # one bucket of one fragment, as the closed form's tau
             per_step = _num(sy.exposed, env)
         # a delay applies to the sync whose slack it sets (the outer one with inner = dc); overlap = true
         # (the whole sync beside the next H steps) has no step plan: it is checked apart from these (CT435)
-        delay = _num(cm.field(s, "delay"), env) if s.delay is not None and sy.slack != 0 else 0.0
+        delay = _num(ctx.field(s, "delay"), env) if s.delay is not None and sy.slack != 0 else 0.0
         if delay != int(delay):
             notes.append(f"{sy.name}: a delay of {delay:g} steps is not whole: the simulation waits for it at the end of step {math.ceil(delay)} after")
         out.append(
             SyncSim(
-                sy.name, every, F, B, _num(sy.window, env), delay, sy.name == "inner sync", bucket, block,
+                sy.name, every, F, B, _num(sy.window, env), delay, sy.name == INNER, bucket, block,
                 _num(sy.exposed, env) if sy.exposed is not None else None, per_step,
             )
         )  # fmt: skip

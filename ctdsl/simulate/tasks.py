@@ -49,7 +49,7 @@ class Task:
 
 def lean(plan: SchemePlan) -> SchemePlan:
     """The plan without its symbolic costs and closed-form terms: what the engine reads, and picklable."""
-    return dataclasses.replace(plan, costs=None, closed_forms=[])
+    return dataclasses.replace(plan, costs=None, closed_forms=())
 
 
 def make_tasks(

@@ -30,7 +30,7 @@ from ctdsl.model.entities import Spec
 from ctdsl.simulate import engine, steps
 from ctdsl.simulate.budget import check_budget
 from ctdsl.simulate.plan import build_plans
-from ctdsl.simulate.runner import settings, spawn_keys
+from ctdsl.simulate.runner import Settings, settings, spawn_keys
 
 MAX_STEPS = 20  # measured steps recorded per scheme
 MAX_WARMUP = 2  # warm-up steps before them
@@ -183,7 +183,7 @@ def _scheme(plan, tr: TracedRun, res: engine.RunResult) -> dict:
     }
 
 
-def record(spec: Spec, base=None, schemes=None) -> dict:
+def record(spec: Spec, base: Settings | None = None, schemes: list[str] | None = None) -> dict:
     """The recorded run of every scheme, or of `schemes` (plain data for the explorer's page and the trace).
 
     `base`: the simulation's settings (`ctdsl.simulate.runner.settings`; default the spec's).

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
+from ctdsl.language.components import ComponentKey
 from ctdsl.language.enums import JitterKind, LinkKind
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
@@ -162,12 +163,12 @@ def validate(spec: Spec, cfg: Settings, progress: Progress | None = None) -> Val
             values.append(r.stragglers)
             events += r.events
             tick(f"stragglers {plan.name}")
-        status = next((cf.status for cf in plan.closed_forms if cf.component == "stragglers"), ST.EXACT)
+        status = next((cf.status for cf in plan.closed_forms if cf.component.key is ComponentKey.STRAGGLERS), ST.EXACT)
         checks.append(Check("stragglers", label, plan.stragglers, status, estimate(values), probe=probe))
     # ---- 4: the step with jitter ----------------------------------------------------------------
     for plan, label, probe in jitter_cases:
         why = VS.jitter_approximations(plan) + VS.approximations(plan, free_runs[plan.name])
-        status = ST.APPROXIMATION if why else next((cf.status for cf in plan.closed_forms if cf.component == "stragglers"), ST.EXACT)
+        status = ST.APPROXIMATION if why else next((cf.status for cf in plan.closed_forms if cf.component.key is ComponentKey.STRAGGLERS), ST.EXACT)
         values = []
         for k in range(cfg.seeds):
             r = steps.run(plan, cfg.seed, k, VS.JITTER_STEPS, 0, load=False, jitter=True)
@@ -260,7 +261,7 @@ def _md1_cases(spec: Spec):
     memo: dict = {}
     seen: dict[tuple[str, float], float] = {}
     for d in edges:
-        link = spec.links.get(d.link) if d.kind in (LinkKind.INTRA, LinkKind.WAN) else None
+        link = spec.link_of(d)
         if link is None or link.transfer is None:
             continue
         bw = value(to_sympy(d.bandwidth, symbols, memo), env)

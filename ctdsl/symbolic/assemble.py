@@ -1,7 +1,11 @@
-"""The solver's costs, evaluated at the params' defaults into the frozen result tree.
+"""One generic evaluator: a scheme's costs at the params' defaults, into the frozen result tree.
 
-Every quantity takes its dimension from its cost expression (`DimExpr`), never
-from the code that prints it.
+`scheme_result` walks the scheme's ledger term by term (`term_results`: each term's value
+and share of the step, how it is charged, where, and how far to trust it), takes the
+binding component by the one rule (`language.components.binding`), and evaluates the
+records the rest of the costing made (bytes, phases, syncs, timeline, module, roofline,
+energy, money). Every quantity takes its dimension from its cost expression
+(`DimExpr`), never from the code that prints it; nothing here derives a cost.
 """
 
 from __future__ import annotations
@@ -9,8 +13,10 @@ from __future__ import annotations
 import sympy as sp
 
 from ctdsl import units as U
-from ctdsl.language.binding import binding as binding_of
+from ctdsl.language.components import Charge
+from ctdsl.language.components import binding as binding_of
 from ctdsl.model import payload as PL
+from ctdsl.model.entities import Model
 from ctdsl.results.frozen import FrozenDict
 from ctdsl.results.quantity import Quantity
 from ctdsl.results.scheme import (
@@ -25,19 +31,27 @@ from ctdsl.results.scheme import (
     RooflineResult,
     SchemeResult,
     StageResult,
+    TermResult,
 )
 from ctdsl.results.solution import MemoryResult, ModelResult
 from ctdsl.results.timeline import DcTimeline, SyncResult, TimelineResult, TrafficResult
 from ctdsl.symbolic import dimensioned as D
-from ctdsl.symbolic.convert import NumericError, value
-from ctdsl.symbolic.costs import CostModel, SchemeCosts
+from ctdsl.symbolic import queueing as Q
+from ctdsl.symbolic.context import Context
+from ctdsl.symbolic.convert import Env, NumericError, value
+from ctdsl.symbolic.costs import SchemeCost
 from ctdsl.symbolic.dimensioned import DimExpr
+from ctdsl.symbolic.exposure import Sync
+from ctdsl.symbolic.fit import Fit
+from ctdsl.symbolic.ledger import Ledger
 from ctdsl.symbolic.money import money
+from ctdsl.symbolic.routing import Edge, Phase
 from ctdsl.symbolic.targets import mfu, utilisation
+from ctdsl.symbolic.timeline import Timeline
 from ctdsl.symbolic.transform import rooflines
 
 
-def quantity(x: DimExpr, env) -> Quantity:
+def quantity(x: DimExpr, env: Env) -> Quantity:
     """The value of a cost term at `env`, nan where it cannot be evaluated."""
     try:
         v = value(x.e, env)
@@ -46,20 +60,43 @@ def quantity(x: DimExpr, env) -> Quantity:
     return Quantity(x.e, v, x.dim)
 
 
-def _maybe(x: DimExpr | None, env) -> Quantity | None:
+def _maybe(x: DimExpr | None, env: Env) -> Quantity | None:
     return quantity(x, env) if x is not None else None
 
 
-def _link_use(cm: CostModel, e, nbytes: DimExpr, env) -> LinkUse:
-    a = cm.edge(e)
+def term_results(ledger: Ledger, step: Quantity, env: Env) -> tuple[TermResult, ...]:
+    """Each term of the ledger at `env`: its value per step and share of `step`, its charge and place."""
+    out = []
+    for t in ledger:
+        q = quantity(t.value, env)
+        cf = t.closed_form
+        out.append(
+            TermResult(
+                t.id,
+                q,
+                q.value / step.value if step.value else 0.0,
+                t.charge,
+                t.where.place,
+                t.where.names,
+                quantity(t.amount, env) if t.amount is not None else None,
+                t.exposure.behind if t.exposure is not None else None,
+                ClosedFormNote(t.id, cf.formula, cf.status, cf.note) if cf is not None else None,
+                t.source,
+            )
+        )
+    return tuple(out)
+
+
+def _link_use(ctx: Context, e: Edge, nbytes: DimExpr, env: Env) -> LinkUse:
+    a = ctx.edges[e]
     return LinkUse(e[0], e[1], a.link, str(a.kind), quantity(nbytes, env), quantity(a.bandwidth, env), quantity(nbytes / a.bandwidth, env))
 
 
-def _phase(cm: CostModel, c: SchemeCosts, ph, env, every_step: bool = False) -> PhaseResult:
+def _phase(ctx: Context, c: SchemeCost, ph: Phase, env: Env, every_step: bool = False) -> PhaseResult:
     links = []
     best, best_t = "", -1.0
     for e, load in ph.loads.items():
-        lu = _link_use(cm, e, load, env)
+        lu = _link_use(ctx, e, load, env)
         links.append(lu)
         if lu.time.value > best_t:
             best, best_t = f"{lu.link} {e[0]} -> {e[1]}", lu.time.value
@@ -84,7 +121,7 @@ def _phase(cm: CostModel, c: SchemeCosts, ph, env, every_step: bool = False) -> 
     )
 
 
-def _steps(steps, env) -> int | float:
+def _steps(steps, env: Env) -> int | float:
     """A phase's steps at `env`: a whole number (a count of replicas may set it), or nan."""
     if isinstance(steps, int):
         return steps
@@ -95,26 +132,27 @@ def _steps(steps, env) -> int | float:
     return int(round(v)) if abs(v - round(v)) < 1e-9 * max(1.0, abs(v)) else v
 
 
-def _loaded(c: SchemeCosts, env) -> tuple[LoadedLink, ...]:
+def _loaded(c: SchemeCost, step: float, env: Env) -> tuple[LoadedLink, ...]:
     out = []
     for (a, b), le in c.queues.items():
         try:
             rho, busy = value(le.queue.rho, env), value(le.busy, env)
         except (ArithmeticError, ValueError):
             continue
-        out.append(LoadedLink(le.queue.link, a, b, rho, busy))
+        out.append(LoadedLink(le.queue.link, a, b, rho, busy, Q.long_run_bound(rho, busy, step)))
     return tuple(out)
 
 
-def scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
+def scheme_result(ctx: Context, c: SchemeCost, env: Env) -> SchemeResult:
     s = c.scheme
-    components = {k: quantity(v, env) for k, v in c.components.items()}
     step = quantity(c.step_time, env)
-    shares = {k: (q.value / step.value if step.value else 0.0) for k, q in components.items()}
-    payload = quantity(c.payload, env)
-    dense = quantity(c.dense, env)
+    terms = term_results(c.ledger, step, env)
+    sizes = c.sizes
+    payload = quantity(sizes.payload, env)
+    dense = quantity(sizes.dense, env)
     at = s.at.kind if s.at.name is None else f"{s.at.kind} {s.at.name}"
-    cash = money(cm, c)
+    cash = money(ctx, c)
+    tr = c.transform
     return SchemeResult(
         name=s.name,
         label=s.label or s.name,
@@ -124,45 +162,43 @@ def scheme_result(cm: CostModel, c: SchemeCosts, env) -> SchemeResult:
         period=value(c.period, env),
         dense=dense,
         payload=payload,
-        up=quantity(c.up, env),
-        wire=quantity(c.wire, env),
-        wan=quantity(c.wan_bytes, env),
+        up=quantity(sizes.up, env),
+        wire=quantity(sizes.wire, env),
+        wan=quantity(sizes.wan, env),
         ratio=dense.value / payload.value if payload.value else float("inf"),
-        components=FrozenDict(components),
-        shares=FrozenDict(shares),
-        binding=binding_of({k: q.value for k, q in components.items()}, s.overlap),
+        terms=terms,
+        binding=binding_of({t.id: t.value.value for t in terms}, s.overlap),
         step_time=step,
         steps=value(c.steps, env) if c.steps is not None else None,
         steps_expr=c.steps.e if c.steps is not None else None,
         time_to_target=_maybe(c.time_to_target, env),
         energy_per_step=quantity(c.energy_per_step, env),
         energy_to_target=_maybe(c.energy_to_target, env),
-        energy_parts=FrozenDict({k: quantity(v, env) for k, v in c.energy_parts.items()}),
-        transform=quantity(c.transform, env) if c.transform != 0 else None,
-        transform_at=c.transform_where,
-        phases=tuple(_phase(cm, c, ph, env, True) for ph in c.every_step) + tuple(_phase(cm, c, ph, env) for ph in c.phases),
-        links=tuple(_link_use(cm, e, nbytes, env) for e, nbytes in c.link_bytes.items()),
-        module=module_result(cm, c, env) if c.module is not None else None,
+        energy_parts=FrozenDict({k: quantity(v, env) for k, v in c.energy.items()}),
+        transform=quantity(tr.time, env) if tr.time != 0 else None,
+        transform_at=tr.where,
+        phases=tuple(_phase(ctx, c, ph, env, True) for ph in c.every_step) + tuple(_phase(ctx, c, ph, env) for ph in c.phases),
+        links=tuple(_link_use(ctx, e, nbytes, env) for e, nbytes in sizes.links.items()),
+        module=module_result(ctx, c, env) if tr.module is not None else None,
         overlap=s.overlap,
-        closed_forms=tuple(ClosedFormNote(cf.component, cf.formula, cf.status, cf.note) for cf in c.closed_forms),
-        loaded_links=_loaded(c, env),
-        symbols=cm.symbols,
+        loaded_links=_loaded(c, step.value, env),
+        symbols=ctx.symbols,
         overhead=quantity(c.overhead, env) if c.overhead != 0 else None,
-        roofline=roofline_results(cm, c, env),
+        roofline=roofline_results(ctx, c, env),
         sites=s.sites,
         cost_to_target=_maybe(cash.cost, env),
         co2e_to_target=_maybe(cash.co2e, env),
         cost_parts=FrozenDict({k: quantity(v, env) for k, v in cash.cost_parts.items()}),
         co2e_parts=FrozenDict({k: quantity(v, env) for k, v in cash.co2e_parts.items()}),
         utilisation=quantity(utilisation(c), env),
-        mfu=quantity(mfu(cm, c), env),
+        mfu=quantity(mfu(ctx, c), env),
         inner=quantity(c.inner, env),
         timeline=timeline_result(c.timeline, env) if c.timeline is not None else None,
         syncs=tuple(sync_result(sy, env) for sy in c.syncs),
     )
 
 
-def timeline_result(tl, env) -> TimelineResult:
+def timeline_result(tl: Timeline, env: Env) -> TimelineResult:
     dcs, traffic = [], []
     for dc, st in tl.dcs.items():
         comps = {k: quantity(v, env) for k, v in st.components.items()}
@@ -183,25 +219,25 @@ def timeline_result(tl, env) -> TimelineResult:
     return TimelineResult(_num(first.pp, env), _num(first.v, env), tuple(dcs), tuple(traffic), tuple(tl.notes))
 
 
-def _num(x, env) -> float:
+def _num(x: DimExpr, env: Env) -> float:
     try:
         return value(x.e, env)
     except (NumericError, ZeroDivisionError, OverflowError):
         return float("nan")
 
 
-def sync_result(sy, env) -> SyncResult:
+def sync_result(sy: Sync, env: Env) -> SyncResult:
     return SyncResult(
-        sy.name, _num(sy.every, env), quantity(D.total([ph.time for ph in sy.phases], U.TIME), env),
+        sy.name, _num(sy.every, env), quantity(sy.time, env),
         _maybe(sy.exposed, env), _num(sy.buckets, env), _maybe(sy.bucket_time, env), _num(sy.fragments, env),
         quantity(sy.window, env), quantity(sy.slack, env),
     )
 
 
-def roofline_results(cm: CostModel, c: SchemeCosts, env) -> tuple[RooflineResult, ...]:
+def roofline_results(ctx: Context, c: SchemeCost, env: Env) -> tuple[RooflineResult, ...]:
     """Both sides of the roofline of a transform on the GPU, per kind of device."""
     out = []
-    for r in rooflines(cm, c.scheme, c.dense):
+    for r in rooflines(ctx, c.scheme, c.sizes.dense):
         compute, time = quantity(r.compute, env), quantity(r.time, env)
         memory = _maybe(r.memory, env)
         binds = "memory" if memory is not None and memory.value > compute.value else "compute"
@@ -213,8 +249,8 @@ def roofline_results(cm: CostModel, c: SchemeCosts, env) -> tuple[RooflineResult
     return tuple(out)
 
 
-def module_result(cm: CostModel, c: SchemeCosts, env) -> ModuleResult:
-    m = c.module
+def module_result(ctx: Context, c: SchemeCost, env: Env) -> ModuleResult:
+    m = c.transform.module
     stages = [StageResult(k, quantity(r, env), quantity(m.stream / r, env)) for k, r in m.rates.items()]
     ordered = sorted(stages, key=lambda s: (s.rate.value, list(m.rates).index(s.name)))
     binding = ordered[0].name
@@ -223,7 +259,7 @@ def module_result(cm: CostModel, c: SchemeCosts, env) -> ModuleResult:
     if runner is not None:
         rb, rr = m.rates[binding].e, m.rates[runner].e
         for sym in sorted(rb.free_symbols, key=str):
-            info = cm.symbols.by_symbol.get(sym)
+            info = ctx.symbols.by_symbol.get(sym)
             if info is None:
                 continue
             for sol in _solve_for(rb, rr, sym):
@@ -261,7 +297,7 @@ def _solve_for(a: sp.Expr, b: sp.Expr, sym: sp.Symbol) -> list[sp.Expr]:
     return list(sp.solve(sp.Eq(a, b), sym))
 
 
-def memory_result(f, env) -> MemoryResult:
+def memory_result(f: Fit, env: Env) -> MemoryResult:
     """A `fit.Fit` at `env`."""
     return MemoryResult(
         f.model, f.dc, FrozenDict({k: quantity(v, env) for k, v in f.parts.items()}), quantity(f.total, env),
@@ -269,19 +305,19 @@ def memory_result(f, env) -> MemoryResult:
     )
 
 
-def model_result(cm: CostModel, model, env) -> ModelResult:
-    A = cm.formulas
+def model_result(ctx: Context, model: Model, env: Env) -> ModelResult:
+    A = ctx.formulas
     kv = PL.kv_bytes_per_token(model, A)
     handoff = None
     if kv is not None and model.kv_tokens is not None:
-        handoff = quantity(kv * cm.field(model, "kv_tokens"), env)
+        handoff = quantity(kv * ctx.field(model, "kv_tokens"), env)
     flops = quantity(PL.compute_flops(model, A), env) if model.tokens is not None else None
     return ModelResult(
         name=model.name,
-        params=value(cm.sym(model.params), env),
+        params=value(ctx.sym(model.params), env),
         dense=quantity(PL.dense_bytes(model, A), env),
         flops_per_step=flops,
         kv_per_token=quantity(kv, env) if kv is not None else None,
-        kv_tokens=value(cm.sym(model.kv_tokens), env) if model.kv_tokens is not None else None,
+        kv_tokens=value(ctx.sym(model.kv_tokens), env) if model.kv_tokens is not None else None,
         kv_handoff=handoff,
     )

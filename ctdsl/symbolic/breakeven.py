@@ -39,9 +39,9 @@ from typing import Callable
 import sympy as sp
 
 from ctdsl.language.tolerances import REL
-from ctdsl.symbolic.convert import NumericError, value
+from ctdsl.roots import brent, changes_sign, grid, midpoint, sign_changes
+from ctdsl.symbolic.convert import NumericError, real_function, value
 from ctdsl.symbolic.regimes import EVAL_FAILURES, TooManyRegimes, exact_roots, freeze_constants, larger_than, regimes
-from ctdsl.symbolic.roots import brent, grid, real_function, sign_changes
 
 MAX_REGIMES = 4096  # regime pairs of one break-even (each max/min in b multiplies them)
 MAX_EXACT_PAIRS = 64  # regime pairs past which a break-even is solved numerically only (the scan and Brent)
@@ -223,9 +223,7 @@ def _candidates(name_x, tx, name_y, ty, b, env, labels):
 
 def _verified(ftx, fty, rv: float) -> bool:
     """T_x - T_y changes sign across [rv (1 - VERIFY_REL), rv (1 + VERIFY_REL)], or the times tie at rv."""
-    a = ftx(rv * (1 - VERIFY_REL)) - fty(rv * (1 - VERIFY_REL))
-    c = ftx(rv * (1 + VERIFY_REL)) - fty(rv * (1 + VERIFY_REL))
-    if a != 0 and c != 0 and (a < 0) != (c < 0):
+    if changes_sign(lambda v: ftx(v) - fty(v), rv * (1 - VERIFY_REL), rv * (1 + VERIFY_REL)):
         return True
     x, y = ftx(rv), fty(rv)
     return abs(x - y) <= REL * (abs(x) + abs(y))
@@ -263,7 +261,7 @@ def _never_reason(result: Breakeven, pairs: list[_Pair], b, env) -> str:
 
 
 def _mid(a: float, b: float) -> float:
-    return math.sqrt(a * b) if a > 0 and b > 0 else (a + b) / 2
+    return midpoint(a, b, a > 0 and b > 0)
 
 
 def _holds(conds, b, bv: float, env) -> bool:

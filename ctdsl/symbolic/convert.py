@@ -1,4 +1,5 @@
-"""Checked expressions -> sympy, node by node; and a fast float evaluator.
+"""Checked expressions -> sympy, node by node; and a fast float evaluator (`value`, and
+`real_function`: an expression as a float function of one param, what ctdsl.roots finds roots of).
 
 Sympy never sees spec text: every sympy object is built here from a checked
 expression node (exact rationals, params as symbols). A param becomes a Symbol
@@ -10,6 +11,7 @@ exported here) keeps, for each symbol, the param's unit and display name.
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import sympy as sp
 
@@ -65,7 +67,7 @@ class Env(dict):
     computed for the next. It must not be changed once used.
     """
 
-    def __init__(self, *args, **kw):
+    def __init__(self, *args: object, **kw: float):
         super().__init__(*args, **kw)
         self.memo: dict[sp.Basic, float] = {}
 
@@ -169,3 +171,36 @@ def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
     if not isinstance(expr, sp.Basic):
         return _to_float(expr)
     return ev(expr)
+
+
+_FAILURES = (NumericError, ArithmeticError, ValueError, TypeError)  # what evaluating can raise
+
+
+def real_function(expr: sp.Expr, x: sp.Symbol, env: dict) -> Callable[[float], float]:
+    """expr as a function of x, the other symbols at `env`; nan where it cannot be evaluated."""
+    const = Env({k: v for k, v in env.items() if k != x})
+    known: dict[sp.Basic, float] = {}  # the value of each largest part without x
+
+    def seed(e: sp.Basic) -> None:
+        if not e.has(x):
+            try:
+                known[e] = value(e, const)
+            except _FAILURES:
+                pass  # evaluating expr fails at every x: f gives nan
+            return
+        for a in e.args:
+            seed(a)
+
+    if isinstance(expr, sp.Basic):
+        seed(expr)
+
+    def f(v: float) -> float:
+        at = Env({x: v})
+        at.memo = dict(known)
+        try:
+            r = value(expr, at)
+        except _FAILURES:
+            return math.nan
+        return r if math.isfinite(r) else math.nan
+
+    return f

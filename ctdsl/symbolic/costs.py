@@ -1,346 +1,275 @@
-"""Per-scheme costs as sympy expressions in the spec's params (domain.md 4-7).
+"""One scheme's costs in one context: its step as a ledger of terms, and what follows from the step.
 
-For one scheme:
+`cost(ctx, scheme)` reads top to bottom, each step a function of its own module:
 
-- payload c (what a worker originates) and the dense size D = vP;
-- the collective's phases, routed over the graph (`routing.py`), with the bytes on
-  every link and the time of each phase;
-- the transform: on the GPU a roofline, max(cost D / (peak eff), D / mem_bw); in
-  a pluggable, D through the module's pipelined stages at the slowest stage's
-  rate, plus its latency (a DCT costs the compute budget nothing when the optics
-  performs it); at a switch, the streams it takes in over its total_rate
-  (shared) and stream_rate (each stream's), the slower;
-- step time = compute + (transform + sync + overhead) / H, or max(compute,
-  (transform + sync + overhead) / H) when the scheme overlaps them; overhead is
-  the scheme's fixed time per sync (the component "overhead");
-- when the spec sets them: the M/D/1 queueing wait on loaded links, inside the
-  phases that cross them (`queueing.py`, shown as the component "queueing on
-  LINK"), and the wait for the slowest worker (`stragglers.py`, the component
-  "stragglers"), added to compute;
-- time to target = steps x step time; energy to target = steps x (static power x
-  step time + energy per FLOP x FLOPs + energy per byte x bytes charged on each link,
-  once per transfer or per hop as the link is counted (routing.py) + module and
-  switch power x step time).
+1. bytes: the dense size D = v P and the payload c a worker originates (ctdsl.model.payload);
+2. compute: a worker's FLOPs and compute time per dc (counts.py);
+3. the training step's timeline, where the dcs hold replicas of a model with its shape
+   and `seq` (timeline.py): recomputation, model-parallel traffic, bubble, optimiser;
+4. the syncs (exposure.py): the collective's phases, routed over the graph (routing.py,
+   groups.py), every H steps, and with `inner = dc` an inner sync every step; what a step
+   waits for of a sync that overlaps the backward pass or later steps;
+5. the transform (transform.py): a roofline on the GPU, a pluggable's pipelined stages,
+   or a switch's ingest;
+6. the stragglers' wait, when a dc sets jitter (stragglers.py);
+7. the ledger (ledger.py): every component of the step as a `Term`, in the order the
+   tables show them (inner step, transform, syncs, queueing, overhead, stragglers), and
+   the step composed from them by the ledger's one rule: compute side + (transform +
+   plain sync + overhead) / H + exposed and every-step syncs, or the max of the two sides
+   with `overlap = true`;
+8. what follows from the step and the syncs: bytes on every link and what the busiest
+   worker sends (sync_bytes.py), the loaded links crossed, and the energy per step by
+   part (energy.py); time and energy to target are steps x the step's.
+
+Money (money.py), utilisation and targets (targets.py), break-evens (breakeven.py) and
+the result tree (assemble.py) read the `SchemeCost` this returns; nothing changes it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Mapping
 
 import sympy as sp
 
 from ctdsl import units as U
-from ctdsl.language import schema as S
-from ctdsl.language.enums import Counted, InnerSync, LinkKind, PlacementKind
+from ctdsl.language.components import Charge, ComponentKey, Place
+from ctdsl.language.enums import LinkKind, PlacementKind
 from ctdsl.model import payload as PL
-from ctdsl.model.entities import Scheme, Spec
-from ctdsl.model.topology import NodeKind, Topology
+from ctdsl.model.entities import Scheme
+from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic import stragglers as ST
-from ctdsl.symbolic.convert import NumericError, Symbols, to_sympy, value
-from ctdsl.symbolic.counts import Counts
-from ctdsl.symbolic.sync_bytes import LoadedEdge, SyncBytes
-from ctdsl.symbolic.dimensioned import DimExpr
+from ctdsl.symbolic import sync_bytes as SB
 from ctdsl.symbolic import timeline as TL
+from ctdsl.symbolic.context import Context
+from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.energy import energy_parts
 from ctdsl.symbolic.exposure import Sync, SyncPlan
-from ctdsl.symbolic.routing import Edge, Phase, Router
-from ctdsl.symbolic.transform import ModuleStages, transform
+from ctdsl.symbolic.ledger import ClosedForm, Exposure, Ledger, Term, Where
+from ctdsl.symbolic.routing import Edge, EdgeTerms, Phase
+from ctdsl.symbolic.transform import Transform, transform
 
-__all__ = ["CostModel", "SchemeCosts", "LoadedEdge", "ClosedForm", "ModuleStages"]
+K = ComponentKey
 
-# an attribute that holds a field in other units than the spec writes it: the field's name
-_WRITTEN = {("scheme", "value_bytes"): "bits", ("link", "energy_per_byte"): "energy_per_bit"}
-# the schema kind of each entity class whose fields the costs read
-_KIND = {"Model": "model", "Device": "device", "Link": "link", "Pluggable": "pluggable", "Switch": "switch", "DataCentre": "dc", "Scheme": "scheme"}
+EXPOSURE_RULE = "max(0, max(B tau - w (B - 1) / B, tau) - slack) x F / every, and at least F B tau / every - step where syncs may queue"
 
 
 @dataclass(frozen=True)
-class EdgeTerms:
-    """One directed edge of the topology, its quantities as dimensioned sympy."""
+class Sizes:
+    """Bytes of one scheme: what is synced, what goes on the wire, and on every link."""
 
-    link: str
-    kind: LinkKind
-    bandwidth: DimExpr  # B/s
-    latency: DimExpr  # s
-    energy_per_byte: DimExpr  # J/B
-    queue: Q.Queue | None  # the M/D/1 queue of a link with a background load
-    per_hop: bool = True  # latency and energy on every edge; False: once per segment (`counted = transfer`)
-    count: DimExpr = D.one()  # a group of alike edges (a dc's NICs): how many share its flows
+    dense: DimExpr  # D = v P
+    payload: DimExpr  # c, what a worker originates per sync
+    up: DimExpr  # what a worker sends up to a switch (the dense buffer when the switch transforms it)
+    wire: DimExpr  # what the busiest worker sends per sync period
+    wan: DimExpr  # bytes per sync period on the busiest WAN edge
+    links: Mapping[Edge, DimExpr]  # bytes per sync period on each edge
+    wan_edges: tuple[Edge, ...]
 
 
-@dataclass
-class SchemeCosts:
-    """One scheme's cost terms, each a DimExpr (its dimension in a comment where it is not obvious)."""
+@dataclass(frozen=True)
+class SchemeCost:
+    """One scheme's costs: its ledger and the records each step of `cost` made."""
 
     scheme: Scheme
-    dense: DimExpr
-    payload: DimExpr
-    up: DimExpr
-    phases: list[Phase]
-    compute: DimExpr
-    transform: DimExpr
-    transform_where: str  # gpu | pluggable NAME | switch NAME | none
-    module: ModuleStages | None
-    period: DimExpr  # dimensionless
-    steps: DimExpr | None  # dimensionless
-    components: dict[str, DimExpr]  # per step, each already divided by H where it applies
-    sync: DimExpr  # per sync
-    overhead: DimExpr  # fixed time per sync (the scheme's `overhead`), s
-    step_time: DimExpr
-    time_to_target: DimExpr | None
-    energy_per_step: DimExpr
-    energy_to_target: DimExpr | None
-    energy_parts: dict[str, DimExpr]
-    link_bytes: dict[Edge, DimExpr]  # bytes per sync on each edge
-    wire: DimExpr  # bytes one worker sends per sync
-    wan_bytes: DimExpr  # bytes per sync on the busiest WAN edge
-    wan_edges: list[Edge]
-    labels: dict[sp.Expr, str] = field(default_factory=dict)  # max/min argument -> meaning
-    stragglers: ST.Straggler | None = None
-    queues: dict[Edge, LoadedEdge] = field(default_factory=dict)  # loaded edges the sync crosses
-    closed_forms: list["ClosedForm"] = field(default_factory=list)  # what is exact, what approximate
-    compute_per_dc: dict[str, DimExpr] = field(default_factory=dict)  # one worker's inner step, by dc
-    inner: DimExpr | None = None  # the inner step: compute and, with the timeline, model-parallel traffic, bubble, optimiser
-    every_step: list[Phase] = field(default_factory=list)  # phases of a sync every step (inner = dc)
-    syncs: list[Sync] = field(default_factory=list)  # exposure.py
-    timeline: TL.Timeline | None = None  # timeline.py; None: compute as one block
+    ledger: Ledger
+    step_time: DimExpr  # the ledger's step
+    sizes: Sizes
+    compute: C.Compute
+    per_dc: Mapping[str, DimExpr]  # one worker's deterministic step by dc: compute, or the timeline's inner step
+    timeline: TL.Timeline | None  # None: compute as one block
+    syncs: tuple[Sync, ...]  # one, or with inner = dc the inner sync and the outer sync
+    transform: Transform
+    overhead: DimExpr  # the scheme's fixed time per sync, s
+    stragglers: ST.Straggler | None
+    queues: Mapping[Edge, SB.LoadedEdge]  # loaded edges the syncs cross
+    energy: Mapping[str, DimExpr]  # J per step, by part
+    steps: DimExpr | None  # steps to target; None: not given
+    labels: Mapping[sp.Expr, str]  # a max/min argument -> what it means (the break-even's "what binds")
+
+    @property
+    def period(self) -> DimExpr:
+        return self.ledger.period
+
+    @property
+    def inner(self) -> DimExpr:
+        """The inner step: compute and, with the timeline, recompute, model-parallel traffic, bubble, optimiser."""
+        return self.ledger.inner
+
+    @property
+    def phases(self) -> tuple[Phase, ...]:
+        """The phases of the sync every H steps."""
+        return self.syncs[-1].phases
+
+    @property
+    def every_step(self) -> tuple[Phase, ...]:
+        """The phases of the inner sync every step (inner = dc); none otherwise."""
+        return self.syncs[0].phases if len(self.syncs) > 1 else ()
+
+    @property
+    def time_to_target(self) -> DimExpr | None:
+        return self.steps * self.step_time if self.steps is not None else None
+
+    @property
+    def energy_per_step(self) -> DimExpr:
+        return D.total(self.energy.values(), U.ENERGY)
+
+    @property
+    def energy_to_target(self) -> DimExpr | None:
+        return self.steps * self.energy_per_step if self.steps is not None else None
 
 
-@dataclass
-class ClosedForm:
-    """A term added for contention or stragglers, with how far to trust it."""
-
-    component: str
-    formula: str
-    status: str  # exact | numerically integrated | approximation
-    note: str = ""
-
-
-class CostModel(Counts, SyncBytes):
-    """Everything shared by the schemes of one spec: symbols, graph, edge attributes."""
-
-    def __init__(self, spec: Spec, topology: Topology, symbols: Symbols):
-        self.spec = spec
-        self.topology = topology
-        self.symbols = symbols
-        self._memo: dict[int, sp.Expr] = {}
-        self._edges: dict[Edge, EdgeTerms] = {}
-        self._split: dict[str, dict[str, DimExpr]] = {}  # model -> dc -> a worker's FLOPs of a split batch
-        self.router = Router(spec, topology, self.edge, self.node_latency)
-        self.formulas = D.FieldAlgebra(self.field, self.shape)  # the model's formulas, dimensioned
-
-    def sym(self, expr) -> sp.Expr:
-        return to_sympy(expr, self.symbols, self._memo)
-
-    def q(self, expr, dim: U.Dim) -> DimExpr:
-        """A checked expression whose dimension the caller knows (a model formula's result)."""
-        return DimExpr(self.sym(expr), dim)
-
-    def field(self, entity, name: str) -> DimExpr:
-        """A field of a checked entity, with the dimension the language's schema gives it."""
-        kind = _KIND.get(type(entity).__name__)
-        table = S.KINDS[kind] if kind is not None else S.STAGES[entity.name]
-        return DimExpr(self.sym(getattr(entity, name)), table[_WRITTEN.get((kind, name), name)].dim)
-
-    def shape(self, model, key: str) -> DimExpr:
-        """One of a model's shape fields (layers, width, ...), with its schema dimension."""
-        return DimExpr(self.sym(model.shape[key]), S.KINDS["model"][key].dim)
-
-    def edge(self, e: Edge) -> EdgeTerms:
-        if e not in self._edges:
-            d = self.topology.edge(*e)
-            bandwidth = self.q(d.bandwidth, U.RATE)
-            link = self.spec.links.get(d.link) if d.kind in (LinkKind.INTRA, LinkKind.WAN) else None
-            queue = None
-            if link is not None and link.load is not None and link.transfer is not None:
-                queue = Q.Queue.of(d.link, self.field(link, "load"), self.field(link, "transfer"), bandwidth)
-            per_hop = link is None or link.counted is Counted.HOP  # a module's port: per crossing
-            count = self.q(d.count, U.ONE) if d.count is not None else D.one()
-            self._edges[e] = EdgeTerms(d.link, d.kind, bandwidth, self.q(d.latency, U.TIME), self.q(d.energy_per_byte, U.ENERGY_PER_DATA), queue, per_hop, count)
-        return self._edges[e]
-
-    def node_latency(self, node: str) -> DimExpr:
-        n = self.topology.node(node)
-        if n.kind is NodeKind.SWITCH:
-            sw = self.spec.switches.get(n.definition)
-            if sw is not None and sw.latency is not None:
-                return self.field(sw, "latency")
-        return D.zero(U.TIME)
-
-    def devices(self):
-        return {dc: self.spec.devices[d.device] for dc, d in self.spec.dcs.items()}
-
-    # ---- one scheme -------------------------------------------------------------------
-
-    def scheme(self, scheme: Scheme) -> SchemeCosts:
-        model = self.spec.models[scheme.model]
-        dense = PL.dense_bytes(model, self.formulas)
-        payload = PL.payload_bytes(scheme, model, self.formulas)
-        labels: dict[sp.Expr, str] = {}
-        up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
-        plan = SyncPlan(self, scheme, model, payload, up, dense)
-        flops, per_dc, compute = self._compute(model, labels)
-        timeline = None
-        if TL.applies(self.spec, model) and not self.measured():
-            gather = plan.gather_time()
-            timeline = TL.build(self, model, per_dc, lambda dc: gather, labels)
-            per_dc = timeline.per_dc
-        inner_step = timeline.inner if timeline is not None else compute
-        # the window a sync hides in with overlap = backward: the last micro-batch's backward pass
-        # (without the timeline, the step is one micro-batch: its backward, 2/3 of its compute)
-        syncs = plan.syncs(timeline.window if timeline is not None else 2 * compute / 3, inner_step, labels)
-        outer = syncs[-1]
-        phases, every_step = outer.phases, (syncs[0].phases if len(syncs) > 1 else [])
-        for ph in every_step + phases:
-            labels.update(ph.bottlenecks)
-        tr, where, module = transform(self, scheme, dense * self.shard(model), up * self.shard(model), labels)
-        period = self.field(scheme, "period")
-        overhead = self.field(scheme, "overhead")
-        sync = D.total([ph.time for ph in phases], U.TIME)
-        components = dict(timeline.components) if timeline is not None else {"compute": compute}
-        components.update(self._components(syncs, tr, period))
-        if overhead != 0:
-            components["overhead"] = overhead * outer.fragments / period
-        closed = [ClosedForm(k, Q.FORMULA, Q.STATUS, Q.LIMITS) for k in components if k.startswith("queueing on ")]
-        queues = self._loaded_edges(syncs, period)
-        strag = self._stragglers(per_dc, scheme)
-        worked = inner_step
-        if strag is not None:
-            components["stragglers"] = strag.extra
-            worked = inner_step + strag.extra
-            closed.append(ClosedForm("stragglers", strag.formula, strag.status, strag.note))
-        side = _side(syncs, tr, overhead, period)
-        if scheme.overlap:  # the whole sync alongside the next H steps (checked: no inner sync, delay or fragments)
-            step = D.emax(worked, side)
-            labels[worked.e] = "compute"
-            labels[side.e] = "transform and sync"
-        else:
-            step = worked + side
-        steps = self.field(scheme, "steps") if scheme.steps is not None else None
-        link_bytes = self._link_bytes(syncs, period)
-        wan_edges = [e for e in link_bytes if self.edge(e).kind is LinkKind.WAN]
-        wan_bytes = D.emax(*[link_bytes[e] for e in wan_edges]) if wan_edges else D.zero(U.DATA)
-        energy = energy_parts(self, scheme, step, flops, dense, self._charged_bytes(syncs, period), period, where)
-        if timeline is not None:
-            energy["model-parallel links"] = self._traffic_energy(timeline)
-        energy_step = D.total(energy.values(), U.ENERGY)
-        return SchemeCosts(
-            scheme=scheme, dense=dense, payload=payload, up=up, phases=phases, compute=compute,
-            transform=tr, transform_where=where, module=module, period=period, steps=steps,
-            components=components, sync=sync, overhead=overhead, step_time=step,
-            time_to_target=steps * step if steps is not None else None,
-            energy_per_step=energy_step,
-            energy_to_target=steps * energy_step if steps is not None else None,
-            energy_parts=energy,
-            link_bytes=link_bytes,
-            wire=self._wire(phases, every_step, period),
-            wan_bytes=wan_bytes,
-            wan_edges=wan_edges,
-            labels=labels,
-            stragglers=strag,
-            queues=queues,
-            closed_forms=closed,
-            compute_per_dc=per_dc,
-            inner=inner_step,
-            every_step=every_step,
-            syncs=syncs,
-            timeline=timeline,
-        )
-
-    # ---- contention and stragglers ----------------------------------------------------------
-
-    def _stragglers(self, per_dc: dict[str, DimExpr], scheme: Scheme) -> ST.Straggler | None:
-        """The expected wait for the slowest worker, when a dc sets jitter (stragglers.py).
-
-        The workers wait for each other at every barrier: every H steps (the sync period), every
-        H / F steps with fragments, and with `inner = dc` every step, a dc's replicas among
-        themselves (`_inner_stragglers`)."""
-        spec = self.spec
-        dcs = [d for d in spec.dcs.values() if d.workers > 0]
-        if not any(d.jitter is not None for d in dcs):
-            return None
-        env = self.symbols.defaults()
-        notes = []
-        if scheme.inner is InnerSync.DC:
-            return self._inner_stragglers(dcs, per_dc, env)
-        period = self.field(scheme, "period") / (self.field(scheme, "fragments") if scheme.fragments is not None else 1)
-        try:
-            H = value(period.e, env)
-        except (NumericError, ZeroDivisionError):  # pragma: no cover - bounds are checked
-            return None
-        if period.free_symbols:
-            notes.append(f"H is taken at its default, {H:g}")
-        bound = scheme.delay is not None and value(self.q(scheme.delay, U.ONE).e, env) > 0
-        if bound:
-            notes.append("with a delay the workers need not meet at every sync: an upper bound")
-        keys = {}
-        for d in dcs:
-            jitter = self.field(d, "jitter") if d.jitter is not None else D.zero(U.TIME)
-            sigma = self.field(d, "jitter_sigma") if d.jitter_sigma is not None else None
-            keys[d.name] = (per_dc[d.name], jitter, d.jitter_kind if d.jitter is not None else None, sigma)
-        if len(set(keys.values())) == 1:
-            base, jitter, kind, sigma = next(iter(keys.values()))
-            n = sum(d.workers * d.n_sites for d in dcs)  # replicas in every site
-            sig = value(sigma, env) if sigma is not None else None
-            if sigma is not None and sigma.free_symbols:
-                notes.append(f"jitter_sigma is taken at its default, {sig:g}")
-            c, status, formula = ST.unit_factor(kind, n, H, sig)
-            extra = jitter * c
-        else:
-            groups = []
-            for d in dcs:
-                base, jitter, kind, sigma = keys[d.name]
-                groups.append(
-                    ST.Group(
-                        d.workers * d.n_sites,
-                        value(base, env),
-                        value(jitter, env),
-                        kind,
-                        value(sigma, env) if sigma is not None else None,
-                    )
-                )
-            x, status = ST.excess(groups, H)
-            extra = DimExpr(sp.Float(x, 15), U.TIME)
-            formula = "E[max over workers of their compute over H steps] / H - the slowest dc's compute, for unlike dcs"
-            notes.append("integrated at the params' defaults: a number that does not follow a swept param")
-        if scheme.overlap:
-            status = ST.APPROXIMATION
-            notes.append("with overlap, max(compute + stragglers, sync) stands for E[max(slowest compute, sync)], which is at least as large")
-        if bound:
-            status = ST.APPROXIMATION
-        return ST.Straggler(extra, status, formula, "; ".join(notes))
-
-    def _inner_stragglers(self, dcs, per_dc: dict[str, DimExpr], env) -> ST.Straggler:
-        """inner = dc: a dc's replicas wait for each other every step (its inner sync); the slowest
-        dc's expected wait per step. The dcs' wait for each other every H steps is left out."""
-        extras = {}
-        formula = ""
-        for d in dcs:
-            if d.jitter is None:
-                continue
-            sigma = value(self.field(d, "jitter_sigma").e, env) if d.jitter_sigma is not None else None
-            c, _status, formula = ST.unit_factor(d.jitter_kind, d.workers, 1, sigma)
-            extras[d.name] = self.field(d, "jitter") * c
-        extra = D.emax(*extras.values()) if len(set(extras.values())) > 1 else next(iter(extras.values()))
-        note = "inner = dc: each dc's replicas meet every step; the wait of the dcs for each other every H steps is left out"
-        return ST.Straggler(extra, ST.APPROXIMATION, "per step, the slowest dc's " + formula, note)
-
-
-def _side(syncs: list[Sync], tr: DimExpr, overhead: DimExpr, period: DimExpr) -> DimExpr:
-    """What the step adds to the inner step for its transform, overhead and syncs. The transform,
-    the overhead and a plain sync every H steps share one quotient, as the step had it before
-    exposed syncs and syncs every step existed: the same expression where those are absent."""
-    outer = syncs[-1]
-    numerator = tr + overhead * outer.fragments
-    others = []
+def cost(ctx: Context, scheme: Scheme) -> SchemeCost:
+    """The scheme's costs in `ctx` (the module docstring's steps, in order)."""
+    model = ctx.spec.models[scheme.model]
+    labels: dict[sp.Expr, str] = {}
+    dense = PL.dense_bytes(model, ctx.formulas)
+    payload = PL.payload_bytes(scheme, model, ctx.formulas)
+    up = dense if scheme.at.kind == PlacementKind.SWITCH else payload
+    plan = SyncPlan(ctx, scheme, model, payload, up, dense)
+    compute = C.compute(ctx, model, labels)
+    timeline = None
+    if TL.applies(ctx.spec, model) and not C.measured(ctx):
+        timeline = TL.build(ctx, model, compute, plan.gather_time(), labels)
+    per_dc = timeline.per_dc if timeline is not None else compute.per_dc
+    inner = timeline.inner if timeline is not None else compute.time
+    # the window a sync hides in with overlap = backward: the last micro-batch's backward pass
+    # (without the timeline, the step is one micro-batch: its backward, 2/3 of its compute)
+    syncs = plan.syncs(timeline.window if timeline is not None else 2 * compute.time / 3, inner, labels)
     for sy in syncs:
-        total = D.total([ph.time for ph in sy.phases], U.TIME)
+        for ph in sy.phases:
+            labels.update(ph.bottlenecks)
+    shard = C.shard(ctx, model)
+    tr = transform(ctx, scheme, dense * shard, up * shard, labels)
+    period = ctx.field(scheme, "period")
+    overhead = ctx.field(scheme, "overhead")
+    strag = ST.wait(ctx, scheme, per_dc)
+    terms = [
+        *inner_terms(compute, timeline),
+        *transform_terms(tr, period),
+        *sync_terms(ctx.edges, syncs),
+        *queueing_terms(ctx.edges, syncs),
+        *overhead_terms(overhead, syncs[-1].fragments, period),
+        *straggler_terms(strag),
+    ]
+    ledger = Ledger(tuple(terms), period, scheme.overlap)
+    step = ledger.step(labels)
+    links = SB.link_bytes(syncs, period)
+    wan_edges = tuple(e for e in links if ctx.edges[e].kind is LinkKind.WAN)
+    sizes = Sizes(
+        dense, payload, up,
+        wire=SB.wire(ctx, syncs[-1].phases, syncs[0].phases if len(syncs) > 1 else (), period),
+        wan=D.emax(*[links[e] for e in wan_edges]) if wan_edges else D.zero(U.DATA),
+        links=links,
+        wan_edges=wan_edges,
+    )  # fmt: skip
+    energy = energy_parts(ctx, scheme, step, compute, dense, SB.charged_bytes(syncs, period), period, tr.where)
+    if timeline is not None:
+        energy["model-parallel links"] = SB.traffic_energy(ctx, timeline)
+    return SchemeCost(
+        scheme=scheme,
+        ledger=ledger,
+        step_time=step,
+        sizes=sizes,
+        compute=compute,
+        per_dc=per_dc,
+        timeline=timeline,
+        syncs=syncs,
+        transform=tr,
+        overhead=overhead,
+        stragglers=strag,
+        queues=SB.loaded_edges(ctx.edges, syncs),
+        energy=energy,
+        steps=ctx.field(scheme, "steps") if scheme.steps is not None else None,
+        labels=labels,
+    )
+
+
+# ---- the terms, in the order the tables show them -------------------------------------------
+
+
+def inner_terms(compute: C.Compute, timeline: TL.Timeline | None) -> list[Term]:
+    """The inner step: the compute as one block, or the timeline's parts (each the slowest dc's)."""
+    if timeline is None:
+        return [Term(K.COMPUTE, compute.time, Charge.STEP, Where(Place.GPU), source="FLOPs per step / (peak x efficiency)")]
+    return [Term(k, v, Charge.STEP, Where(Place.PIPELINE), source="timeline.py") for k, v in timeline.components.items()]
+
+
+def transform_terms(tr: Transform, period: DimExpr) -> list[Term]:
+    """The transform, once per sync: on the GPU, in a module's stages, or at a switch."""
+    if tr.time == 0:
+        return []
+    where = Where(tr.place, (tr.on,) if tr.on is not None else ())
+    return [Term(K.TRANSFORM, tr.time / period, Charge.PERIOD, where, amount=tr.time, source="transform.py")]
+
+
+def sync_terms(edges: Mapping[Edge, EdgeTerms], syncs: tuple[Sync, ...]) -> list[Term]:
+    """Each sync: its exposed part, where it overlaps something, else each of its phases (the
+    sync every H steps once per period, an inner sync every step). A phase that crosses a loaded
+    link is charged whole (its amount) and shown without its queueing (its value)."""
+    out = []
+    outer = syncs[-1]
+    for sy in syncs:
         if sy.exposed is not None:
-            others.append(sy.exposed)
-        elif sy is outer:
-            numerator = tr + total + overhead * outer.fragments
-        else:
-            others.append(total / sy.every)
-    return numerator / period + D.total(others, U.TIME)
+            exposure = Exposure(_behind(sy), sy.window, sy.slack, EXPOSURE_RULE)
+            out.append(Term(K.EXPOSED_SYNC, sy.exposed, Charge.STEP, Where(Place.SYNC, (sy.name,)), sy.name, exposure=exposure, source="exposure.py"))
+            continue
+        for ph in sy.phases:
+            across = any(edges[e].kind is LinkKind.WAN for e in ph.loads)
+            key = K.SYNC_ACROSS_SITES if across else K.SYNC_IN_SITE
+            where = Where(Place.PHASE, tuple(dict.fromkeys(edges[e].link for e in ph.loads)))
+            value = ph.steps * ph.free_step_time / sy.every if ph.waits else ph.time / sy.every
+            if sy is outer:
+                out.append(Term(key, value, Charge.PERIOD, where, ph.name, amount=ph.time, source="routing.py"))
+            else:
+                out.append(Term(key, value, Charge.STEP, where, ph.name, amount=ph.time / sy.every, source="routing.py"))
+    return out
+
+
+def _behind(sy: Sync) -> str:
+    parts = []
+    if sy.window != 0:
+        parts.append("the backward pass of the last micro-batch")
+    if sy.slack != 0:
+        parts.append("delay x the inner step")
+    if not D.is_one(sy.fragments):
+        parts.append("its fragments' schedule")
+    return ", ".join(parts)
+
+
+def queueing_terms(edges: Mapping[Edge, EdgeTerms], syncs: tuple[Sync, ...]) -> list[Term]:
+    """The M/D/1 waits of the plain syncs' phases on loaded links, one term per set of links a
+    phase waits on (charged within those phases)."""
+    waits: dict[str, DimExpr] = {}
+    for sy in syncs:
+        if sy.exposed is not None:
+            continue
+        for ph in sy.phases:
+            if ph.waits:
+                links = ", ".join(dict.fromkeys(edges[e].link for e in ph.waits))
+                waits[links] = waits.get(links, D.zero(U.TIME)) + ph.steps * ph.queueing / sy.every
+    closed = ClosedForm(Q.FORMULA, Q.STATUS, Q.LIMITS)
+    return [
+        Term(K.QUEUEING, w, Charge.WITHIN, Where(Place.LINK, tuple(links.split(", "))), links, closed_form=closed, source="queueing.py")
+        for links, w in waits.items()
+    ]
+
+
+def overhead_terms(overhead: DimExpr, fragments: DimExpr, period: DimExpr) -> list[Term]:
+    """The scheme's fixed time per sync (one per fragment), once per period."""
+    if overhead == 0:
+        return []
+    return [Term(K.OVERHEAD, overhead * fragments / period, Charge.PERIOD, Where(Place.SCHEME), amount=overhead * fragments, source="the scheme's overhead")]
+
+
+def straggler_terms(strag: ST.Straggler | None) -> list[Term]:
+    """The expected wait for the slowest worker, on the compute side."""
+    if strag is None:
+        return []
+    closed = ClosedForm(strag.formula, strag.status, strag.note)
+    return [Term(K.STRAGGLERS, strag.extra, Charge.STEP, Where(Place.BARRIER), closed_form=closed, source="stragglers.py")]
+
+
+__all__ = ["SchemeCost", "Sizes", "cost", "inner_terms", "transform_terms", "sync_terms", "queueing_terms", "overhead_terms", "straggler_terms"]

@@ -5,7 +5,7 @@ dimension it has. Arithmetic combines the dimensions: a product multiplies
 them, a quotient divides them, and a sum, a difference, a max, a min or a
 comparison of two different dimensions raises `DimensionError`. Every cost term
 of the back end is built this way from fields whose dimension the language's
-schema declares (`CostModel.field`), so a dimensionally wrong formula fails the
+schema declares (`Context.field`), so a dimensionally wrong formula fails the
 first time it is built, in a test, not in a figure; and every output takes its
 unit from its expression.
 
@@ -157,6 +157,18 @@ def log2(a: DimExpr) -> DimExpr:
     if a.dim != U.ONE:
         raise DimensionError(f"log2 of {a.dim.describe()}: {a.e}")
     return DimExpr(sp.log(a.e, 2), U.ONE)
+
+
+def per_dc_max(per_dc: dict[str, DimExpr], label: str, labels: dict) -> DimExpr:
+    """The slowest dc's term; alike dcs give one term, unlike ones a max whose arguments `labels`
+    names after their dcs (`label` formatted with the dc: what the break-even tables say binds)."""
+    unique: dict[DimExpr, str] = {}
+    for dc, e in per_dc.items():
+        unique.setdefault(e, label.format(dc))
+    if len(unique) == 1:
+        return next(iter(unique))
+    labels.update({q.e: text for q, text in unique.items()})
+    return emax(*unique)
 
 
 class FieldAlgebra:

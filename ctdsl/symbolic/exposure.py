@@ -45,22 +45,28 @@ max(compute, sync / H) (costs.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from ctdsl import units as U
-from ctdsl.language.enums import InnerSync
+from ctdsl.language.enums import Collective, InnerSync
+from ctdsl.model.entities import Model, Scheme
+from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.groups import GroupPlan, shards
 from ctdsl.symbolic.routing import Phase
 from ctdsl.symbolic.traffic import positive
 
+SYNC, INNER, OUTER = "sync", "inner sync", "outer sync"  # the names of a scheme's syncs
 
-@dataclass
+
+@dataclass(frozen=True)
 class Sync:
     """One sync of the whole payload and what a step pays for it."""
 
-    name: str  # "sync", "inner sync" or "outer sync": the component of an exposed sync
-    phases: list[Phase]  # the whole sync, all its fragments
+    name: str  # SYNC, INNER or OUTER: what the sync's exposed part is called
+    phases: tuple[Phase, ...]  # the whole sync, all its fragments
     every: DimExpr  # steps per sync: 1 (inner), or H
     exposed: DimExpr | None  # time exposed per step; None: plain, each phase / every
     buckets: DimExpr  # B
@@ -68,13 +74,19 @@ class Sync:
     fragments: DimExpr  # F
     slack: DimExpr  # tau_d x the inner step
     window: DimExpr  # w: the backward pass it overlaps (0 s: none)
+    bucket: tuple[Phase, ...] = ()  # the phases of one bucket of one fragment (an exposed sync's; tau is their time)
+
+    @property
+    def time(self) -> DimExpr:
+        """The whole sync, every fragment and bucket at once."""
+        return _sum(self.phases)
 
 
-def _sum(phases: list[Phase]) -> DimExpr:
+def _sum(phases) -> DimExpr:
     return D.total([ph.time for ph in phases], U.TIME)
 
 
-def _may_queue(F: DimExpr, delay: DimExpr, every: DimExpr, cm) -> bool:
+def _may_queue(F: DimExpr, delay: DimExpr, every: DimExpr) -> bool:
     """Whether a sync may still run when the next one starts: F delay > every at the defaults (or
     a param could make it so: any of them given by one)."""
     x = F * delay - every
@@ -98,27 +110,35 @@ def exposed_time(tau: DimExpr, buckets: DimExpr, window: DimExpr, slack: DimExpr
     return out if slack == 0 else positive(out - slack)
 
 
+@dataclass(frozen=True)
 class SyncPlan:
-    """The syncs of one scheme on one cost model."""
+    """The collectives of one scheme in one context: what each of its syncs sends, for a scale of the payload."""
 
-    def __init__(self, cm, scheme, model, payload: DimExpr, up: DimExpr, dense: DimExpr):
-        self.cm, self.scheme, self.model = cm, scheme, model
-        self.payload, self.up, self.dense = payload, up, dense
-        self.zero3 = cm.zero_stage() == 3 if cm.spec.has_replicas else False
+    ctx: Context
+    scheme: Scheme
+    model: Model
+    payload: DimExpr
+    up: DimExpr
+    dense: DimExpr
+
+    @property
+    def zero3(self) -> bool:
+        return C.zero_stage(self.ctx) == 3 if self.ctx.spec.has_replicas else False
 
     # ---- phases -----------------------------------------------------------------------
 
     def collective(self, scale=1) -> list[Phase]:
         """The scheme's collective over every replica (worker), for `scale` of the payload."""
-        cm, s = self.cm, self.scheme
+        ctx, s = self.ctx, self.scheme
         payload, up = self.payload * scale, self.up * scale
-        if not cm.spec.has_replicas:
-            return cm.router.plan(s.collective, payload, up, s.loopback)
-        plan = GroupPlan(cm)
+        if not ctx.spec.has_replicas:
+            return ctx.router.plan(s.collective, payload, up, s.loopback)
+        plan = GroupPlan(ctx)
+        zero3 = self.zero3
         out = []
-        for sh in shards(cm, self.model, payload, up, cm.shard(self.model)):
+        for sh in shards(ctx, self.model, payload, up, C.shard(ctx, self.model)):
             phases = plan.plan(s.collective, sh, s.loopback)
-            if self.zero3 and s.collective == "hier_allreduce":  # parameters stay sharded: no all-gather
+            if zero3 and s.collective == Collective.HIER_ALLREDUCE:  # parameters stay sharded: no all-gather
                 phases = [ph for ph in phases if not ph.name.startswith("all-gather in each dc")]
             out.extend(phases)
         return out
@@ -126,30 +146,32 @@ class SyncPlan:
     def inner_phases(self, scale=1) -> list[Phase]:
         """inner = dc, every step: the dense gradient reduce-scattered in each dc, the parameters
         all-gathered (not under ZeRO-3, whose gathers are the timeline's)."""
-        plan = GroupPlan(self.cm)
+        ctx = self.ctx
+        plan = GroupPlan(ctx)
+        zero3 = self.zero3
         out = []
-        for sh in shards(self.cm, self.model, self.dense * scale, self.dense * scale, self.cm.shard(self.model)):
+        for sh in shards(ctx, self.model, self.dense * scale, self.dense * scale, C.shard(ctx, self.model)):
             tag = f" ({sh.name})" if sh.name else ""
             n, s = sh.members, sh.payload
             out.append(plan.in_dc("reduce-scatter of the gradients in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale))
-            if not self.zero3:
+            if not zero3:
                 out.append(plan.in_dc("all-gather of the parameters in each dc" + tag, n, lambda d, s=s, n=n: s / n[d], sh.scale))
         return [p for p in out if p is not None]
 
     def outer_phases(self, scale=1) -> list[Phase]:
         """inner = dc, every H steps: each GPU's slice of the outer gradient across the dcs, then the
         updated parameter slices all-gathered in each dc."""
-        cm, s = self.cm, self.scheme
-        plan = GroupPlan(cm)
+        ctx, s = self.ctx, self.scheme
+        plan = GroupPlan(ctx)
         K = plan.K  # the sites of the ring (groups.py)
-        fraction = cm.shard(self.model)
+        fraction = C.shard(ctx, self.model)
         out = []
-        pays = shards(cm, self.model, self.payload * scale, self.up * scale, fraction)
-        params = shards(cm, self.model, self.dense * scale, self.dense * scale, fraction)
+        pays = shards(ctx, self.model, self.payload * scale, self.up * scale, fraction)
+        params = shards(ctx, self.model, self.dense * scale, self.dense * scale, fraction)
         for sh, par in zip(pays, params):
             tag = f" ({sh.name})" if sh.name else ""
             n, x, p = sh.members, sh.payload, par.payload
-            if s.collective == "hier_allreduce":
+            if s.collective == Collective.HIER_ALLREDUCE:
                 out.append(plan.across("all-reduce of each slice across dcs" + tag, 2 * (K - 1), lambda d, x=x, n=n: x / (n[d] * K), sh.scale))
             else:
                 out.append(plan.across("exchange of each slice across dcs" + tag, K - 1, lambda d, x=x, n=n: x / n[d], sh.scale))
@@ -160,54 +182,58 @@ class SyncPlan:
         """ZeRO-3: one all-gather of a GPU's parameter shard among its dc's data-parallel ranks."""
         if not self.zero3:
             return None
-        plan = GroupPlan(self.cm)
+        ctx = self.ctx
+        plan = GroupPlan(ctx)
         phases = []
-        for sh in shards(self.cm, self.model, self.dense, self.dense, self.cm.shard(self.model)):
+        for sh in shards(ctx, self.model, self.dense, self.dense, C.shard(ctx, self.model)):
             n, s = sh.members, sh.payload
             phases.append(plan.in_dc("parameter all-gather" + (f" ({sh.name})" if sh.name else ""), n, lambda d, s=s, n=n: s / n[d], sh.scale))
         return _sum([p for p in phases if p is not None])
 
     # ---- syncs ------------------------------------------------------------------------
 
-    def syncs(self, window: DimExpr, inner_step: DimExpr, labels: dict) -> list[Sync]:
+    def syncs(self, window: DimExpr, inner_step: DimExpr, labels: dict) -> tuple[Sync, ...]:
         """The scheme's syncs; `window` the backward pass of the last micro-batch, `inner_step` the
         step's compute and model-parallel traffic (what a delay is counted in); `labels` gets what
         the arguments of each max mean."""
-        self.labels = labels
-        cm, s = self.cm, self.scheme
-        period = cm.field(s, "period")
-        F = cm.field(s, "fragments") if s.fragments is not None else D.one()
-        delay = cm.field(s, "delay") if s.delay is not None else D.zero(U.ONE)
-        self.delay = delay
+        ctx, s = self.ctx, self.scheme
+        period = ctx.field(s, "period")
+        F = ctx.field(s, "fragments") if s.fragments is not None else D.one()
+        delay = ctx.field(s, "delay") if s.delay is not None else D.zero(U.ONE)
+        backward = window if s.backward else D.zero(U.TIME)
         if s.inner is InnerSync.DC:
-            inner = self._sync("inner sync", self.inner_phases, D.one(), D.one(), window if s.backward else D.zero(U.TIME), inner_step)
+            inner = self._sync(INNER, self.inner_phases, D.one(), D.one(), backward, inner_step, labels)
             # the outer sync's steps are inner steps that wait for the inner sync too: what a delay is counted in
             step = inner_step + (inner.exposed if inner.exposed is not None else _sum(inner.phases))
-            outer = self._sync("outer sync", self.outer_phases, period, F, D.zero(U.TIME), step, delay)
-            return [inner, outer]
-        return [self._sync("sync", self.collective, period, F, window if s.backward else D.zero(U.TIME), inner_step, delay)]
+            outer = self._sync(OUTER, self.outer_phases, period, F, D.zero(U.TIME), step, labels, delay)
+            return (inner, outer)
+        return (self._sync(SYNC, self.collective, period, F, backward, inner_step, labels, delay),)
 
-    def _sync(self, name: str, phases_of, every: DimExpr, F: DimExpr, window: DimExpr, step: DimExpr, delay=None) -> Sync:
+    def _sync(
+        self, name: str, phases_of: Callable[..., list[Phase]], every: DimExpr, F: DimExpr, window: DimExpr, step: DimExpr,
+        labels: dict, delay: DimExpr | None = None,
+    ) -> Sync:  # fmt: skip
         """One sync every `every` steps of length `step` (without this sync), run on through `delay` of them."""
         slack = delay * step if delay is not None else D.zero(U.TIME)
-        phases = phases_of()
+        phases = tuple(phases_of())
         plain = window == 0 and slack == 0 and D.is_one(F)
         if plain:
             return Sync(name, phases, every, None, D.one(), None, F, slack, window)
         B = D.one()
         if window != 0:
-            bucket = self.cm.field(self.scheme, "bucket")
-            B = D.ceiling(self.dense * self.cm.shard(self.model) / (F * bucket))
-        tau = _sum(phases_of(1 / (F * B)))
-        exposed = exposed_time(tau, B, window, slack, self.labels) * F / every
-        if slack != 0 and _may_queue(F, self.delay, every, self.cm):
+            bucket = self.ctx.field(self.scheme, "bucket")
+            B = D.ceiling(self.dense * C.shard(self.ctx, self.model) / (F * bucket))
+        one = tuple(phases_of(1 / (F * B)))
+        tau = _sum(one)
+        exposed = exposed_time(tau, B, window, slack, labels) * F / every
+        if slack != 0 and _may_queue(F, delay, every):
             # the link must also keep up: F syncs of B tau each per `every` steps cannot be faster
             # than the link carries them, so a step is at least F B tau / every (steady state);
             # only where a sync may still run when the next starts (F delay > every)
             keep_up = F * B * tau / every - step
-            self.labels.setdefault(keep_up.e, "the link carrying every sync (they queue)")
+            labels.setdefault(keep_up.e, "the link carrying every sync (they queue)")
             exposed = D.emax(exposed, keep_up)
-        return Sync(name, phases, every, exposed, B, tau, F, slack, window)
+        return Sync(name, phases, every, exposed, B, tau, F, slack, window, one)
 
 
-__all__ = ["Sync", "SyncPlan", "exposed_time"]
+__all__ = ["Sync", "SyncPlan", "exposed_time", "SYNC", "INNER", "OUTER"]

@@ -17,6 +17,7 @@ Without `seq` the activations are left out, and the note says so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sympy as sp
@@ -24,8 +25,11 @@ import sympy as sp
 from ctdsl import units as U
 from ctdsl.diagnostics import Diagnostic, Label, Severity
 from ctdsl.model import payload as PL
+from ctdsl.model.entities import Model, Spec
+from ctdsl.results.solution import MemoryResult
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import memory as MEM
+from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.convert import NumericError, value
 from ctdsl.symbolic.dimensioned import DimExpr
 
@@ -40,30 +44,26 @@ class Fit:
     note: str
 
 
-def fits(cm, models: list[str]) -> list[Fit]:
+def fits(ctx: Context, models: list[str]) -> list[Fit]:
     out = []
     for name in models:
-        model = cm.spec.models[name]
-        for dc in cm.spec.dcs:
-            out.append(_fit(cm, model, dc))
+        model = ctx.spec.models[name]
+        for dc in ctx.spec.dcs:
+            out.append(_fit(ctx, model, dc))
     return out
 
 
-def _shape(cm, model, key: str) -> DimExpr:
-    return cm.shape(model, key)
-
-
-def _fit(cm, model, dc_name: str) -> Fit:
-    dc = cm.spec.dcs[dc_name]
-    dev = cm.spec.devices[dc.device]
-    A = cm.formulas
+def _fit(ctx: Context, model: Model, dc_name: str) -> Fit:
+    dc = ctx.spec.dcs[dc_name]
+    dev = ctx.spec.devices[dc.device]
+    A = ctx.formulas
     notes = []
-    rep = cm.spec.replicas.get(dc.replica) if dc.replica else None
-    q = lambda x, default: cm.q(x, U.ONE) if x is not None else DimExpr(sp.Integer(default), U.ONE)  # noqa: E731
+    rep = ctx.spec.replicas.get(dc.replica) if dc.replica else None
+    q = lambda x, default: ctx.q(x, U.ONE) if x is not None else DimExpr(sp.Integer(default), U.ONE)  # noqa: E731
     if rep is not None:
         tp, pp, cp, ep = (q(getattr(rep, k), 1) for k in ("tp", "pp", "cp", "ep"))
-        ranks = cp * cm.q(dc.replicas, U.ONE)
-        stage = int(value(q(rep.zero, 1), cm.symbols.defaults()))
+        ranks = cp * ctx.q(dc.replicas, U.ONE)
+        stage = int(value(q(rep.zero, 1), ctx.symbols.defaults()))
         micro = q(rep.micro_batch, 1)
         recompute, sp_on = str(rep.recompute), rep.sequence_parallel
     else:
@@ -77,21 +77,21 @@ def _fit(cm, model, dc_name: str) -> Fit:
         shard = MEM.Shard(A.get(model, "params") / (tp * pp), D.zero(U.ONE))
         expert_ranks = ranks
     parts = MEM.shard_states(shard, ranks, expert_ranks, stage)
-    parts["activations"] = _activations(cm, model, tp, pp, cp, micro, recompute, sp_on, notes)
+    parts["activations"] = _activations(ctx, model, tp, pp, cp, micro, recompute, sp_on, notes)
     total = D.total(list(parts.values()), U.DATA)
-    capacity = cm.field(dev, "memory") if dev.memory is not None else None
+    capacity = ctx.field(dev, "memory") if dev.memory is not None else None
     if capacity is None:
         notes.append(f"device '{dev.name}' gives no memory")
     notes.insert(0, f"ZeRO stage {stage} over the dc's data-parallel ranks")
     return Fit(model.name, dc_name, parts, total, capacity, "; ".join(notes))
 
 
-def _activations(cm, model, tp, pp, cp, micro, recompute: str, sp_on: bool, notes: list[str]) -> DimExpr:
+def _activations(ctx: Context, model: Model, tp, pp, cp, micro, recompute: str, sp_on: bool, notes: list[str]) -> DimExpr:
     if not (PL.full_shape(model) and PL.has(model, "seq")):
         notes.append("activations left out: the model gives no seq (sequence length)")
         return D.zero(U.DATA)
-    seq = _shape(cm, model, "seq")
-    tokens = cm.field(model, "tokens") if model.tokens is not None else None
+    seq = ctx.shape(model, "seq")
+    tokens = ctx.field(model, "tokens") if model.tokens is not None else None
     if micro is None:  # single-device workers: the step's tokens in one batch
         batch = tokens / seq if tokens is not None else D.one()
         microbatches = None
@@ -100,15 +100,15 @@ def _activations(cm, model, tp, pp, cp, micro, recompute: str, sp_on: bool, note
         microbatches = tokens / (seq * micro) if tokens is not None else None
     try:
         return MEM.activations(
-            seq, batch, _shape(cm, model, "width"), _shape(cm, model, "heads"), _shape(cm, model, "layers"),
-            tp, sp_on, recompute, pp, microbatches, 1, cp, _shape(cm, model, "vocab"),
+            seq, batch, ctx.shape(model, "width"), ctx.shape(model, "heads"), ctx.shape(model, "layers"),
+            tp, sp_on, recompute, pp, microbatches, 1, cp, ctx.shape(model, "vocab"),
         )
     except (ValueError, NumericError) as err:  # a degree given by a param: structural branches need numbers
         notes.append(f"activations left out: {err}")
         return D.zero(U.DATA)
 
 
-def warnings(spec, memory) -> list[Diagnostic]:
+def warnings(spec: Spec, memory: Sequence[MemoryResult]) -> list[Diagnostic]:
     """CT425 at each dc whose GPUs cannot hold their shard of a model, with the figures."""
     out = []
     for m in memory:

@@ -58,10 +58,13 @@ import sympy as sp
 from ctdsl import units as U
 from ctdsl.language.enums import Collective
 from ctdsl.model import payload as PL
+from ctdsl.model.entities import Model
 from ctdsl.model.graph import gpus_id, next_site, replica_counts, ring_wans, several_sites, switch_id
+from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.dimensioned import DimExpr, emax
-from ctdsl.symbolic.routing import Phase
+from ctdsl.symbolic.routing import Edge, Phase
 
 
 @dataclass(frozen=True)
@@ -77,20 +80,20 @@ class Shard:
     scale: DimExpr = D.one()  # the GPUs' mean shard over the most-loaded's: below 1 with uneven stages
 
 
-def dense_shard(cm, payload: DimExpr, up: DimExpr, fraction: DimExpr, mean: DimExpr) -> Shard:
+def dense_shard(ctx: Context, payload: DimExpr, up: DimExpr, fraction: DimExpr, mean: DimExpr) -> Shard:
     """The dense layers' shard: `fraction` of the payload on the most-loaded GPU, `mean` on the
     average one (both 1 / (tp x pp) for even stages), synced by cp x R members in each site;
     tp x pp shard groups."""
-    spec = cm.spec
+    spec = ctx.spec
     members, groups = {}, None
     for name, dc in spec.dcs.items():
         rep = spec.replicas[dc.replica]
-        groups = cm.q(rep.tp, U.ONE) * cm.q(rep.pp, U.ONE) if groups is None else groups
-        members[name] = cm.q(rep.cp, U.ONE) * cm.q(dc.replicas, U.ONE)
+        groups = ctx.q(rep.tp, U.ONE) * ctx.q(rep.pp, U.ONE) if groups is None else groups
+        members[name] = ctx.q(rep.cp, U.ONE) * ctx.q(dc.replicas, U.ONE)
     return Shard("", payload * fraction, up * fraction, members, groups, payload, mean / fraction)
 
 
-def shards(cm, model, payload: DimExpr, up: DimExpr, fraction: DimExpr | None = None) -> list[Shard]:
+def shards(ctx: Context, model: Model, payload: DimExpr, up: DimExpr, fraction: DimExpr | None = None) -> list[Shard]:
     """The shards every GPU syncs: the dense layers, and a MoE model's experts apart.
 
     Experts (parallelism.md section 1.3, Megatron's parallel folding, expert tensor
@@ -99,22 +102,22 @@ def shards(cm, model, payload: DimExpr, up: DimExpr, fraction: DimExpr | None = 
     same experts, in pp ep shard groups. The payload divides between the two in
     proportion to their parameters.
     """
-    A = cm.formulas
-    fraction = cm.shard(model) if fraction is None else fraction  # the most-loaded GPU's part
-    mean = cm.mean_shard(model)
+    A = ctx.formulas
+    fraction = C.shard(ctx, model) if fraction is None else fraction  # the most-loaded GPU's part
+    mean = C.mean_shard(ctx, model)
     experts = PL.expert_layer_params(model, A) if PL.is_moe(model) else None
     if experts is None:
-        return [dense_shard(cm, payload, up, fraction, mean)]
+        return [dense_shard(ctx, payload, up, fraction, mean)]
     total = A.get(model, "params")
     share = PL.moe_layers(model, A) * experts / total  # the experts' part of the parameters
-    dense = dense_shard(cm, payload * (1 - share), up * (1 - share), fraction, mean)
-    spec = cm.spec
+    dense = dense_shard(ctx, payload * (1 - share), up * (1 - share), fraction, mean)
+    spec = ctx.spec
     members, groups = {}, None
     for name, dc in spec.dcs.items():
         rep = spec.replicas[dc.replica]
-        tp, pp, cp, ep = (cm.q(getattr(rep, k), U.ONE) for k in ("tp", "pp", "cp", "ep"))
+        tp, pp, cp, ep = (ctx.q(getattr(rep, k), U.ONE) for k in ("tp", "pp", "cp", "ep"))
         groups = pp * ep if groups is None else groups
-        members[name] = tp * cp * cm.q(dc.replicas, U.ONE) / ep
+        members[name] = tp * cp * ctx.q(dc.replicas, U.ONE) / ep
     expert = Shard("experts", payload * share / groups, up * share / groups, members, groups, payload * share)
     return [dense, expert]
 
@@ -126,21 +129,21 @@ class GroupPlan:
     whole number while no dc counts its sites, else an expression in the params.
     """
 
-    def __init__(self, cm):
-        self.cm, self.router, self.spec = cm, cm.router, cm.spec
+    def __init__(self, ctx: Context):
+        self.ctx, self.router, self.spec = ctx, ctx.router, ctx.spec
         self.dcs = list(self.spec.dcs)
         self.several = {d: several_sites(dc) for d, dc in self.spec.dcs.items()}
         counted = any(dc.sites is not None for dc in self.spec.dcs.values())
-        self.K = D.total([cm.site_count(d) for d in self.dcs], U.ONE) if counted else len(self.dcs)
+        self.K = D.total([C.site_count(ctx, d) for d in self.dcs], U.ONE) if counted else len(self.dcs)
         self.crossing = len(self.dcs) > 1 or any(self.several.values())  # whether there is a next site
 
     def gpus(self, dc: str) -> DimExpr:
         """The GPUs of a dc, in all its sites."""
-        return self.cm.q(self.cm.topology.node(gpus_id(dc)).count, U.ONE)
+        return self.ctx.q(self.ctx.topology.node(gpus_id(dc)).count, U.ONE)
 
     def site_gpus(self, dc: str) -> DimExpr:
         """The GPUs of one site of a dc."""
-        return self.cm.q(replica_counts(self.spec, dc, site=True)[0], U.ONE)
+        return self.ctx.q(replica_counts(self.spec, dc, site=True)[0], U.ONE)
 
     def plan(self, collective: Collective, shard: Shard, loopback: bool) -> list[Phase]:
         tag = f" ({shard.name})" if shard.name else ""
@@ -156,7 +159,7 @@ class GroupPlan:
             if self.crossing:
                 phases.append(self.in_dc("distribute in each dc" + tag, n, lambda d: (K - 1) * s, x))
         elif collective in ("ring_allreduce", "allgather"):
-            total = D.total([self.cm.site_count(d) * n[d] for d in self.dcs], U.ONE)
+            total = D.total([C.site_count(self.ctx, d) * n[d] for d in self.dcs], U.ONE)
             if collective == "ring_allreduce":
                 phases.append(self.ring("ring all-reduce over all replicas" + tag, 2 * (total - 1), s / total, shard.groups, x))
             else:
@@ -185,7 +188,7 @@ class GroupPlan:
         src = node(d)
         flows = []
         if self.several[d]:
-            flows.append((src, next_site(src), nbytes, self.cm.q(ring_wans(self.spec, d), U.ONE) * per_site, scale))
+            flows.append((src, next_site(src), nbytes, self.ctx.q(ring_wans(self.spec, d), U.ONE) * per_site, scale))
         if len(self.dcs) > 1:
             nxt = self.dcs[(i + 1) % len(self.dcs)]
             flows.append((src, node(nxt), nbytes, per_site, scale))
@@ -214,7 +217,7 @@ class GroupPlan:
         flows = []
         for i, d in enumerate(self.dcs):
             # every member but the last of each group in each site sends to the next in its site
-            inside = self.gpus(d) - self.cm.site_count(d) * groups
+            inside = self.gpus(d) - C.site_count(self.ctx, d) * groups
             if inside != 0:
                 flows.append((gpus_id(d), gpus_id(d), nbytes, inside, scale))
             flows += self.onward(i, gpus_id, nbytes, groups, scale)
@@ -226,24 +229,36 @@ def concurrent(name: str, parts: list[Phase]) -> Phase | None:
     if not parts:
         return None
     if len(parts) == 1:
-        p = parts[0]
-        p.name = name
-        return p
+        return replace(parts[0], name=name)
     # one step that stands for each part's steps: a transfer carries its bytes over all of them
-    out = Phase(name, 1, [replace(t, nbytes=p.steps * t.nbytes) for p in parts for t in p.transfers])
+    transfers = [replace(t, nbytes=p.steps * t.nbytes) for p in parts for t in p.transfers]
+    tables: dict[str, dict[Edge, DimExpr]] = {"loads": {}, "charged": {}}
+    waits: dict[Edge, DimExpr] = {}
+    bottlenecks: dict[sp.Expr, str] = {}
+    route_latency: list[DimExpr] = []
     for p in parts:
-        for key, table in (("loads", p.loads), ("charged", p.charged)):
-            mine = getattr(out, key)
-            for e, b in table.items():
+        for key in ("loads", "charged"):
+            mine = tables[key]
+            for e, b in getattr(p, key).items():
                 mine[e] = mine.get(e, D.zero(U.DATA)) + p.steps * b
-        out.waits.update(p.waits)
-        out.bottlenecks.update(p.bottlenecks)
-        out.route_latency.extend(p.route_latency)
-    times = [p.time for p in parts]
-    out.time = out.step_time = emax(*times)
-    out.free_step_time = emax(*[p.steps * p.free_step_time for p in parts])
-    out.latency = emax(*[p.steps * p.latency for p in parts])
+        waits.update(p.waits)
+        bottlenecks.update(p.bottlenecks)
+        route_latency.extend(p.route_latency)
+    time = emax(*[p.time for p in parts])
     for p in parts:
         if isinstance(p.time.e, sp.Basic):
-            out.bottlenecks.setdefault(p.time.e, f"{p.name} (the slowest site binds)")
-    return out
+            bottlenecks.setdefault(p.time.e, f"{p.name} (the slowest site binds)")
+    return Phase(
+        name,
+        1,
+        transfers,
+        tables["loads"],
+        step_time=time,
+        time=time,
+        latency=emax(*[p.steps * p.latency for p in parts]),
+        bottlenecks=bottlenecks,
+        route_latency=route_latency,
+        waits=waits,
+        free_step_time=emax(*[p.steps * p.free_step_time for p in parts]),
+        charged=tables["charged"],
+    )

@@ -120,7 +120,7 @@ def shard(layer_params, embedding, tp=1, pp=1, untied=True, expert_layer_params=
 
 def model_shard(model, A, tp=1, pp=1, ep=1, etp=1) -> Shard:
     """shard() of a model given by its full shape, its counts from ctdsl.model.payload in the
-    algebra A (a CostModel's `formulas`: dimensioned sympy in the spec's params)."""
+    algebra A (a Context's `formulas`: dimensioned sympy in the spec's params)."""
     if not PL.full_shape(model):
         raise ValueError(f"model '{model.name}' has no shape to cut a shard from")
     experts = PL.expert_layer_params(model, A)

@@ -27,21 +27,20 @@ definitions, so that every scheme has a cost when one has.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ctdsl import units as U
 from ctdsl.language import schema as S
-from ctdsl.language.enums import LinkKind
-from ctdsl.model import payload as PL
+from ctdsl.model.entities import Spec
+from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic.context import Context
+from ctdsl.symbolic.costs import SchemeCost
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.energy import energy_parts
+from ctdsl.symbolic.routing import Edge
 
 __all__ = ["Money", "money", "site_energy"]
-
-COST_PARTS = ("devices", "modules", "switches", "links", "energy")
-CO2E_PARTS = ("operational", "embodied")
-
 
 @dataclass(frozen=True)
 class Money:
@@ -53,7 +52,7 @@ class Money:
     co2e_parts: dict[str, DimExpr]
 
 
-def _given(spec) -> tuple[bool, bool]:
+def _given(spec: Spec) -> tuple[bool, bool]:
     """Whether the spec sets any price, and any carbon field, on any definition: so that every
     scheme of the spec gets a cost (or a CO2e), whichever sites it runs on (a variant without
     the priced modules costs 0 USD of them, not nothing)."""
@@ -65,49 +64,35 @@ def _given(spec) -> tuple[bool, bool]:
     return bool(set_ - carbon), bool(set_ & carbon)
 
 
-def site_energy(cm, c) -> dict[str, DimExpr]:
+def site_energy(ctx: Context, c: SchemeCost) -> dict[str, DimExpr]:
     """Energy per step drawn in each dc: its workers, modules and switch, and the link edges leaving its nodes."""
-    spec, model = cm.spec, cm.spec.models[c.scheme.model]
-    flops = PL.compute_flops(model, cm.formulas)
-    charged: dict = {}
+    charged: dict[Edge, DimExpr] = {}
     for ph in c.phases:
         for e in ph.charged:
             charged[e] = charged.get(e, D.zero(U.DATA)) + ph.charged_on(e)
     out = {}
-    for name, dc in spec.dcs.items():
-        view = _View(cm, replace(spec, dcs={name: dc}))
-        mine = {e: b for e, b in charged.items() if cm.topology.node(e[0]).dc == name}
-        parts = energy_parts(view, c.scheme, c.step_time, flops, c.dense, mine, c.period, c.transform_where)
+    for name in ctx.spec.dcs:
+        mine = {e: b for e, b in charged.items() if ctx.topology.node(e[0]).dc == name}
+        parts = energy_parts(ctx, c.scheme, c.step_time, c.compute, c.sizes.dense, mine, c.period, c.transform.where, dcs=(name,))
         out[name] = D.total(parts.values(), U.ENERGY)
     return out
 
 
-class _View:
-    """The cost model as `energy_parts` reads it, with the spec cut to one dc: its counts
-    (`device_count`, `module_count`, ...) are the cost model's own, over the whole spec."""
-
-    def __init__(self, cm, spec):
-        self._cm, self.spec = cm, spec
-
-    def __getattr__(self, name):
-        return getattr(self._cm, name)
-
-
-def _per_time(cm) -> dict[str, list[DimExpr]]:
+def _per_time(ctx: Context) -> dict[str, list[DimExpr]]:
     """Each dc's hardware paid by the time it is used: USD/s of devices, modules and switches, gCO2e/s embodied."""
-    spec, f = cm.spec, cm.field
+    spec, f = ctx.spec, ctx.field
     out: dict[str, list[DimExpr]] = {"devices": [], "modules": [], "switches": [], "embodied": []}
     for name, dc in spec.dcs.items():
         dev = spec.devices[dc.device]
-        n = cm.device_count(name)  # its workers, or its replicas' GPUs
+        n = C.device_count(ctx, name)  # its workers, or its replicas' GPUs
         if dev.price is not None:
             out["devices"].append(n * f(dev, "price"))
         if dev.capex is not None:
             out["devices"].append(n * f(dev, "capex") / f(dev, "depreciation"))
         if dev.embodied_carbon is not None:
             out["embodied"].append(n * f(dev, "embodied_carbon") / f(dev, "depreciation"))
-        parts = [("modules", spec.pluggables.get(dc.pluggable) if dc.pluggable else None, cm.module_count(name) if dc.pluggable else None)]
-        parts.append(("switches", spec.switches.get(dc.switch), cm.site_count(name)))  # one switch a site, as its power is counted
+        parts = [("modules", spec.pluggables.get(dc.pluggable) if dc.pluggable else None, C.module_count(ctx, name) if dc.pluggable else None)]
+        parts.append(("switches", spec.switches.get(dc.switch), C.site_count(ctx, name)))  # one switch a site, as its power is counted
         for key, part, count in parts:
             if part is not None and part.price is not None:
                 years = f(part, "depreciation") if part.depreciation is not None else f(dev, "depreciation")
@@ -115,17 +100,17 @@ def _per_time(cm) -> dict[str, list[DimExpr]]:
     return out
 
 
-def money(cm, c) -> Money:
+def money(ctx: Context, c: SchemeCost) -> Money:
     """Cost and CO2e to target of one scheme's costs `c` (None where not asked for or without steps)."""
-    priced, carbon = _given(cm.spec)
+    priced, carbon = _given(ctx.spec)
     if c.time_to_target is None or not (priced or carbon):
         return Money(None, None, {}, {})
     T, steps = c.time_to_target, c.steps
-    spec, f = cm.spec, cm.field
-    grid = {name: steps * e * f(spec.dcs[name], "pue") for name, e in site_energy(cm, c).items()}
-    per_time = _per_time(cm)
+    spec, f = ctx.spec, ctx.field
+    grid = {name: steps * e * f(spec.dcs[name], "pue") for name, e in site_energy(ctx, c).items()}
+    per_time = _per_time(ctx)
     cost_parts = {k: D.total(per_time[k], U.MONEY_RATE) * T for k in ("devices", "modules", "switches")}
-    cost_parts["links"] = D.total(_link_rent(cm), U.MONEY_RATE) * T
+    cost_parts["links"] = D.total(_link_rent(ctx), U.MONEY_RATE) * T
     cost_parts["energy"] = D.total([g * f(spec.dcs[n], "power_price") for n, g in grid.items() if spec.dcs[n].power_price is not None], U.MONEY)
     co2e_parts = {
         "operational": D.total([g * f(spec.dcs[n], "carbon_intensity") for n, g in grid.items() if spec.dcs[n].carbon_intensity is not None], U.CARBON),
@@ -136,18 +121,18 @@ def money(cm, c) -> Money:
     return Money(cost, co2e, cost_parts if priced else {}, co2e_parts if carbon else {})
 
 
-def _link_rent(cm) -> list[DimExpr]:
+def _link_rent(ctx: Context) -> list[DimExpr]:
     """price x bandwidth of each connection of a priced link: a pair of nodes it joins, either way
     (the bandwidth of the edge: a WAN of several links in parallel rents them all)."""
     seen, out = set(), []
-    for e in cm.topology.edges():
-        link = cm.spec.links.get(e.link) if e.kind in (LinkKind.INTRA, LinkKind.WAN) else None
+    for e in ctx.topology.edges():
+        link = ctx.spec.link_of(e)
         pair = frozenset((e.source, e.target))
         if link is None or link.price is None or pair in seen:
             continue
         seen.add(pair)
-        count = cm.q(e.count, U.ONE) if e.count is not None else D.one()  # a group of alike edges (one per NIC)
-        if e.source == e.target and len(cm.spec.dcs) == 1:  # a ring of K sites: K WANs, but two sites share one
+        count = ctx.q(e.count, U.ONE) if e.count is not None else D.one()  # a group of alike edges (one per NIC)
+        if e.source == e.target and len(ctx.spec.dcs) == 1:  # a ring of K sites: K WANs, but two sites share one
             count = D.emin(count, count * (count - 1) / 2)
-        out.append(count * cm.field(link, "price") * cm.edge((e.source, e.target)).bandwidth)  # `wan * 4`: 4 links' rent
+        out.append(count * ctx.field(link, "price") * ctx.edges[(e.source, e.target)].bandwidth)  # `wan * 4`: 4 links' rent
     return out

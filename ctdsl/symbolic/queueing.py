@@ -32,6 +32,7 @@ is included in the step time.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ctdsl.symbolic.dimensioned import DimExpr
@@ -58,6 +59,17 @@ class Queue:
         return cls(link, rho, transfer, service, md1_wait(rho, service))
 
 
+def long_run_bound(rho: float, busy: float, step: float) -> float | None:
+    """The least step a loaded link allows in the long run, where background and sync need all of
+    it or more (rho + busy / step >= 1, "over-subscribed"): busy / (1 - rho); None where they fit.
+
+    `busy` is the seconds per step the sync keeps the link busy, `step` the closed form's step.
+    """
+    if not step or rho + busy / step < 1:
+        return None
+    return busy / (1 - rho) if rho < 1 else math.inf
+
+
 FORMULA = "rho S / (2 (1 - rho)) per loaded link crossed, per phase step; S = transfer / bandwidth"
 STATUS = "approximation"  # the M/D/1 mean is exact; its use as a step's wait is not
 LIMITS = (
@@ -67,4 +79,4 @@ LIMITS = (
     "(ctdsl simulate shows both)"
 )
 
-__all__ = ["md1_wait", "Queue", "FORMULA", "STATUS", "LIMITS"]
+__all__ = ["md1_wait", "Queue", "long_run_bound", "FORMULA", "STATUS", "LIMITS"]

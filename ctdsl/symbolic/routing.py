@@ -54,15 +54,32 @@ from functools import lru_cache
 
 import sympy as sp
 
+from typing import Mapping
+
 from ctdsl import units as U
 from ctdsl.language.enums import Collective, LinkKind
 from ctdsl.model.entities import Spec
 from ctdsl.model.graph import NEXT, switch_id, worker_id
 from ctdsl.model.topology import Topology
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic.dimensioned import DimExpr, emax
 
 Edge = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class EdgeTerms:
+    """One directed edge of the topology, its quantities as dimensioned sympy (context.py makes them)."""
+
+    link: str
+    kind: LinkKind
+    bandwidth: DimExpr  # B/s
+    latency: DimExpr  # s
+    energy_per_byte: DimExpr  # J/B
+    queue: Q.Queue | None  # the M/D/1 queue of a link with a background load
+    per_hop: bool = True  # latency and energy on every edge; False: once per segment (`counted = transfer`)
+    count: DimExpr = D.one()  # a group of alike edges (a dc's NICs): how many share its flows
 
 
 @dataclass(frozen=True)
@@ -92,8 +109,11 @@ class Transfer:
         return tuple(zip(self.route, self.route[1:]))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Phase:
+    """A phase of a collective: `steps` alike steps of transfers that run at once (built whole by
+    `Router.phase`, or by `groups.concurrent` from phases that run side by side)."""
+
     name: str
     steps: int | DimExpr  # a dimensionless DimExpr between groups, where it follows a count
     transfers: list[Transfer]
@@ -133,14 +153,17 @@ def _ring(members: list[str], nbytes: DimExpr) -> list[tuple[str, str, DimExpr]]
 
 
 class Router:
-    """Routes transfers over one graph; edge attributes come in as sympy."""
+    """Routes transfers over one graph, with every edge's terms and every switch's latency as sympy."""
 
-    def __init__(self, spec: Spec, topology: Topology, edge, node_latency):
+    def __init__(self, spec: Spec, topology: Topology, edges: Mapping[Edge, EdgeTerms], node_latency: Mapping[str, DimExpr]):
         self.spec = spec
         self.topology = topology
-        self.edge = edge  # (u, v) -> its EdgeTerms: bandwidth, latency, queue, ... as DimExpr
-        self.node_latency = node_latency  # node -> its latency (switches), or 0 s
+        self.edges = edges  # (u, v) -> its EdgeTerms: bandwidth, latency, queue, ... as DimExpr
+        self.node_latency = node_latency  # a switch -> its latency; any other node adds none
         self._route = lru_cache(maxsize=None)(self._route_uncached)
+
+    def edge(self, e: Edge) -> EdgeTerms:
+        return self.edges[e]
 
     def _route_uncached(self, src: str, dst: str) -> tuple[str, ...]:
         ring = dst.endswith(NEXT)  # to the next site of the dc, over the WAN from the dc to itself
@@ -168,7 +191,8 @@ class Router:
         for seg in self.segments(t.edges):
             lats.append(self.edge(seg[0]).latency)  # one link definition: one latency
             charged[seg[0]] = charged.get(seg[0], D.zero(U.DATA)) + t.total
-        lats += [self.node_latency(n) for n in t.route[1:]]
+        zero = D.zero(U.TIME)
+        lats += [self.node_latency.get(n, zero) for n in t.route[1:]]
         return D.total(lats, U.TIME)
 
     def phase(self, name: str, steps, flows: list[tuple]) -> Phase | None:
@@ -188,17 +212,20 @@ class Router:
                 else:  # a group of alike edges (one per NIC) shares the group's flows evenly, each as the most-loaded
                     share = t.nbytes * t.count / terms.count
                 loads[e] = loads.get(e, D.zero(U.DATA)) + share
-        phase = Phase(name, steps, transfers, loads)
+        charged: dict[Edge, DimExpr] = {}
+        route_latency: list[DimExpr] = []
+        waits: dict[Edge, DimExpr] = {}
+        bottlenecks: dict[sp.Expr, str] = {}
         terms: dict[DimExpr, None] = {}
         free: dict[DimExpr, None] = {}
         lats: dict[DimExpr, None] = {}
         for t in transfers:
-            lat = self.route_latency(t, phase.charged)
-            phase.route_latency.append(lat)
+            lat = self.route_latency(t, charged)
+            route_latency.append(lat)
             # M/D/1 wait, once per loaded link on the route (queueing.py)
-            waits = [(e, self.edge(e).queue.wait) for e in t.edges if self.edge(e).queue is not None]
-            for e, w in waits:
-                phase.waits.setdefault(e, w)
+            crossed = [(e, self.edge(e).queue.wait) for e in t.edges if self.edge(e).queue is not None]
+            for e, w in crossed:
+                waits.setdefault(e, w)
             shares = {}
             for e in t.edges:
                 share = loads[e] / self.edge(e).bandwidth
@@ -206,20 +233,25 @@ class Router:
             args = list(shares)
             bw_time = emax(*args) if len(args) > 1 else args[0]
             for arg, e in shares.items():
-                phase.bottlenecks.setdefault(arg.e, f"{self.edge(e).link} {e[0]} -> {e[1]}")
-            if waits:
-                free[lat + bw_time] = None
-                terms[lat + D.total([w for _, w in waits], U.TIME) + bw_time] = None
-            else:
-                free[lat + bw_time] = None
-                terms[lat + bw_time] = None
+                bottlenecks.setdefault(arg.e, f"{self.edge(e).link} {e[0]} -> {e[1]}")
+            free[lat + bw_time] = None
+            terms[lat + D.total([w for _, w in crossed], U.TIME) + bw_time if crossed else lat + bw_time] = None
             lats[lat] = None
         step = emax(*terms) if len(terms) > 1 else next(iter(terms))
-        phase.step_time = step
-        phase.free_step_time = (emax(*free) if len(free) > 1 else next(iter(free))) if phase.waits else step
-        phase.latency = emax(*lats) if len(lats) > 1 else next(iter(lats))
-        phase.time = steps * step
-        return phase
+        return Phase(
+            name,
+            steps,
+            transfers,
+            loads,
+            step_time=step,
+            time=steps * step,
+            latency=emax(*lats) if len(lats) > 1 else next(iter(lats)),
+            bottlenecks=bottlenecks,
+            route_latency=route_latency,
+            waits=waits,
+            free_step_time=(emax(*free) if len(free) > 1 else next(iter(free))) if waits else step,
+            charged=charged,
+        )
 
     # ---- the collectives -------------------------------------------------------------
 

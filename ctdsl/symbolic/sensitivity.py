@@ -35,6 +35,7 @@ from ctdsl import units as U
 from ctdsl.language.tolerances import KINK, close
 from ctdsl.results.quantity import Quantity
 from ctdsl.results.sensitivity import Partial, QuantitySensitivity, Sensitivity
+from ctdsl.results.solution import Solution
 from ctdsl.symbolic.convert import Env, NumericError, value
 
 _FAILS = (NumericError, ArithmeticError, ValueError, TypeError)
@@ -179,7 +180,7 @@ def breakeven_name(b, k: int) -> str:
 SCHEME_QUANTITIES = (("step_time", "step time"), ("time_to_target", "time to target"), ("energy_to_target", "energy to target"))
 
 
-def sensitivity(sol) -> Sensitivity:
+def sensitivity(sol: Solution) -> Sensitivity:
     """The partials of every scheme's step time, time and energy to target, and of every break-even root."""
     symbols = sol.symbols
     env = Env(symbols.defaults())

@@ -52,9 +52,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Mapping
 
+import mpmath as mp
 import sympy as sp
+
+from ctdsl import units as U
+from ctdsl.language.enums import InnerSync
+from ctdsl.model.entities import DataCentre, Scheme
+from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic.context import Context
+from ctdsl.symbolic.convert import NumericError, value
+from ctdsl.symbolic.dimensioned import DimExpr
 
 EXACT = "exact"
 INTEGRATED = "numerically integrated"
@@ -66,7 +75,7 @@ _CLT_H = 1e4  # above this H, every sum is taken as normal (its law's own integr
 
 @dataclass(frozen=True)
 class Straggler:
-    extra: sp.Expr  # expected extra compute time per step, s
+    extra: DimExpr  # expected extra compute time per step, s
     status: str  # exact | numerically integrated | approximation
     formula: str
     note: str = ""
@@ -92,8 +101,6 @@ def sum_law(kind: str, H: float, sigma: float | None = None):
     mean and sd are floats, +inf where they are beyond the float range (a
     lognormal with a large sigma): they only place the quadrature's points.
     """
-    import mpmath as mp
-
     if H > _CLT_H:  # the central limit: a normal law with the sum's mean and variance
         mean, var = _moments(kind, sigma)
         m, sd = H * mean, mp.sqrt(H * var)
@@ -123,8 +130,6 @@ def sum_law(kind: str, H: float, sigma: float | None = None):
 
 def _log_law(H: float, sigma: float):
     """(mu, sigma) of the lognormal law of the sum of H LogNormal(0, sigma^2) (Fenton-Wilkinson for H > 1)."""
-    import mpmath as mp
-
     if H == 1:
         return mp.mpf(0), mp.mpf(sigma)
     s2 = mp.mpf(sigma) ** 2
@@ -138,8 +143,6 @@ def _lognormal_max(N: int, mu, s) -> float:
     In z the integrand is a bump near z = s (exp(s z) phi(z) is phi(z - s) scaled),
     where a quadrature in y = exp(mu + s z) misses the heavy tail; +inf beyond the float range.
     """
-    import mpmath as mp
-
     f = lambda z: mp.exp(mu + s * z) * N * mp.npdf(z) * mp.ncdf(z) ** (N - 1)  # noqa: E731
     pts = sorted({-mp.inf, -10, 0, s - 10, s, s + 10, mp.inf})
     return _f(mp.quad(f, pts))
@@ -147,8 +150,6 @@ def _lognormal_max(N: int, mu, s) -> float:
 
 def _moments(kind: str, sigma: float | None):
     """(mean, variance) of one unit draw, as mpmath numbers."""
-    import mpmath as mp
-
     if kind == "exponential":
         return mp.mpf(1), mp.mpf(1)
     if kind == "uniform":
@@ -166,8 +167,6 @@ def _f(x) -> float:
 
 
 def _irwin_hall_cdf(n: int) -> Callable:
-    import mpmath as mp
-
     binom = [math.comb(n, k) for k in range(n + 1)]
     fact = math.factorial(n)
     dps = 30 + int(n * 1.2)
@@ -222,8 +221,6 @@ def unit_factor(kind: str, N: int, H: float, sigma: float | None = None) -> tupl
 
 def _unit_max(kind, N, H, sigma, cdf, mean, sd, status) -> tuple[float, str]:
     """(E[max of N sums] / H, a note when the quadrature gave up and the normal law stands in)."""
-    import mpmath as mp
-
     if not math.isfinite(mean / H):
         return math.inf, ""
     if status == APPROXIMATION and H > _CLT_H:  # E[max of N] <= N E[Y]: a bound where the normal law is far off
@@ -242,8 +239,6 @@ def _unit_max(kind, N, H, sigma, cdf, mean, sd, status) -> tuple[float, str]:
 @lru_cache(maxsize=64)
 def _normal_max(N: int) -> float:
     """E[max of N standard normals]."""
-    import mpmath as mp
-
     up = mp.quad(lambda x: 1 - mp.ncdf(x) ** N, [0, 3, 10, mp.inf])
     down = mp.quad(lambda x: mp.ncdf(x) ** N, [-mp.inf, -10, -3, 0])
     return float(up - down)
@@ -255,8 +250,6 @@ def excess(groups: list[Group], H: float) -> tuple[float, str]:
     +inf where it is beyond the float range; where the quadrature of a law does not
     converge, each group's sum is taken as normal (an approximation).
     """
-    import mpmath as mp
-
     try:
         return _excess(groups, H, normal=False)
     except mp.libmp.NoConvergence:
@@ -264,8 +257,6 @@ def excess(groups: list[Group], H: float) -> tuple[float, str]:
 
 
 def _excess(groups: list[Group], H: float, normal: bool) -> tuple[float, str]:
-    import mpmath as mp
-
     parts = []
     status = APPROXIMATION if normal else INTEGRATED
     for g in groups:
@@ -287,8 +278,6 @@ def _excess(groups: list[Group], H: float, normal: bool) -> tuple[float, str]:
 
 def _expected_max(parts) -> float:
     """E[max_i (a_i + s_i Y_i)] - max a, over groups (count, a, s, cdf of Y, mean of Y, sd of Y)."""
-    import mpmath as mp
-
     m0 = max(a for _, a, _, _, _, _ in parts)
     live = [(n, a, s, cdf) for n, a, s, cdf, _, _ in parts if s > 0 and cdf is not None]
     if not live:
@@ -316,4 +305,78 @@ def _expected_max(parts) -> float:
     return max(_f(mp.quad(survival, grid)), floor)
 
 
-__all__ = ["Straggler", "Group", "unit_factor", "excess", "sum_law", "EXACT", "INTEGRATED", "APPROXIMATION"]
+# ---- a scheme's wait for its slowest worker ----------------------------------------------------
+
+
+def wait(ctx: Context, scheme: Scheme, per_dc: Mapping[str, DimExpr]) -> Straggler | None:
+    """The expected wait for the slowest worker of `scheme`, when a dc sets jitter; `per_dc` is a
+    worker's deterministic step (compute, or the inner step) by dc.
+
+    The workers wait for each other at every barrier: every H steps (the sync period), every
+    H / F steps with fragments, and with `inner = dc` every step, a dc's replicas among
+    themselves (`_inner_wait`)."""
+    spec = ctx.spec
+    dcs = [d for d in spec.dcs.values() if d.workers > 0]
+    if not any(d.jitter is not None for d in dcs):
+        return None
+    env = ctx.symbols.defaults()
+    notes = []
+    if scheme.inner is InnerSync.DC:
+        return _inner_wait(ctx, dcs, env)
+    period = ctx.field(scheme, "period") / (ctx.field(scheme, "fragments") if scheme.fragments is not None else 1)
+    try:
+        H = value(period.e, env)
+    except (NumericError, ZeroDivisionError):  # pragma: no cover - bounds are checked
+        return None
+    if period.free_symbols:
+        notes.append(f"H is taken at its default, {H:g}")
+    bound = scheme.delay is not None and value(ctx.q(scheme.delay, U.ONE).e, env) > 0
+    if bound:
+        notes.append("with a delay the workers need not meet at every sync: an upper bound")
+    keys = {}
+    for d in dcs:
+        jitter = ctx.field(d, "jitter") if d.jitter is not None else D.zero(U.TIME)
+        sigma = ctx.field(d, "jitter_sigma") if d.jitter_sigma is not None else None
+        keys[d.name] = (per_dc[d.name], jitter, d.jitter_kind if d.jitter is not None else None, sigma)
+    if len(set(keys.values())) == 1:
+        base, jitter, kind, sigma = next(iter(keys.values()))
+        n = sum(d.workers * d.n_sites for d in dcs)  # replicas in every site
+        sig = value(sigma, env) if sigma is not None else None
+        if sigma is not None and sigma.free_symbols:
+            notes.append(f"jitter_sigma is taken at its default, {sig:g}")
+        c, status, formula = unit_factor(kind, n, H, sig)
+        extra = jitter * c
+    else:
+        groups = []
+        for d in dcs:
+            base, jitter, kind, sigma = keys[d.name]
+            groups.append(Group(d.workers * d.n_sites, value(base, env), value(jitter, env), kind, value(sigma, env) if sigma is not None else None))
+        x, status = excess(groups, H)
+        extra = DimExpr(sp.Float(x, 15), U.TIME)
+        formula = "E[max over workers of their compute over H steps] / H - the slowest dc's compute, for unlike dcs"
+        notes.append("integrated at the params' defaults: a number that does not follow a swept param")
+    if scheme.overlap:
+        status = APPROXIMATION
+        notes.append("with overlap, max(compute + stragglers, sync) stands for E[max(slowest compute, sync)], which is at least as large")
+    if bound:
+        status = APPROXIMATION
+    return Straggler(extra, status, formula, "; ".join(notes))
+
+
+def _inner_wait(ctx: Context, dcs: list[DataCentre], env) -> Straggler:
+    """inner = dc: a dc's replicas wait for each other every step (its inner sync); the slowest
+    dc's expected wait per step. The dcs' wait for each other every H steps is left out."""
+    extras = {}
+    formula = ""
+    for d in dcs:
+        if d.jitter is None:
+            continue
+        sigma = value(ctx.field(d, "jitter_sigma").e, env) if d.jitter_sigma is not None else None
+        c, _status, formula = unit_factor(d.jitter_kind, d.workers, 1, sigma)
+        extras[d.name] = ctx.field(d, "jitter") * c
+    extra = D.emax(*extras.values()) if len(set(extras.values())) > 1 else next(iter(extras.values()))
+    note = "inner = dc: each dc's replicas meet every step; the wait of the dcs for each other every H steps is left out"
+    return Straggler(extra, APPROXIMATION, "per step, the slowest dc's " + formula, note)
+
+
+__all__ = ["Straggler", "Group", "unit_factor", "excess", "sum_law", "wait", "EXACT", "INTEGRATED", "APPROXIMATION"]

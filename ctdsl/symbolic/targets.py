@@ -40,34 +40,40 @@ from ctdsl import units as U
 from ctdsl.diagnostics import Diagnostic
 from ctdsl.failure import Failure
 from ctdsl.results.targets import TargetResult, TargetRoot
+from ctdsl.model.entities import Spec
+from ctdsl.model.targets import Target
+from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic.breakeven import Unsolvable, solve_breakeven
+from ctdsl.symbolic.context import Context
+from ctdsl.symbolic.convert import Env
+from ctdsl.symbolic.costs import SchemeCost
 from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.money import money
 
 TARGET = "target"  # the name the root finder gives the target's side
 
 
-def utilisation(c) -> DimExpr:
+def utilisation(c: SchemeCost) -> DimExpr:
     """Compute utilisation: the inner step (compute and, with the training step's timeline,
     recomputation, model-parallel traffic, bubble and optimiser) over the step time."""
     return c.inner / c.step_time
 
 
-def mfu(cm, c) -> DimExpr:
+def mfu(ctx: Context, c: SchemeCost) -> DimExpr:
     """Model FLOPs per step of the whole job over the step time x the peak of all its GPUs."""
-    model = cm.spec.models[c.scheme.model]
-    flops, _per_dc, _compute = cm._compute(model, {})
-    devices = cm.devices()
-    peak = D.total([cm.device_count(dc) * cm.field(dev, "peak") for dc, dev in devices.items()], U.OPS_RATE)
+    model = ctx.spec.models[c.scheme.model]
+    flops = c.compute.flops
+    devices = C.devices(ctx)
+    peak = D.total([C.device_count(ctx, dc) * ctx.field(dev, "peak") for dc, dev in devices.items()], U.OPS_RATE)
     if model.batch_tokens is None:
-        work = D.total([cm.device_count(dc) / cm.member_gpus(dc) * flops for dc in devices], U.OPS)
+        work = D.total([C.device_count(ctx, dc) / C.member_gpus(ctx, dc) * flops for dc in devices], U.OPS)
     else:
-        work = cm.field(model, "batch_tokens") * cm.formulas.get(model, "flops_per_token")
+        work = ctx.field(model, "batch_tokens") * ctx.formulas.get(model, "flops_per_token")
     return work / (c.step_time * peak)
 
 
-def quantity_of(cm, c, quantity: str) -> DimExpr | None:
+def quantity_of(ctx: Context, c: SchemeCost, quantity: str) -> DimExpr | None:
     """The scheme's expression for a target's quantity; None where the scheme has none (no steps, nothing priced)."""
     if quantity == "utilisation":
         return utilisation(c)
@@ -77,7 +83,7 @@ def quantity_of(cm, c, quantity: str) -> DimExpr | None:
         return c.time_to_target
     if quantity == "energy":
         return c.energy_to_target
-    m = money(cm, c)
+    m = money(ctx, c)
     return m.cost if quantity == "cost" else m.co2e
 
 
@@ -87,18 +93,18 @@ def _missing(quantity: str) -> str:
     return f"the scheme has no {quantity} to target: set steps = N and give a price or carbon field (docs/codesign.md)"
 
 
-def solve_target(cm, c, t, env) -> TargetResult:
+def solve_target(ctx: Context, c: SchemeCost, t: Target, env: Env) -> TargetResult:
     """One target: every value of `t.over` in its range at which the scheme's quantity equals `t.value`."""
-    p = cm.spec.params[t.over]
+    p = ctx.spec.params[t.over]
     dim = {"utilisation": U.ONE}.get(t.quantity)
-    q = quantity_of(cm, c, t.quantity)
+    q = quantity_of(ctx, c, t.quantity)
     base = dict(quantity=t.quantity, target=t.value, text=t.text, scheme=t.scheme, over=t.over, dim=p.dim)
     if q is None:
         return TargetResult(**base, target_dim=dim or U.ONE, roots=(), reason=_missing(t.quantity))
     goal = sp.Rational(t.exact.numerator, t.exact.denominator)
     show = lambda v: U.format_quantity(v, p.dim)  # noqa: E731
     log = p.spacing == "log"
-    b = cm.symbols[t.over]
+    b = ctx.symbols[t.over]
     # CU = compute / step = u is step = compute / u where compute does not depend on b: the same
     # roots, and a difference without a quotient, cheaper to put over one denominator
     flip = t.quantity == "utilisation" and not c.inner.e.has(b)
@@ -129,9 +135,9 @@ def _never(t, r, pdim, qdim, flip: bool = False) -> str:
     return where
 
 
-def solve_targets(spec, cms, costs, env) -> tuple[TargetResult, ...]:
+def solve_targets(spec: Spec, ctxs: dict[str | None, Context], costs: dict[str, SchemeCost], env: Env) -> tuple[TargetResult, ...]:
     """Every target of the spec, in statement order."""
-    return tuple(solve_target(cms[spec.schemes[t.scheme].sites], costs[t.scheme], t, env) for t in spec.targets)
+    return tuple(solve_target(ctxs[spec.schemes[t.scheme].sites], costs[t.scheme], t, env) for t in spec.targets)
 
 
 __all__ = ["utilisation", "mfu", "quantity_of", "solve_target", "solve_targets"]

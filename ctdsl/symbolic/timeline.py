@@ -50,16 +50,18 @@ from dataclasses import dataclass, field, replace
 import sympy as sp
 
 from ctdsl import units as U
-from ctdsl.language.binding import INNER
+from ctdsl.language.components import INNER, ComponentKey, of
+from ctdsl.model.entities import Model
 from ctdsl.model import payload as PL
+from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import memory as MEM
 from ctdsl.symbolic import traffic as TR
+from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.convert import NumericError, value
-from ctdsl.symbolic.dimensioned import DimExpr
-from ctdsl.symbolic.transform import per_dc_max
+from ctdsl.symbolic.dimensioned import DimExpr, per_dc_max
 
-COMPUTE, RECOMPUTE, _, _, _, BUBBLE, _, OPTIMISER, GATHERS = INNER  # the component names (language/binding.py)
+K = ComponentKey
 _UPDATE = 2 * MEM.MEGATRON.weights + MEM.MEGATRON.grads + 2 * MEM.MEGATRON.optimizer
 UPDATE_BYTES = sp.Rational(_UPDATE.numerator, _UPDATE.denominator)  # 32 B per parameter updated
 
@@ -74,8 +76,8 @@ class DcStep:
     """One dc's inner step."""
 
     micro: DimExpr  # m, micro-batches per step
-    per_micro: dict[str, DimExpr]  # t_c, t_r, t_tp, t_cp, t_ep: per micro-batch on one stage
-    components: dict[str, DimExpr]  # per step
+    per_micro: dict[ComponentKey, DimExpr]  # t_c, t_r, t_tp, t_cp, t_ep: per micro-batch on one stage
+    components: dict[ComponentKey, DimExpr]  # per step
     window: DimExpr  # the backward pass of the last micro-batch: t_b + t_r
     traffic: list[TR.Traffic]
     pp: DimExpr
@@ -87,7 +89,7 @@ class Timeline:
     """The inner step of every dc, and the slowest dc's components."""
 
     dcs: dict[str, DcStep]
-    components: dict[str, DimExpr]  # per step, each the slowest dc's
+    components: dict[ComponentKey, DimExpr]  # per step, each the slowest dc's
     inner: DimExpr
     per_dc: dict[str, DimExpr]  # each dc's inner step (what a replica computes, for stragglers and the simulation)
     window: DimExpr
@@ -98,16 +100,16 @@ class Timeline:
         return next(iter(self.dcs.values())).micro
 
 
-def build(cm, model, compute_per_dc: dict[str, DimExpr], gathers, labels: dict) -> Timeline:
-    """`gathers(dc)` gives the time of one all-gather of a GPU's parameter shard in the dc (ZeRO-3),
-    or None where the replica does not shard its parameters."""
+def build(ctx: Context, model: Model, compute: C.Compute, gather: DimExpr | None, labels: dict) -> Timeline:
+    """`gather` is the time of one all-gather of a GPU's parameter shard among its dc's data-parallel
+    ranks (ZeRO-3), or None where the replicas do not shard their parameters."""
     notes: list[str] = []
-    steps = {dc: _dc_step(cm, model, dc, t, gathers(dc), notes) for dc, t in compute_per_dc.items()}
+    steps = {dc: _dc_step(ctx, model, dc, t, compute, gather, notes) for dc, t in compute.per_dc.items()}
     names = [k for k in INNER if any(k in s.components for s in steps.values())]
     comps = {}
     for k in names:
         per = {dc: s.components.get(k, D.zero(U.TIME)) for dc, s in steps.items()}
-        comps[k] = per_dc_max(per, k + " in dc {}", labels)
+        comps[k] = per_dc_max(per, of(k).label + " in dc {}", labels)
     per_dc = {dc: D.total(list(s.components.values()), U.TIME) for dc, s in steps.items()}
     if len({tuple(s.components.items()) for s in steps.values()}) > 1:
         notes.append("the dcs differ: each component is the slowest dc's, an upper bound where different dcs bind different components")
@@ -115,75 +117,70 @@ def build(cm, model, compute_per_dc: dict[str, DimExpr], gathers, labels: dict) 
     return Timeline(steps, comps, D.total(list(comps.values()), U.TIME), per_dc, window, notes)
 
 
-def _dc_step(cm, model, dc: str, compute: DimExpr, gather: DimExpr | None, notes: list[str]) -> DcStep:
-    spec = cm.spec
+def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Compute, gather: DimExpr | None, notes: list[str]) -> DcStep:
+    spec = ctx.spec
     d = spec.dcs[dc]
     rep = spec.replicas[d.replica]
     dev = spec.devices[d.device]
-    rate = cm.field(dev, "peak") * cm.field(dev, "efficiency")
-    links = TR.ReplicaLinks(cm, dc, notes)
-    stage_layers = cm.shape(model, "layers") * cm.q(rep.tp, U.ONE) * cm.shard(model)
-    tr = TR.ReplicaTraffic(cm, model, dc, links, stage_layers, rate)
-    tokens = cm.field(model, "tokens") if model.batch_tokens is None else _split_tokens(cm, model, dc)
+    rate = ctx.field(dev, "peak") * ctx.field(dev, "efficiency")
+    links = TR.ReplicaLinks(ctx, dc, notes)
+    stage_layers = ctx.shape(model, "layers") * ctx.q(rep.tp, U.ONE) * C.shard(ctx, model)
+    tr = TR.ReplicaTraffic(ctx, model, dc, links, stage_layers, rate)
+    # a replica's share of a split batch, in tokens: its FLOPs over the FLOPs per token
+    tokens = ctx.field(model, "tokens") if model.batch_tokens is None else whole.split[dc] / ctx.formulas.get(model, "flops_per_token")
     micro = tokens / (tr.b * tr.s)
     t_c = compute / micro
-    t_r = _recompute(cm, model, str(rep.recompute), t_c, tr)
-    per_micro: dict[str, DimExpr] = {COMPUTE: t_c}
+    t_r = _recompute(ctx, model, str(rep.recompute), t_c, tr)
+    per_micro: dict[ComponentKey, DimExpr] = {K.COMPUTE: t_c}
     if t_r != 0:
-        per_micro[RECOMPUTE] = t_r
+        per_micro[K.RECOMPUTE] = t_r
     traffic = [t for t in (tr.tensor(), tr.context(), tr.expert()) if t is not None]
     for t in traffic:
         per_micro[t.kind] = t.time
     if gather is not None:  # ZeRO-3: every micro-batch, the bubble's ones too, gathers before its forward and backward
         t_f, t_b = t_c / 3, 2 * t_c / 3 + t_r
         one_layer = gather / stage_layers
-        per_micro[GATHERS] = D.emax(one_layer, gather - t_f) + D.emax(one_layer, gather - t_b)
+        per_micro[K.PARAMETER_GATHERS] = D.emax(one_layer, gather - t_f) + D.emax(one_layer, gather - t_b)
     comps = {k: micro * x for k, x in per_micro.items()}
     traffic = [replace(t, sent=micro * t.sent, busy=micro * t.busy) for t in traffic]  # per step
     slot = D.total(list(per_micro.values()), U.TIME)
     bubble = (tr.pp - 1) / tr.v * slot
     if bubble != 0:
-        comps[BUBBLE] = bubble
+        comps[K.PIPELINE_BUBBLE] = bubble
     pipe = tr.pipeline(micro)
     if pipe is not None:
-        comps[TR.PP] = pipe.time
+        comps[K.PIPELINE_PARALLEL] = pipe.time
         traffic.append(pipe)
-    opt = _optimiser(cm, model, dc, dev, rep, notes)
+    opt = _optimiser(ctx, model, dc, dev, rep, notes)
     if opt is not None:
-        comps[OPTIMISER] = opt
+        comps[K.OPTIMISER] = opt
     window = 2 * t_c / 3 + t_r
     return DcStep(micro, per_micro, comps, window, traffic, tr.pp, tr.v)
 
 
-def _split_tokens(cm, model, dc: str) -> DimExpr:
-    """A replica's share of a split batch, in tokens: its FLOPs over the FLOPs per token."""
-    flops = cm._split[model.name][dc]
-    return flops / cm.formulas.get(model, "flops_per_token")
-
-
-def _recompute(cm, model, kind: str, t_c: DimExpr, tr: TR.ReplicaTraffic) -> DimExpr:
+def _recompute(ctx: Context, model: Model, kind: str, t_c: DimExpr, tr: TR.ReplicaTraffic) -> DimExpr:
     if kind == "full":
         return t_c / 3
     if kind == "none":
         return D.zero(U.TIME)
     c = PL.attention_factor(model)
     core = 2 * c * tr.L * tr.s * tr.heads * tr.dh  # forward FLOPs of the attention core per token
-    per_token = cm.formulas.get(model, "flops_per_token")
+    per_token = ctx.formulas.get(model, "flops_per_token")
     return t_c * DimExpr(core.e, U.OPS) / per_token
 
 
-def _optimiser(cm, model, dc: str, dev, rep, notes: list[str]) -> DimExpr | None:
+def _optimiser(ctx: Context, model: Model, dc: str, dev, rep, notes: list[str]) -> DimExpr | None:
     if dev.mem_bw is None:
         note = f"device '{dev.name}' gives no mem_bw: the optimiser step is left out"
         if note not in notes:
             notes.append(note)
         return None
-    q = lambda x: cm.q(x, U.ONE) if x is not None else D.one()  # noqa: E731
+    q = lambda x: ctx.q(x, U.ONE) if x is not None else D.one()  # noqa: E731
     tp, pp, cp, ep = q(rep.tp), q(rep.pp), q(rep.cp), q(rep.ep)
-    shard = MEM.model_shard(model, cm.formulas, tp, pp, ep, D.one())
-    ranks = cp * cm.q(cm.spec.dcs[dc].replicas, U.ONE)
+    shard = MEM.model_shard(model, ctx.formulas, tp, pp, ep, D.one())
+    ranks = cp * ctx.q(ctx.spec.dcs[dc].replicas, U.ONE)
     try:
-        stage = int(value(q(rep.zero).e, cm.symbols.defaults())) if rep.zero is not None else 1
+        stage = int(value(q(rep.zero).e, ctx.symbols.defaults())) if rep.zero is not None else 1
     except NumericError:  # pragma: no cover - a ZeRO stage is checked
         stage = 1
     dense, experts = shard.dense, shard.experts
@@ -192,4 +189,4 @@ def _optimiser(cm, model, dc: str, dev, rep, notes: list[str]) -> DimExpr | None
         experts = experts / (ranks * tp / ep) if PL.is_moe(model) else experts
     params = dense + experts
     updated = DimExpr(params.e * UPDATE_BYTES, U.DATA)
-    return updated / cm.field(dev, "mem_bw")
+    return updated / ctx.field(dev, "mem_bw")

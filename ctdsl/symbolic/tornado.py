@@ -19,6 +19,7 @@ import sympy as sp
 
 from ctdsl.results.quantity import Quantity
 from ctdsl.results.sensitivity import Tornado, TornadoBar
+from ctdsl.results.solution import Solution
 from ctdsl.symbolic.breakeven import Unsolvable, solve_breakeven
 from ctdsl.symbolic.convert import Env
 from ctdsl.symbolic.sensitivity import SCHEME_QUANTITIES, breakeven_name, num
@@ -80,7 +81,7 @@ def _root_at(sol, b, near: float | None, env) -> float:
     return min((r.value for r in found.roots), key=gap)
 
 
-def tornado(sol, name: str) -> Tornado:
+def tornado(sol: Solution, name: str) -> Tornado:
     """The bars of quantity `name` over every ranged param, widest first. Raises UnknownQuantity."""
     what, q, be = _find(sol, name)
     symbols = sol.symbols
@@ -104,7 +105,7 @@ def tornado(sol, name: str) -> Tornado:
     return Tornado(name, what, value, tuple(bars[i] for i in order), tuple(skipped))
 
 
-def report_tornadoes(sol) -> list[Tornado]:
+def report_tornadoes(sol: Solution) -> list[Tornado]:
     """The tornadoes `ctdsl report --sensitivity` draws: the baseline's time to target (else the first
     scheme's), and every break-even root."""
     names = [n for n in quantity_names(sol) if n.endswith(".time_to_target")]

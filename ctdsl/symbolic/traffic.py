@@ -46,13 +46,16 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ctdsl import units as U
-from ctdsl.language.binding import CP, EP, PP, TP
+from ctdsl.language.components import TRAFFIC, ComponentKey
+from ctdsl.model.entities import Model
 from ctdsl.model import payload as PL
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic.context import Context
 from ctdsl.symbolic.convert import NumericError, value
 from ctdsl.symbolic.dimensioned import DimExpr
 
-KINDS = (TP, CP, EP, PP)
+TP, CP, EP, PP = TRAFFIC
+KINDS = TRAFFIC
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ class LinkClass:
 class Traffic:
     """One kind of model-parallel traffic of one GPU of the most-loaded stage."""
 
-    kind: str
+    kind: ComponentKey  # tensor, context, expert or pipeline parallel
     link: LinkClass
     per_micro: DimExpr  # bytes sent per micro-batch (per step for pipeline parallel: see `per_step`)
     time: DimExpr  # s per micro-batch on the critical path (pipeline parallel: per step)
@@ -96,27 +99,26 @@ def indicator(n: DimExpr) -> DimExpr:
 class ReplicaLinks:
     """The scale-up and scale-out links of one dc's replica, per GPU."""
 
-    def __init__(self, cm, dc: str, notes: list[str]):
-        self.cm = cm
-        spec = cm.spec
+    def __init__(self, ctx: Context, dc: str, notes: list[str]):
+        spec = ctx.spec
         self.dc = spec.dcs[dc]
         self.rep = spec.replicas[self.dc.replica]
-        self.env = cm.symbols.defaults()
+        self.env = ctx.symbols.defaults()
         self.notes = notes
-        q = lambda x, default: cm.q(x, U.ONE) if x is not None else DimExpr(sp.Integer(default), U.ONE)  # noqa: E731
+        q = lambda x, default: ctx.q(x, U.ONE) if x is not None else DimExpr(sp.Integer(default), U.ONE)  # noqa: E731
         self.gpn = q(self.rep.gpus_per_node, 8)
         self.domain = q(self.rep.scaleup, 0) if self.rep.scaleup is not None else self.gpn
         out = spec.links[self.dc.link]
         share = D.one()
         if self.rep.nics is not None:
             share = D.emin(D.one(), q(self.rep.nics, 1) / self.gpn)
-        self.scale_out = LinkClass(out.name, "scale-out", cm.field(out, "bandwidth") * share, cm.field(out, "latency"), cm.field(out, "energy_per_byte"))
+        self.scale_out = LinkClass(out.name, "scale-out", ctx.field(out, "bandwidth") * share, ctx.field(out, "latency"), ctx.field(out, "energy_per_byte"))
         up = spec.links.get(self.rep.scaleup_link) if self.rep.scaleup_link else None
         if up is None:
             self.scale_up = self.scale_out
             self._no_scaleup = True
         else:
-            self.scale_up = LinkClass(up.name, "scale-up", cm.field(up, "bandwidth"), cm.field(up, "latency"), cm.field(up, "energy_per_byte"))
+            self.scale_up = LinkClass(up.name, "scale-up", ctx.field(up, "bandwidth"), ctx.field(up, "latency"), ctx.field(up, "energy_per_byte"))
             self._no_scaleup = False
 
     def number(self, x: DimExpr, what: str) -> float:
@@ -148,18 +150,18 @@ def ring_time(n: DimExpr, nbytes: DimExpr, link: LinkClass, factor: int) -> DimE
 class ReplicaTraffic:
     """Per-micro-batch traffic of one dc's replica (module docstring)."""
 
-    def __init__(self, cm, model, dc: str, links: ReplicaLinks, stage_layers: DimExpr, rate: DimExpr):
-        self.cm, self.model, self.links = cm, model, links
+    def __init__(self, ctx: Context, model: Model, dc: str, links: ReplicaLinks, stage_layers: DimExpr, rate: DimExpr):
+        self.ctx, self.model, self.links = ctx, model, links
         rep = links.rep
-        q = lambda x: cm.q(x, U.ONE) if x is not None else D.one()  # noqa: E731
+        q = lambda x: ctx.q(x, U.ONE) if x is not None else D.one()  # noqa: E731
         self.tp, self.pp, self.cp, self.ep = q(rep.tp), q(rep.pp), q(rep.cp), q(rep.ep)
         self.v = q(rep.virtual_stages)
         self.b = q(rep.micro_batch)
-        sh = lambda key: cm.shape(model, key)  # noqa: E731
+        sh = lambda key: ctx.shape(model, key)  # noqa: E731
         self.s, self.d, self.L = sh("seq"), sh("width"), sh("layers")
         self.heads, self.kv = sh("heads"), sh("kv_heads")
         self.dh = sh("head_dim") if PL.has(model, "head_dim") else self.d / self.heads
-        self.beta = cm.field(model, "bytes_per_value")
+        self.beta = ctx.field(model, "bytes_per_value")
         self.full = str(rep.recompute) == "full"
         self.sp_on = rep.sequence_parallel
         self.stage_layers = stage_layers
@@ -194,8 +196,8 @@ class ReplicaTraffic:
             return None
         link = self.links.for_span(self.ep, "ep")
         tokens = self.b * self.s / self.cp / (self.tp if self.sp_on else 1)
-        size = tokens * self.cm.shape(self.model, "experts_per_token") * self.d * self.beta
-        moe = PL.moe_layers(self.model, self.cm.formulas) * self.stage_layers / self.L
+        size = tokens * self.ctx.shape(self.model, "experts_per_token") * self.d * self.beta
+        moe = PL.moe_layers(self.model, self.ctx.formulas) * self.stage_layers / self.L
         n = 6 if self.full else 4
         a2a = (self.ep - 1) * link.latency + (self.ep - 1) / self.ep * size / link.bandwidth
         per = moe * n * (self.ep - 1) / self.ep * size

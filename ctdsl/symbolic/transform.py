@@ -14,16 +14,20 @@ Every term is a `DimExpr`: rates in B/s, times in s, costs in FLOP/B.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ctdsl import units as U
+from ctdsl.language.components import Place
 from ctdsl.language.enums import PlacementKind, TransformCharge
 from ctdsl.language.transforms import PAYLOAD_NEEDS, optics_performs_transform
+from ctdsl.model.entities import Scheme
+from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
-from ctdsl.symbolic.dimensioned import DimExpr
+from ctdsl.symbolic.context import Context
+from ctdsl.symbolic.dimensioned import DimExpr, per_dc_max
 
 
-@dataclass
+@dataclass(frozen=True)
 class ModuleStages:
     """A pluggable's pipelined stages for one scheme's transform."""
 
@@ -53,7 +57,7 @@ class ModuleStages:
         return self.stream / self.rate + self.latency
 
 
-@dataclass
+@dataclass(frozen=True)
 class Roofline:
     """A transform on one kind of GPU: both sides of its roofline and which is charged.
 
@@ -63,7 +67,7 @@ class Roofline:
     """
 
     device: str
-    dcs: list[str]
+    dcs: tuple[str, ...]
     charge: TransformCharge
     compute: DimExpr  # cost D / (peak eff), s
     memory: DimExpr | None  # D / mem_bw, s; None: the device gives no mem_bw
@@ -82,21 +86,21 @@ def charge_of(scheme, device) -> TransformCharge:
     return TransformCharge(scheme.transform_charge or device.transform_charge)
 
 
-def rooflines(cm, scheme, dense: DimExpr) -> list[Roofline]:
+def rooflines(ctx: Context, scheme: Scheme, dense: DimExpr) -> list[Roofline]:
     """One roofline per kind of device the scheme's workers run on, in dc order."""
     if scheme.at.kind != PlacementKind.GPU or not PAYLOAD_NEEDS.get(scheme.payload, ()):
         return []
-    cost = cm.field(scheme, "cost")
+    cost = ctx.field(scheme, "cost")
     out: dict[str, Roofline] = {}
-    for dc, dev in cm.devices().items():
+    for dc, dev in C.devices(ctx).items():
         if dev.name in out:
-            out[dev.name].dcs.append(dc)
+            out[dev.name] = replace(out[dev.name], dcs=(*out[dev.name].dcs, dc))
             continue
-        rate = cm.field(dev, "peak") * cm.field(dev, "efficiency")
-        mem = cm.field(dev, "mem_bw") if dev.mem_bw is not None else None
+        rate = ctx.field(dev, "peak") * ctx.field(dev, "efficiency")
+        mem = ctx.field(dev, "mem_bw") if dev.mem_bw is not None else None
         out[dev.name] = Roofline(
             dev.name,
-            [dc],
+            (dc,),
             charge_of(scheme, dev),
             cost * dense / rate,
             dense / mem if mem is not None else None,
@@ -106,44 +110,44 @@ def rooflines(cm, scheme, dense: DimExpr) -> list[Roofline]:
     return list(out.values())
 
 
-def per_dc_max(per_dc: dict[str, DimExpr], label: str, labels: dict) -> DimExpr:
-    """The slowest dc's term; alike dcs give one term, unlike ones a max labelled per dc."""
-    unique: dict[DimExpr, str] = {}
-    for dc, e in per_dc.items():
-        unique.setdefault(e, label.format(dc))
-    if len(unique) == 1:
-        return next(iter(unique))
-    labels.update({q.e: text for q, text in unique.items()})
-    return D.emax(*unique)
+@dataclass(frozen=True)
+class Transform:
+    """Where a scheme's transform runs and what one transform costs (per sync)."""
+
+    time: DimExpr  # s, one transform of the scheme's dense buffer (0 s: none)
+    where: str  # gpu | pluggable NAME | switch NAME | none
+    place: Place = Place.GPU  # where its term is charged: the GPUs, a module's stages, a switch
+    module: ModuleStages | None = None  # the pluggable's stages, when it runs in one
+    on: str | None = None  # the pluggable or the switch it runs in
 
 
-def transform(cm, scheme, dense: DimExpr, up: DimExpr, labels: dict) -> tuple[DimExpr, str, ModuleStages | None]:
-    """(time of one transform, where it runs, the module's stages when in a pluggable)."""
+def transform(ctx: Context, scheme: Scheme, dense: DimExpr, up: DimExpr, labels: dict) -> Transform:
+    """The transform of `dense` bytes (`up` what a worker sends up to a switch), where the scheme puts it."""
     if not PAYLOAD_NEEDS.get(scheme.payload, ()):
-        return D.zero(U.TIME), "none", None
-    cost = cm.field(scheme, "cost")
+        return Transform(D.zero(U.TIME), "none")
+    cost = ctx.field(scheme, "cost")
     at = scheme.at
     if at.kind == PlacementKind.GPU:
-        return _on_gpu(cm, scheme, dense, labels), "gpu", None
+        return Transform(_on_gpu(ctx, scheme, dense, labels), "gpu")
     if at.kind == PlacementKind.PLUGGABLE:
-        module = _in_module(cm, scheme, cost, dense, labels)
-        return module.time, f"pluggable {module.pluggable}", module
-    sw = cm.spec.switches[at.name]
-    return _at_switch(cm, sw, up, labels), f"switch {sw.name}", None
+        module = _in_module(ctx, scheme, cost, dense, labels)
+        return Transform(module.time, f"pluggable {module.pluggable}", Place.MODULE, module, module.pluggable)
+    sw = ctx.spec.switches[at.name]
+    return Transform(_at_switch(ctx, sw, up, labels), f"switch {sw.name}", Place.SWITCH, on=sw.name)
 
 
-def _at_switch(cm, sw, up: DimExpr, labels: dict) -> DimExpr:
+def _at_switch(ctx: Context, sw, up: DimExpr, labels: dict) -> DimExpr:
     """The L streams of u bytes a dc's switch takes in: L u / total_rate (one rate shared by
     all of them), u / stream_rate (each stream at its own rate, all at once), the slower of
     the two when both are given; no time when neither is."""
     per_dc = {}
-    for dc, d in cm.spec.dcs.items():
+    for dc, d in ctx.spec.dcs.items():
         parts = []
         if sw.total_rate is not None:
-            parts.append(cm.device_count(d.name) / cm.site_count(d.name) * up / cm.field(sw, "total_rate"))  # one switch a site
+            parts.append(C.device_count(ctx, d.name) / C.site_count(ctx, d.name) * up / ctx.field(sw, "total_rate"))  # one switch a site
             labels.setdefault(parts[-1].e, f"total_rate of switch {sw.name}")
         if sw.stream_rate is not None:
-            parts.append(up / cm.field(sw, "stream_rate"))
+            parts.append(up / ctx.field(sw, "stream_rate"))
             labels.setdefault(parts[-1].e, f"stream_rate of switch {sw.name}")
         if parts:
             per_dc[dc] = D.emax(*parts) if len(parts) > 1 else parts[0]
@@ -152,33 +156,33 @@ def _at_switch(cm, sw, up: DimExpr, labels: dict) -> DimExpr:
     return per_dc_max(per_dc, "switch in dc {}", labels)
 
 
-def _on_gpu(cm, scheme, dense: DimExpr, labels: dict) -> DimExpr:
+def _on_gpu(ctx: Context, scheme: Scheme, dense: DimExpr, labels: dict) -> DimExpr:
     by_device = {}
-    for r in rooflines(cm, scheme, dense):
+    for r in rooflines(ctx, scheme, dense):
         if r.memory is not None and r.charge == TransformCharge.ROOFLINE:
             labels.setdefault(r.compute.e, "transform arithmetic on the GPU")
             labels.setdefault(r.memory.e, "transform memory traffic on the GPU")
         by_device[r.device] = r.time
-    per_dc = {dc: by_device[dev.name] for dc, dev in cm.devices().items()}
+    per_dc = {dc: by_device[dev.name] for dc, dev in C.devices(ctx).items()}
     return per_dc_max(per_dc, "transform in dc {}", labels)
 
 
-def _in_module(cm, scheme, cost: DimExpr, dense: DimExpr, labels: dict) -> ModuleStages:
-    plug = cm.spec.pluggables[scheme.at.name]
+def _in_module(ctx: Context, scheme: Scheme, cost: DimExpr, dense: DimExpr, labels: dict) -> ModuleStages:
+    plug = ctx.spec.pluggables[scheme.at.name]
     charged = cost
     optics = plug.stages.get("optics")
     if optics is not None and optics_performs_transform(scheme.payload, optics.performs):
         charged = D.zero(U.OPS_PER_DATA)
-    line_rate = cm.q(plug.line_rate, U.RATE)
+    line_rate = ctx.q(plug.line_rate, U.RATE)
     rates: dict[str, DimExpr] = {"port": line_rate}
     if optics is not None:
-        rates["optics"] = cm.field(optics, "rate")
+        rates["optics"] = ctx.field(optics, "rate")
     compute_stage = plug.stages.get("compute")
     if compute_stage is not None and charged != 0:
-        rates["compute"] = cm.field(compute_stage, "budget") / charged
+        rates["compute"] = ctx.field(compute_stage, "budget") / charged
     fpga = plug.stages.get("fpga")
     if fpga is not None:
-        rates["fpga"] = cm.field(fpga, "rate")
+        rates["fpga"] = ctx.field(fpga, "rate")
     rates = {k: v for k, v in rates.items() if v != 0}
     for k, v in rates.items():
         labels.setdefault(v.e, f"{k} stage of {plug.name}")
@@ -186,8 +190,11 @@ def _in_module(cm, scheme, cost: DimExpr, dense: DimExpr, labels: dict) -> Modul
         plug.name,
         rates,
         dense,
-        cm.field(plug, "latency"),
+        ctx.field(plug, "latency"),
         charged,
         line_rate=line_rate,
-        budget=cm.field(compute_stage, "budget") if compute_stage is not None else None,
+        budget=ctx.field(compute_stage, "budget") if compute_stage is not None else None,
     )
+
+
+__all__ = ["Transform", "ModuleStages", "Roofline", "transform", "rooflines", "charge_of"]

@@ -181,7 +181,37 @@ class Target:
     span: Span
 
 
-Statement = Union[Import, Param, Block, Wan, Breakeven, Baseline, Search, Target]
+@dataclass(frozen=True)
+class Scenario:
+    """`scenario NAME { PARAM = VALUE; ... }`: a named set of param values (fields as in a block)."""
+
+    name: Name
+    items: tuple
+    span: Span
+
+
+@dataclass(frozen=True)
+class Observe:
+    """`observe OBSERVABLE [of SUBJECT] [in SCENARIO] = VALUE [source "..."]`: a measured value."""
+
+    observable: Name
+    subject: Name | None  # a scheme; None: the spec's one scheme
+    scenario: Name | None  # None: the params' defaults
+    value: Expr
+    source: StringValue | None
+    span: Span
+
+
+@dataclass(frozen=True)
+class Fit:
+    """`fit PARAM on SCENARIO`: the param's value at which the scenario's observation is met."""
+
+    param: Name
+    scenario: Name
+    span: Span
+
+
+Statement = Union[Import, Param, Block, Wan, Breakeven, Baseline, Search, Target, Scenario, Observe, Fit]
 
 
 @dataclass(frozen=True)

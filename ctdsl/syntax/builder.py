@@ -18,14 +18,15 @@ from lark import Token, Tree
 from ctdsl import limits
 from ctdsl.diagnostics import DiagnosticSink, Span
 from ctdsl.syntax import ast
-from ctdsl.syntax.positions import span_of
+from ctdsl.syntax.positions import Positions
 
 
 class TreeBuilder:
     """Lark tree -> syntax tree, bounded in depth and size."""
 
-    def __init__(self, file: str, sink: DiagnosticSink):
-        self.file = file
+    def __init__(self, positions: Positions, sink: DiagnosticSink):
+        self.file = positions.file
+        self.positions = positions
         self.sink = sink
         self.nodes = 0
         self.too_big_reported = False
@@ -33,7 +34,7 @@ class TreeBuilder:
         self.long_names: set[str] = set()  # names already reported as too long (CT609, once each)
 
     def span(self, item) -> Span:
-        return span_of(self.file, item)
+        return self.positions.span(item)
 
     def name(self, tok: Token) -> ast.Name:
         text = str(tok)
@@ -153,11 +154,31 @@ class TreeBuilder:
     def search_stmt(self, t: Tree) -> ast.Search:
         name, body = t.children
         return ast.Search(self.name(name), self.body(body, 1), self.span(t))
+
     def target_stmt(self, t: Tree) -> ast.Target:
         quantity, values, over, *schemes = t.children
         items = values.children if isinstance(values, Tree) and values.data == "target_values" else [values]
         names = tuple(self.name(n) for n in schemes if n is not None)
         return ast.Target(self.name(quantity), tuple(self.expr(v, 0) for v in items), self.name(over), names, self.span(t))
+
+    def scenario_stmt(self, t: Tree) -> ast.Scenario:
+        name, body = t.children
+        return ast.Scenario(self.name(name), self.body(body, 1), self.span(t))
+
+    def observe_stmt(self, t: Tree) -> ast.Observe:
+        observable, subject, scenario, value, source = t.children
+        return ast.Observe(
+            self.name(observable),
+            self.name(subject) if subject is not None else None,
+            self.name(scenario) if scenario is not None else None,
+            self.expr(value, 0),
+            ast.StringValue(self.string(source, source), self.span(source)) if source is not None else None,
+            self.span(t),
+        )
+
+    def fit_stmt(self, t: Tree) -> ast.Fit:
+        param, scenario = t.children
+        return ast.Fit(self.name(param), self.name(scenario), self.span(t))
 
     # values and expressions
     def value(self, item, depth: int, lists: int = 0) -> ast.Value:

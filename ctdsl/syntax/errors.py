@@ -21,13 +21,13 @@ from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ctdsl.diagnostics import Diagnostic, Label, Span
-from ctdsl.syntax.positions import span_of
+from ctdsl.syntax.positions import Positions
 from ctdsl.units import UnitError, parse_unit
 
 RESERVED = {
     "model", "device", "link", "pluggable", "switch", "dc", "variant", "scheme", "simulation",
     "wan", "param", "baseline", "breakeven", "import", "in", "vs", "over", "lin", "log",
-    "target", "for",
+    "target", "for", "scenario", "observe", "of", "source", "fit",
 }
 
 _TOKEN_WORDS = {
@@ -99,16 +99,16 @@ def _acceptable(err: UnexpectedInput) -> set[str]:
     return set(getattr(err, "expected", None) or ())
 
 
-BLOCK_WORDS = ("model", "device", "link", "pluggable", "switch", "dc", "scheme", "simulation", "variant", "param", "wan", "import", "breakeven", "baseline", "target")
+BLOCK_WORDS = ("model", "device", "link", "pluggable", "switch", "dc", "scheme", "simulation", "variant", "param", "wan", "import", "breakeven", "baseline", "target", "scenario", "observe", "fit")
 
 
-def _unclosed_brace(text: str, upto: int) -> tuple[int, int] | None:
-    """Line and column of the last '{' not closed before offset `upto`."""
-    stack: list[tuple[int, int]] = []
-    line, col, in_comment, in_string = 1, 1, False, False
-    for ch in text[:upto]:
-        if ch == "\n":
-            line, col, in_comment, in_string = line + 1, 1, False, False
+def _unclosed_brace(text: str, upto: int) -> int | None:
+    """The offset of the last '{' not closed before offset `upto`."""
+    stack: list[int] = []
+    in_comment, in_string = False, False
+    for i, ch in enumerate(text[:upto]):
+        if ch in "\r\n":  # a line end (LF, CR LF or a lone CR) ends a comment and a string
+            in_comment, in_string = False, False
             continue
         if not in_comment and not in_string:
             if ch == "#":
@@ -116,30 +116,21 @@ def _unclosed_brace(text: str, upto: int) -> tuple[int, int] | None:
             elif ch == '"':
                 in_string = True
             elif ch == "{":
-                stack.append((line, col))
+                stack.append(i)
             elif ch == "}" and stack:
                 stack.pop()
         elif in_string and ch == '"':
             in_string = False
-        col += 1
     return stack[-1] if stack else None
 
 
-def _end_of_last(err: UnexpectedInput) -> tuple[int, int] | None:
-    """Line and column just after the last thing the parser took before `err`."""
+def _end_of_last(err: UnexpectedInput, pos: Positions) -> int | None:
+    """The offset just after the last thing the parser took before `err`."""
     interactive = getattr(err, "interactive_parser", None)
     stack = getattr(getattr(interactive, "parser_state", None), "value_stack", None) or []
     if not stack:
         return None
-    last = stack[-1]
-    if isinstance(last, Token):
-        if last.end_line is None or last.end_column is None:
-            return None
-        return last.end_line, last.end_column
-    meta = getattr(last, "meta", None)
-    if meta is None or getattr(meta, "empty", True):
-        return None
-    return meta.end_line, meta.end_column
+    return pos.end_of(stack[-1])
 
 
 def _is_unit(word: str) -> bool:
@@ -162,30 +153,33 @@ def _after_a_value(err: UnexpectedInput) -> bool:
     return getattr(last, "data", None) in ("ref", "call")
 
 
-def syntax_diagnostic(err: UnexpectedInput, file: str, text: str) -> Diagnostic:
+def syntax_diagnostic(err: UnexpectedInput, pos: Positions) -> Diagnostic:
     """Turn one of Lark's exceptions into a diagnostic with a clear message."""
     if isinstance(err, UnexpectedCharacters):
-        return _unexpected_character(err, file, text)
+        return _unexpected_character(err, pos)
     if isinstance(err, UnexpectedEOF) or (isinstance(err, UnexpectedToken) and err.token.type == "$END"):
-        return _unexpected_end(err, file, text)
+        return _unexpected_end(err, pos)
     assert isinstance(err, UnexpectedToken)
-    return _unexpected_token(err, file, text)
+    return _unexpected_token(err, pos)
 
 
-def _unexpected_character(err: UnexpectedCharacters, file: str, text: str) -> Diagnostic:
-    ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
-    span = Span(file, err.line, err.column, err.line, err.column + 1)
-    rest = text[err.pos_in_stream :].split("\n", 1)[0]
+def _unexpected_character(err: UnexpectedCharacters, pos: Positions) -> Diagnostic:
+    text = pos.index.text
+    at = err.pos_in_stream
+    ch = text[at] if at < len(text) else "?"
+    span = pos.at(at)
+    line_end = pos.index.line_span(span.line)[1]
+    rest = text[at:line_end]
     if ch == '"' and '"' not in rest[1:]:
         return Diagnostic(
             "CT006",
             "unterminated string",
-            Span(file, err.line, err.column, err.line, err.column + len(rest.rstrip("\r"))),
+            pos.between(at, line_end),
             label="no closing '\"' on this line",
             help='close the string on the same line: "like this"',
         )
     help_ = None
-    if ch == "=" and text[err.pos_in_stream - 1 : err.pos_in_stream + 1] == "==":
+    if ch == "=" and text[at - 1 : at + 1] == "==":
         help_ = "fields take a single '='"
     elif ch in "'`":
         help_ = 'strings are written in double quotes: "like this"'
@@ -200,28 +194,28 @@ def _unexpected_character(err: UnexpectedCharacters, file: str, text: str) -> Di
     )
 
 
-def _unexpected_end(err: UnexpectedInput, file: str, text: str) -> Diagnostic:
-    lines = text.splitlines() or [""]
-    last = len(lines)
-    span = Span(file, last, len(lines[-1]) + 1, last, len(lines[-1]) + 2)
-    open_at = _unclosed_brace(text, len(text))
+def _unexpected_end(err: UnexpectedInput, pos: Positions) -> Diagnostic:
+    last = max(pos.index.count, 1)
+    width = len(pos.index.line(last) or "")
+    span = Span(pos.file, last, width + 1, last, width + 2)
+    open_at = _unclosed_brace(pos.index.text, len(pos.index.text))
     secondary = ()
     msg = "unexpected end of file"
-    if open_at:
+    if open_at is not None:
         msg = "unexpected end of file: a '{' is never closed"
-        secondary = (Label(Span(file, open_at[0], open_at[1], open_at[0], open_at[1] + 1), "opened here"),)
+        secondary = (Label(pos.at(open_at), "opened here"),)
     expected = _acceptable(err)
     return Diagnostic(
         "CT004",
         msg,
         span,
-        label="expected '}'" if open_at else (f"expected {_expected_words(expected)}" if expected else ""),
+        label="expected '}'" if open_at is not None else (f"expected {_expected_words(expected)}" if expected else ""),
         secondary=secondary,
-        help="add the missing '}'" if open_at else None,
+        help="add the missing '}'" if open_at is not None else None,
     )
 
 
-def _missing_separator(file: str, span: Span, word: str) -> Diagnostic:
+def _missing_separator(span: Span, word: str) -> Diagnostic:
     return Diagnostic(
         "CT005",
         f"missing ';' or a newline before '{word}'",
@@ -231,9 +225,10 @@ def _missing_separator(file: str, span: Span, word: str) -> Diagnostic:
     )
 
 
-def _unexpected_token(err: UnexpectedToken, file: str, text: str) -> Diagnostic:
+def _unexpected_token(err: UnexpectedToken, pos: Positions) -> Diagnostic:
+    text = pos.index.text
     tok = err.token
-    span = span_of(file, tok)
+    span = pos.span(tok)
     expected = _acceptable(err)
     word = str(tok)
     wordlike = tok.type in ("NAME", "UNIT") or word in RESERVED
@@ -242,12 +237,12 @@ def _unexpected_token(err: UnexpectedToken, file: str, text: str) -> Diagnostic:
     prev = history[-1] if history else None
     if prev is not None and prev.type == "UNIT" and (tok.type in ("EQUAL", "LBRACE", "COLON") or str(prev) in RESERVED):
         # `workers = 4 device = g`: the word after the number was read as its unit
-        return _missing_separator(file, span_of(file, prev), str(prev))
+        return _missing_separator(pos.span(prev), str(prev))
     if tok.type == "_NL":
         # point just after the last token, not past a comment at the end of the line
-        end = _end_of_last(err)
+        end = _end_of_last(err, pos)
         if end is not None:
-            span = Span(file, end[0], end[1], end[0], end[1] + 1)
+            span = pos.at(end)
     before_equals = text[tok.end_pos :].lstrip(" \t").startswith("=") if tok.end_pos is not None else False
     if wordlike and _is_unit(word) and _after_a_value(err) and not before_equals:
         # `bandwidth = x GB/s`: a unit after a name or a bracket, not after a number
@@ -259,20 +254,22 @@ def _unexpected_token(err: UnexpectedToken, file: str, text: str) -> Diagnostic:
             help=f"multiply by a quantity: write ... * 1 {shown}",
         )
     if wordlike and expected & {"_NL", "SEMICOLON"}:
-        return _missing_separator(file, span, shown)
+        return _missing_separator(span, shown)
     label = f"expected {_expected_words(expected)}"
     lead = prev if prev is not None and str(prev) in BLOCK_WORDS else tok  # `dc west`: dc was read as a field's key
     open_at = _unclosed_brace(text, lead.start_pos) if lead.start_pos is not None else None
-    if open_at is not None and open_at[0] < lead.line and str(lead) in BLOCK_WORDS:
+    lead_line = pos.span(lead).line
+    if open_at is not None and pos.at(open_at).line < lead_line and str(lead) in BLOCK_WORDS:
         # `dc west {` on a later line, inside a block whose '}' is missing
-        brace = Label(Span(file, open_at[0], open_at[1], open_at[0], open_at[1] + 1), "this '{' is still open")
+        opened = pos.at(open_at)
+        brace = Label(opened, "this '{' is still open")
         return Diagnostic(
             "CT002",
-            f"unexpected {_token_words(tok, shown, wordlike)}: the '{{' on line {open_at[0]} is never closed",
+            f"unexpected {_token_words(tok, shown, wordlike)}: the '{{' on line {opened.line} is never closed",
             span,
             label=label,
             secondary=(brace,),
-            help=f"close the block with '}}' before line {lead.line}",
+            help=f"close the block with '}}' before line {lead_line}",
         )
     return Diagnostic("CT002", f"unexpected {_token_words(tok, shown, wordlike)}", span, label=label, help=_token_help(tok, expected, wordlike))
 

@@ -20,6 +20,7 @@ from ctdsl import limits
 from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Span
 from ctdsl.syntax import ast
 from ctdsl.syntax.builder import TreeBuilder
+from ctdsl.syntax.positions import Positions
 from ctdsl.syntax.errors import syntax_diagnostic
 
 
@@ -57,12 +58,13 @@ def parse_text(text: str, file: str, sink: DiagnosticSink) -> ast.SpecFile | Non
             help="a spec is a page of definitions; split it with imports",
         )
         return None
+    positions = Positions(file, text)
     try:
         tree = lark_parser().parse(text, start="start")
     except UnexpectedInput as err:
-        sink.add(syntax_diagnostic(err, file, text))
+        sink.add(syntax_diagnostic(err, positions))
         return None
-    builder = TreeBuilder(file, sink)
+    builder = TreeBuilder(positions, sink)
     before = len(sink.items)
     statements = builder.spec(tree)
     if len(sink.items) > before:
@@ -75,10 +77,11 @@ def parse_expression(text: str, file: str, sink: DiagnosticSink) -> ast.Expr | N
     if len(text) > 10_000:
         sink.error("CT601", "expression is too long", Span(file, 1, 1, 1, 2))
         return None
+    positions = Positions(file, text)
     try:
         tree = lark_parser().parse(text, start="expr_only")
     except UnexpectedInput as err:
-        diag = syntax_diagnostic(err, file, text)
+        diag = syntax_diagnostic(err, positions)
         if diag.code == "CT005":  # there are no statements to separate in a lone value
             diag = Diagnostic(
                 "CT002",
@@ -89,7 +92,7 @@ def parse_expression(text: str, file: str, sink: DiagnosticSink) -> ast.Expr | N
             )
         sink.add(diag)
         return None
-    builder = TreeBuilder(file, sink)
+    builder = TreeBuilder(positions, sink)
     before = len(sink.items)
     (inner,) = [c for c in tree.children if isinstance(c, Tree)]
     expr = builder.expr(inner, 0)

@@ -66,10 +66,11 @@ def write(path: Path, text: str) -> Path:
 def test_statistics_counts_each_code_most_frequent_first_and_marks_the_fixable(here):
     write(here / "s.ct", HEAD + SLIP + UNUSED)
     r = lint("s.ct", "--statistics")
-    # two CTL001 (spare, other), one CTL006 (fixable: [*])
-    assert r.stdout == "2\tCTL001\tunused-definition\n1\tCTL006\t[*] bit-byte-slip\n"
+    # two CTL001 (spare, other), one CTL006, whose fix is unsafe: fixable ([*]) only with --unsafe-fixes, as in ruff
+    assert r.stdout == "2\tCTL001\tunused-definition\n1\tCTL006\tbit-byte-slip\n"
     assert r.exit_code == 0  # warnings only, --fail-on error
-    doc = json.loads(lint("s.ct", "--statistics", "-f", "json").stdout)
+    assert lint("s.ct", "--statistics", "--unsafe-fixes").stdout == "2\tCTL001\tunused-definition\n1\tCTL006\t[*] bit-byte-slip\n"
+    doc = json.loads(lint("s.ct", "--statistics", "-f", "json", "--unsafe-fixes").stdout)
     assert doc == [
         {"code": "CTL001", "count": 2, "fixable": False, "name": "unused-definition"},
         {"code": "CTL006", "count": 1, "fixable": True, "name": "bit-byte-slip"},
@@ -87,7 +88,7 @@ def test_exit_zero_exits_0_on_findings_but_not_on_an_unreadable_file(here):
 def test_quiet_prints_the_findings_and_no_summary(here):
     write(here / "s.ct", HEAD + SLIP)
     loud, quiet = lint("s.ct").stdout, lint("s.ct", "-q").stdout
-    assert loud.rstrip("\n").endswith("Found 1 warning.")
+    assert loud.endswith("Found 1 warning.\nNo fixes available (1 hidden fix can be enabled with the --unsafe-fixes option).\n")
     assert "Found" not in quiet and "CTL006" in quiet
     assert loud.startswith(quiet.rstrip("\n"))
     write(here / "c.ct", CLEAN)
@@ -104,18 +105,45 @@ def test_quiet_prints_the_findings_and_no_summary(here):
 
 def test_diff_previews_and_fix_applies_only_exact_edits(here):
     spec = write(here / "s.ct", HEAD + SLIP + UNUSED)
-    r = lint("s.ct", "--diff")
+    # CTL006's fix changes what the spec means: plain --fix and --diff leave it alone
+    r = lint("s.ct", "--fix")
+    assert spec.read_text(encoding="utf-8") == HEAD + SLIP + UNUSED
+    assert "Fixed" not in r.stderr
+    assert r.stdout.endswith("Found 3 warnings.\nNo fixes available (1 hidden fix can be enabled with the --unsafe-fixes option).\n")
+    assert lint("s.ct", "--diff").stdout == "" and lint("s.ct", "--diff").exit_code == 0
+    r = lint("s.ct", "--diff", "--unsafe-fixes")
     assert r.exit_code == 1  # there is something to fix
     assert r.stdout.splitlines()[:2] == ["--- a/s.ct", "+++ b/s.ct"]
     assert "-link eth100g_dci { bandwidth = 100 GB/s; latency = 1 ms }" in r.stdout.splitlines()
     assert "+link eth100g_dci { bandwidth = 12.5 GB/s; latency = 1 ms }" in r.stdout.splitlines()
     assert spec.read_text(encoding="utf-8") == HEAD + SLIP + UNUSED, "--diff changes nothing"
-    r = lint("s.ct", "--fix", "-f", "concise")
+    r = lint("s.ct", "--fix", "--unsafe-fixes", "-f", "concise")
     # the slip is fixed; the unused params are not (their help is a choice)
     assert spec.read_text(encoding="utf-8") == HEAD + FIXED_SLIP + UNUSED
     assert [line.split(": ")[1].split()[0] for line in r.stdout.splitlines()] == ["CTL001", "CTL001"]
     assert "Fixed 1 finding." in r.stderr
-    assert lint("s.ct", "--diff").exit_code == 0 and lint("s.ct", "--diff").stdout == ""
+    assert lint("s.ct", "--diff", "--unsafe-fixes").exit_code == 0 and lint("s.ct", "--diff", "--unsafe-fixes").stdout == ""
+
+
+def test_unsafe_fixes_can_be_set_in_pyproject(here):
+    spec = write(here / "s.ct", HEAD + SLIP)
+    write(here / "pyproject.toml", "[tool.ctdsl.lint]\nunsafe-fixes = true\n")
+    assert "[*] 1 fixable with the --fix option." in lint("s.ct").stdout
+    lint("s.ct", "--fix", "--no-unsafe-fixes")  # the command line wins
+    assert spec.read_text(encoding="utf-8") == HEAD + SLIP
+    lint("s.ct", "--fix")
+    assert spec.read_text(encoding="utf-8") == HEAD + FIXED_SLIP
+
+
+def test_a_safe_fix_is_counted_and_applied_by_plain_fix(here):
+    spec = write(here / "s.ct", HEAD + STALE)
+    r = lint("s.ct")
+    assert r.stdout.endswith("Found 1 warning.\n[*] 1 fixable with the --fix option.\n")
+    write(here / "t.ct", HEAD + STALE + SLIP.replace("wan east <-> west = eth100g_dci\n", ""))
+    r = lint("t.ct")
+    assert r.stdout.endswith("[*] 1 fixable with the --fix option (1 hidden fix can be enabled with the --unsafe-fixes option).\n")
+    lint("s.ct", "--fix")
+    assert spec.read_text(encoding="utf-8") == CLEAN
 
 
 def test_fix_removes_a_stale_suppression(here):
@@ -139,8 +167,9 @@ def test_suppression_fix_edits(line, code_at, expected):
     d = Diagnostic("CTL011", "unused suppression: no X finding on this line", Span("f.ct", 1, code_at, 1, code_at + 6))
     assert line[code_at - 1 : code_at + 5].startswith("CTL")
     fix = fix_for(d, line + "\n")
-    assert fix is not None
-    assert apply_fixes(line + "\n", [fix]) == (expected + "\n", 1)
+    assert fix is not None and fix.safe
+    done = apply_fixes(line + "\n", [fix])
+    assert (done.text, done.applied) == (expected + "\n", [fix])
 
 
 def test_help_that_offers_a_choice_is_not_a_fix():
@@ -165,6 +194,8 @@ def test_stdin_with_a_name_imports_relative_to_it_and_reports_under_it(here):
 
 def test_stdin_fix_writes_the_fixed_spec_to_stdout(here):
     r = lint("-", "--fix", input=HEAD + SLIP)
+    assert r.stdout == HEAD + SLIP  # an unsafe fix: not without --unsafe-fixes
+    r = lint("-", "--fix", "--unsafe-fixes", input=HEAD + SLIP)
     assert r.stdout == HEAD + FIXED_SLIP
     assert r.exit_code == 0
 
@@ -216,12 +247,25 @@ def test_sarif_rules_have_a_help_uri_that_names_their_section(here):
     doc = json.loads(lint("s.ct", "broken.ct", "-f", "sarif").stdout)
     rules = doc["runs"][0]["tool"]["driver"]["rules"]
     lint_anchors, check_anchors = _anchors("docs/lint-rules.md"), _anchors("docs/diagnostics.md")
+    base = "https://github.com/ctdsl/ctdsl/blob/main/"  # the repository's docs/ on the web
     for r in rules:
-        page, anchor = r["helpUri"].split("#")
+        assert r["helpUri"].startswith(base), r["helpUri"]
+        page, anchor = r["helpUri"][len(base) :].split("#")
         assert anchor in (lint_anchors if page == "docs/lint-rules.md" else check_anchors), r["helpUri"]
     by_id = {r["id"]: r["helpUri"] for r in rules}
-    assert by_id["CTL006"] == "docs/lint-rules.md#ctl006-bit-byte-slip"
-    assert any(u.startswith("docs/diagnostics.md#ct0") for u in by_id.values())  # the syntax error
+    assert by_id["CTL006"] == base + "docs/lint-rules.md#ctl006-bit-byte-slip"
+    assert any(u.startswith(base + "docs/diagnostics.md#ct0") for u in by_id.values())  # the syntax error
+
+
+def test_the_docs_address_is_the_projects_own():
+    # one base for every link to the docs, and pyproject.toml's [project.urls] say the same
+    import tomllib
+
+    from ctdsl.diagnostics.rules import DOCS_BASE
+
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+    assert DOCS_BASE == urls["Documentation"].removesuffix("docs/").rstrip("/") + "/"
+    assert urls["Documentation"].startswith(urls["Repository"])
 
 
 def test_sarif_invocation_has_the_exit_state(here):
@@ -277,7 +321,49 @@ def test_respect_gitignore_can_be_set_in_pyproject(here):
 
 def test_fix_writes_through_a_symbolic_link(here):
     real = write(here / "real" / "s.ct", HEAD + SLIP)
-    (here / "s.ct").symlink_to(real)
-    lint("s.ct", "--fix")
+    (here / "s.ct").symlink_to(real)  # into a folder below its own: the path policy follows it
+    lint("s.ct", "--fix", "--unsafe-fixes")
     assert (here / "s.ct").is_symlink(), "the link is kept"
     assert real.read_text(encoding="utf-8") == HEAD + FIXED_SLIP
+
+
+# ---- per-file-ignores, --output-format (ruff's names) ---------------------------------------------------
+
+
+def test_per_file_ignores_drops_codes_in_the_files_a_glob_matches(here):
+    for rel in ["examples/a.ct", "specs/b.ct", "specs/legacy_c.ct", "specs/deep/legacy_d.ct"]:
+        write(here / rel, HEAD + SLIP + UNUSED)  # CTL006 once, CTL001 twice in each
+    write(
+        here / "pyproject.toml",
+        "[tool.ctdsl.lint.per-file-ignores]\n"
+        '"examples/*.ct" = ["CTL001"]\n'  # a path relative to pyproject.toml's folder
+        '"legacy_*.ct" = ["CTL00"]\n'  # no '/': a file's name in any folder; a prefix of codes
+        '"!specs/**" = ["CTL006"]\n',  # '!': every file the rest does not match (examples/a.ct)
+    )
+    r = lint(".", "-f", "concise")
+    got = sorted((line.split(":")[0], line.split(": ")[1].split()[0]) for line in r.stdout.splitlines())
+    assert got == [("specs/b.ct", "CTL001"), ("specs/b.ct", "CTL001"), ("specs/b.ct", "CTL006")]
+
+
+@pytest.mark.parametrize(
+    "toml, says",
+    [
+        ('[tool.ctdsl.lint]\nper-file-ignores = ["CTL001"]\n', "per-file-ignores must be a table"),
+        ('[tool.ctdsl.lint.per-file-ignores]\n"x.ct" = "CTL001"\n', "'x.ct' must be a list of codes"),
+        ('[tool.ctdsl.lint.per-file-ignores]\n"x.ct" = ["CT101"]\n', "CT101 is a checker code"),
+        ('[tool.ctdsl.lint.per-file-ignores]\n"x.ct" = ["CTL999"]\n', "unknown lint code 'CTL999'"),
+    ],
+)
+def test_per_file_ignores_mistakes_are_usage_errors(here, toml, says):
+    write(here / "pyproject.toml", toml)
+    write(here / "c.ct", CLEAN)
+    r = lint("c.ct")
+    assert r.exit_code == 2 and says in r.stderr, r.stderr
+
+
+def test_output_format_is_the_option_and_format_its_older_name(here):
+    write(here / "s.ct", HEAD + SLIP)
+    new = lint("s.ct", "--output-format", "json").stdout
+    assert json.loads(new)["diagnostics"][0]["code"] == "CTL006"
+    assert lint("s.ct", "--format", "json").stdout == new == lint("s.ct", "-f", "json").stdout
+    assert "--output-format" in lint("--help").stdout

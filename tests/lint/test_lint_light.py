@@ -3,8 +3,8 @@
 A fresh interpreter runs `ctdsl lint` over the specs and examples and lists the
 third-party packages it imported. The back ends' libraries (sympy, numpy,
 matplotlib, scipy, mpmath, simpy) and the editor's (pygls, lsprotocol, pygments)
-must not be among them: lint needs only lark, networkx and typer (with typer's
-own dependencies), which is what a light hook environment installs.
+must not be among them: lint needs only lark, networkx, typer (with typer's
+own dependencies) and pathspec, which is what a light hook environment installs.
 """
 
 from __future__ import annotations

@@ -90,6 +90,13 @@ def _per_unit_slip(key: str, node: ast.Value | None) -> str | None:
     link eth100g_dci { bandwidth = 12.5 GB/s; latency = 1 ms }  # 100 GbE = 100 Gb/s
     link ib { bandwidth = 50 GB/s; latency = 10 us; energy_per_bit = 15 pJ/bit }
     """,
+    fix="unsafe",
+    fix_why=(
+        "A rate 8x off its stated rate is rewritten to the stated rate (`bandwidth = 100 GB/s` to "
+        "`bandwidth = 12.5 GB/s`). The fix changes what the spec means, and the stated rate may be "
+        "the wrong one (a name or a comment left over from an earlier link): it is applied only with "
+        "`--unsafe-fixes`, after a look at the datasheet."
+    ),
 )
 def bit_byte_slip(ctx: Context) -> Iterator[Hit]:
     """

@@ -41,7 +41,7 @@ def no_training_step(ctx: Context) -> Iterator[Hit]:
     spec = ctx.spec
     if not spec.has_replicas or any(spec.devices[d.device].mfu is not None for d in spec.dcs.values()):
         return
-    rep = spec.replicas[next(iter(spec.dcs.values())).replica]
+    rep = spec.replica
     gpus = ctx.value(rep.gpus)
     if gpus is None or gpus <= 1:
         return

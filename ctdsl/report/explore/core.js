@@ -34,7 +34,11 @@ const compColor = (k) => D.palette[k];
 const swatch = (c) => '<span class="swatch" style="background:' + c + '"></span>';
 // the plain text of the encoded names, decoded once (for attributes, titles and canvas text)
 P.forEach((p) => { p.nameText = decoded(p.name); p.unitText = decoded(p.unit); });
-S.forEach((s) => { s.compText = s.components.map(decoded).concat([""]); if (s.module) s.module.stageText = s.module.stages.map(decoded); });
+S.forEach((s) => {
+  s.compText = s.components.map(decoded).concat([""]);
+  s.compKey = s.keys.map(decoded).concat([""]);  // what identifies each component (ctdsl.language.components)
+  if (s.module) s.module.stageText = s.module.stages.map(decoded);
+});
 
 // ---- a param's values: the slider's positions ----------------------------------------------
 // A param's slider has SLIDER_STEPS + 1 positions over its range (log or linear). A param a count
@@ -200,7 +204,7 @@ function writeFragment() {
   try { history.replaceState(null, "", "#" + parts.join("&")); } catch (e) { /* a sandboxed page: no fragment */ }
 }
 
-// ---- which component binds (ctdsl.language.binding) -------------------------------------
+// ---- which component binds (ctdsl.language.components) ----------------------------------
 function binding(s, comps) {
   const n = comps.length;
   let worked = 0, others = 0, nw = 0, no = 0;
@@ -209,7 +213,7 @@ function binding(s, comps) {
   if (s.overlap && no && nw) return worked >= others ? argmax((k) => s.compute_side[k]) : argmax((k) => !s.compute_side[k]);
   if (s.overlap && no && !nw) return argmax((k) => !s.compute_side[k]);
   let total = 0; for (let k = 0; k < n; k++) total += comps[k];
-  return total ? argmax(() => true) : Math.max(0, s.components.indexOf("compute"));
+  return total ? argmax(() => true) : Math.max(0, s.keys.indexOf("compute"));
 }
 
 // ---- break-evens: a scan of T_x - T_y and bisection to the last bit ----------------------
@@ -262,6 +266,7 @@ function answer() {
   frame.be = D.breakevens.map((b) => (b.missing ? null : breakeven(b)));
 }
 const bindText = (j) => { const s = S[j], bi = frame.bind[j]; return s.compText[bi < 0 ? s.compText.length - 1 : bi]; };
+const bindKey = (j) => { const s = S[j], bi = frame.bind[j]; return s.compKey[bi < 0 ? s.compKey.length - 1 : bi]; };
 
 // ---- views ----------------------------------------------------------------------------------
 // A view is { name, build(), sync(), update(frame), redraw() }: build once (after the state is

@@ -27,7 +27,7 @@ the script inserts only these strings.
 from __future__ import annotations
 
 from ctdsl import units as U
-from ctdsl.language.binding import COMPUTE_SIDE
+from ctdsl.language.components import ComponentId, Side
 from ctdsl.language.tolerances import CEIL_SLACK
 from ctdsl.report.encode import html_text
 from ctdsl.report.explore.checks import checks_model
@@ -80,16 +80,17 @@ class _Outputs:
         return len(self.exprs) - 1
 
 
-def _scheme(r, full: _Outputs, curve: _Outputs, times: _Outputs, components: list[str]) -> dict:
-    comps = list(r.components)
+def _scheme(r, full: _Outputs, curve: _Outputs, times: _Outputs, components: list[ComponentId]) -> dict:
+    terms = r.terms
     entry = {
         "name": html_text(r.name),
         "label": html_text(r.label or r.name),
         "overlap": bool(r.overlap),
         "has_steps": r.time_to_target is not None,
-        "components": [html_text(c) for c in comps],
-        "ci": [components.index(c) for c in comps],  # each component's place among all schemes' (its colour)
-        "compute_side": [c in COMPUTE_SIDE for c in comps],
+        "components": [html_text(t.label) for t in terms],  # what the page shows
+        "keys": [html_text(t.id.id) for t in terms],  # what identifies each (ctdsl.language.components)
+        "ci": [components.index(t.id) for t in terms],  # each component's place among all schemes' (its colour)
+        "compute_side": [t.side is Side.COMPUTE for t in terms],
         "i": {
             "step": full.add(r.step_time),
             "time": full.add(r.time_to_target),
@@ -97,7 +98,7 @@ def _scheme(r, full: _Outputs, curve: _Outputs, times: _Outputs, components: lis
             "eps": full.add(r.energy_per_step),
             "payload": full.add(r.payload),
             "wan": full.add(r.wan),
-            "comp": [full.add(r.components[c]) for c in comps],
+            "comp": [full.add(t.value) for t in terms],
         },
         "c": [curve.add(r.step_time), curve.add(r.time_to_target), curve.add(r.energy_to_target)],
         "t": times.add(r.time_to_target),
@@ -149,7 +150,7 @@ def page_model(solution) -> tuple[dict, str, str]:
     args = tuple(i.symbol for i in infos)
     pnames = [i.param.name for i in infos]
     full, curve, times = _Outputs(), _Outputs(), _Outputs()
-    components = list(dict.fromkeys(c for r in solution.schemes.values() for c in r.components))
+    components = list(dict.fromkeys(t.id for r in solution.schemes.values() for t in r.terms))
     schemes = [_scheme(r, full, curve, times, components) for r in solution.schemes.values()]
     names = list(solution.schemes)
     checks, check_code = checks_model(solution.spec, pnames)
@@ -157,7 +158,7 @@ def page_model(solution) -> tuple[dict, str, str]:
         "title": html_text(str(solution.spec.root)),
         "params": [_param(i.param, i.param.name in solution.spec.whole) for i in infos],
         "schemes": schemes,
-        "components": [html_text(c) for c in components],
+        "components": [html_text(c.label) for c in components],
         "palette": palette(max(len(schemes), len(components))),
         "baseline": names.index(solution.baseline) if solution.baseline in names else None,
         "breakevens": [_breakeven(b, names, pnames) for b in solution.breakevens if b.on == "time"],  # the page solves times

@@ -9,7 +9,7 @@ view({
       const name = el("div", { class: "bar-name" }, s.label);
       const track = el("div", { class: "bar-track", role: "img" });
       const segs = s.components.map((c, k) => {
-        const seg = el("span", { class: "seg", title: s.compText[k] });
+        const seg = el("span", { class: "seg", title: s.compText[k], "data-key": s.compKey[k] });
         seg.style.background = compColor(s.ci[k]);
         track.append(seg);
         return seg;
@@ -34,7 +34,7 @@ view({
         setData(seg, "value", String(v));
       });
       setText(b.note, fmt(f.all[s.i.step], TIME) + "; binds: " + bindText(j));
-      setData(b.note, "binding", bindText(j));
+      setData(b.note, "binding", bindKey(j));
       const label = s.components.map((c, k) => s.compText[k] + " " + fmt(comps[k], TIME)).join(", ");
       if (b.track._label !== label) { b.track.setAttribute("aria-label", label); b.track._label = label; }
     });
@@ -124,7 +124,7 @@ view({
       set(c.payload, f.all[o.payload], DATA);
       set(c.wan, f.all[o.wan], DATA);
       setText(c.binding, bindText(j));
-      setData(c.binding, "value", bindText(j));
+      setData(c.binding, "value", bindKey(j));
       if (c.tr._winner !== (j === f.winner)) { c.tr._winner = j === f.winner; c.tr.classList.toggle("winner", c.tr._winner); }
     });
     setHTML($("winner-now"), f.winner >= 0 ? "Fastest to target here: <strong>" + S[f.winner].label + "</strong>, " + fmt(f.best, TIME) + "." : "No scheme has a time to target.");

@@ -87,7 +87,7 @@ def _notes(sol, c, breaks: list, more: int) -> list[tuple[str, str, str | None]]
     if c.changes:
         notes.append(("head", "Where the component that binds a step changes (numbered diamonds)", None))
         for n, ch in enumerate(c.changes, 1):
-            text = f"{n}. {ch.scheme}: {ch.before} binds below {U.format_quantity(ch.x, p.dim)}, {ch.after} above"
+            text = f"{n}. {ch.scheme}: {ch.before.label} binds below {U.format_quantity(ch.x, p.dim)}, {ch.after.label} above"
             notes.append(("change", text, colour(ch.rank)))
     return notes
 

@@ -12,6 +12,7 @@ only when one is given (`--title`): a paper's caption says what it shows.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ctdsl.report.encode import mpl_text
 from ctdsl.report.plots.canvas import mpl, new_figure
@@ -20,6 +21,11 @@ from ctdsl.report.plots.figure import placeholder_figure
 from ctdsl.report.plots.steps import components_panel, module_panel
 from ctdsl.report.plots.style import RC
 from ctdsl.report.plots.winner import legend_columns, winner_panel
+from ctdsl.results.solution import Solution
+
+if TYPE_CHECKING:  # types only: no import at run time (the report reads what the CLI hands it)
+    from ctdsl.numeric.crossings import Curves
+    from ctdsl.numeric.winnermap import WinnerMap
 
 PANELS = ("time", "steps", "stages", "winner")
 SIZES = {"column": 3.5, "page": 7.0, "slide": 10.0}
@@ -43,7 +49,9 @@ def style_rc(style: str) -> dict:
     return PAPER_RC if style == "paper" else RC
 
 
-def panel_figure(sol, panel: str, size: str = "page", style: str = "paper", title: str | None = None, curves=None, wmap=None):
+def panel_figure(
+    sol: Solution, panel: str, size: str = "page", style: str = "paper", title: str | None = None, curves: Curves | None = None, wmap: WinnerMap | None = None,
+):
     """One panel as a figure of its own."""
     if panel not in PANELS:
         raise ValueError(f"no panel {panel!r}; panels are {', '.join(PANELS)}")

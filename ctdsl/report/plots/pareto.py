@@ -11,12 +11,12 @@ from ctdsl import units as U
 from ctdsl.report.encode import mpl_text
 from ctdsl.report.plots.canvas import mpl, new_figure
 from ctdsl.report.plots.style import MARKERS, RC, colour
-from ctdsl.results.search import QUANTITY_DIMS
+from ctdsl.results.search import QUANTITY_DIMS, SearchResult
 
 AXIS_WORDS = {"time": "time to target", "energy": "energy to target", "cost": "cost to target", "co2e": "CO2e to target"}
 
 
-def pareto_figure(res):
+def pareto_figure(res: SearchResult):
     """The chart of a `SearchResult` with a Pareto front (`pareto = [a, b]` or `[a, b, c]`)."""
     matplotlib = mpl()
     xa, ya = res.pareto_axes[0], res.pareto_axes[1]

@@ -9,26 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ctdsl import units as U
-from ctdsl.language.binding import MODEL_PARALLEL, is_exposed_sync
 from ctdsl.report.encode import TICK_CHARS, clip
-from ctdsl.report.plots.style import GROUPS, plain_formatter
-from ctdsl.report.tables import phase_group
-
-
-def _group_of(r, name: str) -> str:
-    """The bar group a step component is stacked in."""
-    if name in ("compute", "transform", "stragglers"):
-        return name
-    if name in MODEL_PARALLEL:
-        return "model parallel"
-    if is_exposed_sync(name):
-        return "sync exposed"
-    if name.startswith("queueing on "):
-        return "queueing"
-    ph = next((p for p in r.phases if p.name == name), None)
-    if ph is not None:
-        return "sync in dc" if phase_group(ph) == "in dc" else "sync across dcs"
-    return "other"
+from ctdsl.report.plots.style import GROUPS, plain_formatter, style_of
 
 
 NOT_FINITE = "not finite"
@@ -53,9 +35,9 @@ def components_panel(ax, sol) -> None:
     values: dict[str, list[float]] = {g: [0.0] * len(schemes) for g in known}
     binding_group = []
     for k, r in enumerate(schemes):
-        for name, q in r.components.items():
-            values[_group_of(r, name)][k] += _finite(q.value)
-        binding_group.append(_group_of(r, r.binding))
+        for t in r.terms:
+            values[style_of(t.group)][k] += _finite(t.value.value)
+        binding_group.append(style_of(r.binding.group))
     totals = [_finite(r.step_time.value) for r in schemes]
     scale, unit = U.best_unit(totals, U.TIME)
     y = np.arange(len(schemes))[::-1]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+from ctdsl.language.components import Group
+
 FONT = "DejaVu Sans"  # bundled with matplotlib: the same glyphs on every machine
 COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C6D1F", "#999999", "#882255"]
 STYLES = ["-", "--", "-.", ":", (0, (6, 1.5, 1, 1.5, 1, 1.5)), (0, (9, 2.5)), (0, (1.5, 1.5)), (0, (4, 1.5, 1, 1.5))]
@@ -24,6 +26,15 @@ GROUPS = [
     ("stragglers", "#56B4E9", "--"),
     ("other", "#999999", "++"),
 ]
+# the band of the step plot each column of the step table is drawn in (the overhead in "other")
+_BANDS = {g: g.label for g in Group} | {Group.OVERHEAD: "other"}
+
+
+def style_of(group: Group) -> str:
+    """The band (a name of GROUPS) a step component of `group` is stacked in."""
+    return _BANDS[group]
+
+
 RC = {
     "font.family": "sans-serif",
     "font.sans-serif": [FONT],

@@ -17,6 +17,7 @@ from ctdsl import units as U
 from ctdsl.report.encode import mpl_text
 from ctdsl.report.plots.canvas import mpl, new_figure
 from ctdsl.report.plots.style import RC, colour
+from ctdsl.results.sensitivity import Tornado
 
 LOW, HIGH = (colour(0), ""), (colour(1), "//")
 
@@ -26,7 +27,7 @@ def bar_label(b) -> str:
     return f"{b.param} ({U.format_quantity(b.lo, b.dim)} .. {U.format_quantity(b.hi, b.dim)})"
 
 
-def tornado_figure(t):
+def tornado_figure(t: Tornado):
     """The chart of a `Tornado` (ctdsl.results.sensitivity)."""
     matplotlib = mpl()
     with matplotlib.rc_context(RC):
