@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from ctdsl.check.checker import Checker
 from ctdsl.check.loader import Loaded, Unreadable, load as load_files
 from ctdsl.check.topology import require_runnable
-from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Label, Severity, Sources, render_text, sort_diagnostics
+from ctdsl.diagnostics import Diagnostic, DiagnosticSink, Label, Severity, Sources, Span, render_text, sort_diagnostics
 from ctdsl.model.entities import Spec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -116,6 +116,7 @@ class Study:
         self.spec: Spec = result.spec
         self.sources = result.sources
         self.diagnostics = result.diagnostics
+        self.loaded = result.loaded  # the syntax trees checked: `recheck` checks them again with other values
 
     def graph(self) -> "Topology":
         """The topology the checker built (its networkx graph is `.graph`)."""
@@ -278,34 +279,136 @@ class Study:
             check_default_grid(spec)
             grid = Grid([Axis.from_param(p) for p in spec.params.values() if p.lo is not None and p.count])
         else:
-            grid = Grid([self._axis(name, given) for name, given in axes.items()])
+            for name in axes:
+                if name not in spec.params:
+                    raise KeyError(f"no param {name!r}; params are: {', '.join(spec.params) or 'none'}")
+            requests = [AxisRequest(name) if given is None else AxisRequest(name, str(given[0]), str(given[1]), int(given[2]), *given[3:4]) for name, given in axes.items()]
+            grid = Grid(sweep_axes(self, requests))
         if client is not None:
             from ctdsl.numeric.dask_sweep import collect_on
 
             return collect_on(client, CompiledForms(self.solve()), grid, components)
         return collect(CompiledForms(self.solve()), grid, components)
 
-    def _axis(self, name: str, given) -> "Axis":
-        from ctdsl.numeric.grid import Axis
-
-        p = self.spec.params.get(name)
-        if p is None:
-            raise KeyError(f"no param {name!r}; params are: {', '.join(self.spec.params) or 'none'}")
-        if given is None:
-            return Axis.from_param(p)
-        lo, hi, count, *rest = given
-        ends = []
-        for result in sweep_ends(self.path, self.overrides, {name: (str(lo), str(hi))}).values():
-            if not result.ok:
-                raise SpecError(list(result.diagnostics), result.sources)
-            ends.append(result.spec.params[name].default)
-        return Axis(name, float(ends[0]), float(ends[1]), int(count), rest[0] if rest else "lin")
-
     def __repr__(self) -> str:
         s = self.spec
         from ctdsl.report.words import count_of
 
         return f"<Study {self.path}: {count_of(len(s.schemes), 'scheme')}, {count_of(len(s.dcs), 'dc')}, {count_of(len(s.params), 'param')}>"
+
+
+def recheck(study: Study, overrides: dict[str, str]) -> CheckResult:
+    """The study's spec checked again with `overrides` (on top of its own), from the syntax trees
+    it was loaded from: not read from disk again, where the file may have changed since."""
+    loaded = study.loaded
+    sources = Sources()
+    sources.merge(loaded.sources)
+    again = Loaded(loaded.root, loaded.files, sources, loaded.std, loaded.parse_failed)
+    sink = DiagnosticSink()
+    spec = Checker(again, sink, {**study.overrides, **overrides}, study.scenario).run()
+    diagnostics = sort_diagnostics(sink.items)
+    if sink.has_errors:
+        diagnostics = [d for d in diagnostics if d.code != "CT311"]
+    return CheckResult(study.path, spec if not sink.has_errors else None, diagnostics, sources, again)
+
+
+@dataclass(frozen=True)
+class AxisRequest:
+    """One axis of a sweep as asked for: a param's own range, spacing and count (`lo` None), or
+    `count` points from `lo` to `hi`, each end a value with its unit as for `--set`. `where` names
+    the request in diagnostics (`--sweep wan_bw`), `text` is what was written there."""
+
+    name: str
+    lo: str | None = None
+    hi: str | None = None
+    count: int | None = None
+    spacing: str = "lin"
+    where: str | None = None
+    text: str | None = None
+
+
+def sweep_axes(study: Study, requests: "list[AxisRequest]") -> "list[Axis]":
+    """The axes of a sweep asked for: the one place a requested grid is bounded and its ends read,
+    for `ctdsl sweep --sweep`, `ctdsl simulate --sweep` and `Study.sweep`. Raises SpecError with
+    every diagnostic (the names were checked by the caller):
+
+    1. the size, from the counts alone, before anything is built: each axis within
+       MAX_SWEEP_POINTS and the grid within MAX_GRID_POINTS, the bound a declared sweep has
+       (CT607, `ctdsl.numeric.grid.size_problems`);
+    2. the ends, read as `--set` values are: the spec checked again with every low end, then
+       with every high end (`recheck`: from the trees loaded, not from disk), so that a bad unit
+       or a value the spec cannot take is the diagnostic `--set` gives, said of the sweep;
+    3. the order: the low end below the high one, a log axis's low end above zero (CT307).
+    """
+    from ctdsl.numeric.grid import Axis, size_problems
+
+    spec = study.spec
+    sources = Sources()
+    sources.merge(study.sources)
+    for r in requests:
+        if r.where is not None and r.text is not None:
+            sources.add(r.where, r.text)
+    spans = {r.name: _whole(r) for r in requests}
+    counts = [(r.name, r.count if r.lo is not None else (spec.params[r.name].count or 11), spans[r.name]) for r in requests]
+    problems = size_problems(counts, declared=False)
+    if problems:
+        raise SpecError(problems, sources)
+    explicit = [r for r in requests if r.lo is not None]
+    ends: dict[str, dict[str, float]] = {"low": {}, "high": {}}
+    for end in ("low", "high") if explicit else ():
+        given = {r.name: (r.lo if end == "low" else r.hi) for r in explicit}
+        result = recheck(study, given)
+        if not result.ok:
+            said = ", ".join(f"{name} = {value}" for name, value in given.items())
+            for r in explicit:
+                text = result.sources.text(f"--set {r.name}")
+                if text is not None:
+                    sources.add(f"{_label(r)} ({end} end)", text)
+            raise SpecError([_of_sweep(d, explicit, end, said) for d in result.diagnostics], sources)
+        for r in explicit:
+            ends[end][r.name] = float(result.spec.params[r.name].default)
+    axes, problems = [], []
+    for r in requests:
+        if r.lo is None:
+            axes.append(Axis.from_param(spec.params[r.name]))
+            continue
+        lo, hi = ends["low"][r.name], ends["high"][r.name]
+        if r.count > 1 and not lo < hi:
+            problems.append(Diagnostic("CT307", f"{_label(r)}: the range must go from low to high", spans[r.name], help="write lo:hi:n with lo below hi"))
+        elif r.spacing == "log" and lo <= 0:
+            problems.append(Diagnostic("CT307", f"{_label(r)}: a log sweep needs a positive low end", spans[r.name], help="use lin, or a low end above zero"))
+        else:
+            axes.append(Axis(r.name, lo, hi, r.count, r.spacing))
+    if problems:
+        raise SpecError(sort_diagnostics(problems), sources)
+    return axes
+
+
+def _label(r: AxisRequest) -> str:
+    return r.where or f"sweep {r.name}"
+
+
+def _whole(r: AxisRequest) -> "Span | None":
+    """The whole request as written, as a span of its own source."""
+    if r.where is None or r.text is None:
+        return None
+    return Span(r.where, 1, 1, 1, len(r.text) + 1)
+
+
+def _of_sweep(d: Diagnostic, explicit: "list[AxisRequest]", end: str, given: str) -> Diagnostic:
+    """A diagnostic from checking one end of the sweeps, said in the sweep's terms."""
+    names = {f"--set {r.name}": f"{_label(r)} ({end} end)" for r in explicit}
+
+    def fix(span):
+        return replace(span, file=names[span.file]) if span is not None and span.file in names else span
+
+    return replace(
+        d,
+        message=d.message.replace("--set", "--sweep"),
+        span=fix(d.span),
+        secondary=tuple(Label(fix(lab.span), lab.text) for lab in d.secondary),
+        notes=tuple(d.notes) + (f"with the {end} end of the sweep: {given}",),
+    )
 
 
 def check_runnable(path: str | Path, text: str | None = None, overrides: dict[str, str] | None = None, scenario: str | None = None) -> CheckResult:
@@ -344,4 +447,4 @@ def _load(path: str | Path, overrides: dict[str, str] | None, scenario: str | No
     return Study(result, overrides, scenario)
 
 
-__all__ = ["load", "check", "sweep_ends", "Study", "SpecError", "CheckResult", "Unreadable"]
+__all__ = ["load", "check", "recheck", "sweep_axes", "AxisRequest", "Study", "SpecError", "CheckResult", "Unreadable"]

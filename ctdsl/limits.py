@@ -11,6 +11,9 @@ MAX_EXPANDED_NODES = 200_000  # nodes of one checked expression once references 
 MAX_EXPONENT = 64  # |e| in x ^ e
 MAX_DECIMAL_EXPONENT = 300  # |e| in 1e300, and the magnitude of any literal
 MAX_DIGITS = 64  # digits of one number literal
+MAX_EXACT_BITS = 8192  # bits of an exact number that folding a spec's constants makes, numerator and denominator (about 2,466 digits), sized by logarithms before it is computed (CT610)
+MAX_DEGREE = 64  # degree of one expression in the params: (x ^ 8) ^ 8 and x ^ 32 * y ^ 32 are 64 (CT611)
+MAX_EXPANDED_TERMS = 4096  # terms of one expression once multiplied out: (a + b + c + d + e) ^ 8 is 495, ^ 64 is 814,385 (CT612)
 MAX_INHERITANCE_DEPTH = 64  # a : b : c ... (each block's base chain)
 MAX_REFERENCE_DEPTH = 32  # a field that reads a field that reads a field ... (a.bandwidth = b.bandwidth ...)
 MAX_STATEMENTS = 4096  # params, blocks, WANs and break-evens, over the spec and its imports
@@ -47,6 +50,9 @@ CODES: dict[str, str] = {
     "MAX_EXPONENT": "CT604",
     "MAX_DECIMAL_EXPONENT": "CT605",
     "MAX_DIGITS": "CT605",
+    "MAX_EXACT_BITS": "CT610",
+    "MAX_DEGREE": "CT611",
+    "MAX_EXPANDED_TERMS": "CT612",
     "MAX_INHERITANCE_DEPTH": "CT620",
     "MAX_REFERENCE_DEPTH": "CT622",
     "MAX_STATEMENTS": "CT621",

@@ -146,13 +146,14 @@ def test_study_sweep_on_the_cluster_equals_the_local_sweep(client):
     workers, give the local values bit for bit."""
     import numpy as np
 
+    from ctdsl.api import AxisRequest, sweep_axes
     from ctdsl.numeric import CompiledForms, Grid
     from ctdsl.numeric.dask_sweep import collect_on
 
     study = ctdsl.load(str(ROOT / "specs" / "llama70b_wan.ct"))
     axes = {"wan_bw": ("0.1 GB/s", "1000 GB/s", 41, "log"), "eff": ("0.2", "0.6", 3)}
     local = study.sweep(axes, components=True)
-    grid = Grid([study._axis(n, given) for n, given in axes.items()])
+    grid = Grid(sweep_axes(study, [AxisRequest(n, *given) for n, given in axes.items()]))
     for remote in (study.sweep(axes, components=True, client=client), collect_on(client, CompiledForms(study.solve()), grid, True, chunk=16)):
         assert remote.columns == local.columns and len(remote) == 123 and remote.units == local.units
         for name in local.columns:

@@ -2,7 +2,9 @@
 
 Each node's dimension follows from its operands; sums, min and max need equal
 dimensions, exponents are dimensionless constants, ceil and log2 take pure
-numbers. Names resolve through a callback that the checker provides (a param is
+numbers. Each node built is measured (`ctdsl.model.cost`): an exact value, a
+degree in the params or a count of terms once multiplied out over the bound is
+reported at that node (CT610-CT612) before anything computes it. Names resolve through a callback that the checker provides (a param is
 a symbol; `ib.bandwidth` is that field's checked value). Errors are reported and
 typing goes on with an "unknown" result so that one mistake gives one message.
 """
@@ -16,7 +18,9 @@ from typing import Callable, Optional
 from ctdsl import limits
 from ctdsl import units as U
 from ctdsl.diagnostics import DiagnosticSink, Label, did_you_mean
+from ctdsl.model import cost as C
 from ctdsl.model import expr as E
+from ctdsl.model.visit import Memo
 from ctdsl.syntax import ast
 
 
@@ -34,13 +38,28 @@ def _dims_text(d: U.Dim) -> str:
 
 
 class ExprTyper:
-    def __init__(self, sink: DiagnosticSink, resolve: Resolver):
+    """Types expressions; `costs` is the memo of measured nodes, shared by the typers of one
+    spec so that a field read by many others is measured once."""
+
+    def __init__(self, sink: DiagnosticSink, resolve: Resolver, costs: Memo | None = None):
         self.sink = sink
         self.resolve = resolve
+        self.costs: Memo = {} if costs is None else costs
 
     def type(self, node: ast.Expr) -> Typed | None:
         method = getattr(self, "_" + type(node).__name__)
-        return method(node)
+        typed = method(node)
+        if typed is None or type(node) is ast.Ref:
+            return typed  # a reference's value was measured where it was typed
+        return self._measured(typed, node.span)
+
+    def _measured(self, typed: Typed, span) -> Typed | None:
+        over = C.measure(typed.expr, self.costs).over()
+        if over is None:
+            return typed
+        code, message, label, hint = over
+        self.sink.error(code, message, span, label=label, help=hint)
+        return None
 
     def _Number(self, n: ast.Number) -> Typed | None:
         if n.unit is None:

@@ -41,6 +41,7 @@ class FieldReader:
         self.sink = sink
         self.params = params
         self._cache: dict[tuple, object] = {}
+        self._costs: dict = {}  # the measured nodes (ctdsl.model.cost), shared by every field's typer
         self._stack: list[tuple] = []
         self._too_deep = False
         self.derived: dict[tuple, Typed] = {}  # e.g. (model, None, "params") from a shape
@@ -53,7 +54,7 @@ class FieldReader:
     # ---- expressions ---------------------------------------------------------
 
     def typer(self) -> ExprTyper:
-        return ExprTyper(self.sink, self.resolve)
+        return ExprTyper(self.sink, self.resolve, self._costs)
 
     def type_expr(self, node: ast.Expr) -> Typed | None:
         typed = self.typer().type(node)

@@ -19,7 +19,7 @@ from ctdsl.check.names import Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span, did_you_mean
 from ctdsl.language.bounds import OUTSIDE_RANGE
 from ctdsl.language.enums import Spacing
-from ctdsl.language.texname import safe_display
+from ctdsl.language.texname import problem
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.syntax import ast
@@ -101,15 +101,17 @@ class ParamChecker:
         )
 
     def _display(self, node: ast.Param) -> None:
-        if node.display is None or safe_display(node.display):
+        why = None if node.display is None else problem(node.display)
+        if why is None:
             return
         end = node.span  # the display string ends the statement
         at = Span(end.file, end.end_line, max(1, end.end_col - len(node.display) - 2), end.end_line, end.end_col)
         self.sink.error(
             "CT310",
-            f"display name of '{node.name.text}' may use letters, digits, _ ^ {{ }} (balanced, no ^^) and \\-commands for Greek letters and \\mathrm",
+            f"display name of '{node.name.text}' is not safe LaTeX math: {why}",
             at,
-            help=r'e.g. "b_{\mathrm{WAN}}"',
+            label="refused",
+            help=r'letters, digits, _ ^ { } (balanced; each ^ and _ with its argument; no ^^) and \-commands for Greek letters and \mathrm, e.g. "b_{\mathrm{WAN}}"',
         )
 
     def _range(self, node: ast.Param, default: Typed, value: float, overridden: bool) -> Range | None:

@@ -8,6 +8,7 @@ of a checker code or a lint rule from the docs that ship inside the package.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -62,7 +63,7 @@ def init(
             raise fail_usage(f"no example named {example!r}; {hint}")
         root = src.parent.resolve()
         files = [(p, out / p.relative_to(root)) for p in _with_imports(src)]
-    clash = [dst for _, dst in files if dst.exists()]
+    clash = [dst for _, dst in files if os.path.lexists(dst)]  # a link counts, even one that points nowhere
     if clash and not force:
         raise fail_usage(f"{clash[0]} exists; give --force to overwrite it")
     for src_path, dst in files:

@@ -14,7 +14,9 @@ each end is put through the checker as an override of the param, so a bad
 unit, a wrong dimension or a value the spec cannot take (a zero bandwidth, an
 efficiency above 1) is the same diagnostic, with the same code, as for `--set`.
 A malformed `--sweep` (no `=`, not three or four fields, a count that is not a
-whole number) is a usage error.
+whole number) is a usage error. A grid over the bound a declared sweep has
+(MAX_SWEEP_POINTS an axis, MAX_GRID_POINTS in all) is CT607, from the counts
+alone, before the ends are read or anything is built (`ctdsl.api.sweep_axes`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import List, Optional
@@ -41,7 +43,6 @@ from ctdsl.cli.app import (
 )
 from ctdsl.diagnostics import (
     Diagnostic,
-    Label,
     Sources,
     Span,
     did_you_mean,
@@ -52,8 +53,6 @@ from ctdsl.extras import require
 from ctdsl.files import atomic_open
 
 PLOT_FORMATS = ("png", "svg", "pdf")
-MAX_POINTS = 10**10  # in the whole grid
-MAX_AXIS = 10**8  # on one axis (its values are held in memory)
 
 
 class SweepFormat(str, Enum):
@@ -95,8 +94,6 @@ def parse_sweep(raw: str) -> SweepArg:
         count = 0
     if count < 1 or not fields[2].isdigit():
         raise fail_usage(f"--sweep {name}: the number of points must be a whole number of at least 1 (got {fields[2]!r})")
-    if count > MAX_AXIS:
-        raise fail_usage(f"--sweep {name}: at most {MAX_AXIS:,} points on one axis (got {count:,})")
     spacing = fields[3] if len(fields) == 4 else "lin"
     if spacing not in ("lin", "log"):
         raise fail_usage(f"--sweep {name}: the spacing is lin or log (got {spacing!r})")
@@ -104,41 +101,21 @@ def parse_sweep(raw: str) -> SweepArg:
 
 
 def resolve_axes(study, sweeps: list[SweepArg], sets: dict[str, str]):
-    """Axes in base units, or exit 1 with every diagnostic."""
+    """Axes in base units, or exit 1 with every diagnostic: the names here, the sizes and the
+    ends in `ctdsl.api.sweep_axes`, the one place `Study.sweep` uses too."""
+    from ctdsl.api import AxisRequest, SpecError, sweep_axes
     from ctdsl.numeric.grid import Axis, check_default_grid
 
     spec = study.spec
     if not sweeps:
         check_default_grid(spec)  # CT607 before any axis is built
         return [Axis.from_param(p) for p in spec.params.values() if p.lo is not None and p.count]
-    own = _check_names(spec, sweeps, sets)
-    total = 1
-    for s in sweeps:
-        p = spec.params[s.name]
-        total *= s.count if s.lo is not None else (p.count or 11)
-    if total > MAX_POINTS:
-        raise fail_usage(f"the grid has {total:,} points; at most {MAX_POINTS:,} are allowed")
-    ends = _checked_ends(study, [s for s in sweeps if s.lo is not None], sets)
-    axes = []
-    problems: list[Diagnostic] = []
-    for s in sweeps:
-        p = spec.params[s.name]
-        if s.lo is None:
-            axes.append(Axis.from_param(p))
-            continue
-        lo, hi = ends["low"][s.name], ends["high"][s.name]
-        whole = _whole(s)
-        if s.count > 1 and not lo < hi:
-            problems.append(Diagnostic("CT307", f"--sweep {s.name}: the range must go from low to high", whole, help="write lo:hi:n with lo below hi"))
-        elif s.spacing == "log" and lo <= 0:
-            problems.append(
-                Diagnostic("CT307", f"--sweep {s.name}: a log sweep needs a positive low end", whole, help="use lin, or a low end above zero")
-            )
-        else:
-            axes.append(Axis(s.name, lo, hi, s.count, s.spacing))
-    if problems:
-        _fail(problems, own)
-    return axes
+    _check_names(spec, sweeps, sets)
+    requests = [AxisRequest(s.name, s.lo, s.hi, s.count, s.spacing, f"--sweep {s.name}", s.raw) for s in sweeps]
+    try:
+        return sweep_axes(study, requests)
+    except SpecError as err:
+        _fail(err.diagnostics, err.sources)
 
 
 def _whole(s: SweepArg) -> Span:
@@ -176,48 +153,6 @@ def _check_names(spec, sweeps: list[SweepArg], sets: dict[str, str]) -> Sources:
     if problems:
         _fail(problems, own)
     return own
-
-
-def _checked_ends(study, explicit: list[SweepArg], sets: dict[str, str]) -> dict[str, dict[str, float]]:
-    """Each end of the explicit sweeps, read as --set reads a value (the spec checked with it); exit 1 if one is wrong."""
-    from ctdsl.api import sweep_ends
-
-    ends: dict[str, dict[str, float]] = {"low": {}, "high": {}}
-    checked = sweep_ends(study.path, sets, {s.name: (s.lo, s.hi) for s in explicit}) if explicit else {}
-    for end, result in checked.items():
-        over = {**sets, **{s.name: (s.lo if end == "low" else s.hi) for s in explicit}}
-        if not result.ok:
-            given = ", ".join(f"{s.name} = {over[s.name]}" for s in explicit)
-            diags = [_relabel(d, explicit, end, given) for d in result.diagnostics]
-            for s in explicit:
-                label = f"--set {s.name}"
-                text = result.sources.text(label)
-                if text is not None:
-                    result.sources.add(f"--sweep {s.name} ({end} end)", text)
-            _fail(diags, result.sources)
-        for s in explicit:
-            ends[end][s.name] = float(result.spec.params[s.name].default)
-    return ends
-
-
-def _relabel(d, explicit, end: str, given: str):
-    """A diagnostic from checking one end of the sweeps, said in --sweep's terms."""
-    names = {f"--set {s.name}": f"--sweep {s.name} ({end} end)" for s in explicit}
-
-    def fix(span):
-        if span is not None and span.file in names:
-            return replace(span, file=names[span.file])
-        return span
-
-    note = f"with the {end} end of the sweep: {given}"
-    message = d.message.replace("--set", "--sweep")
-    return replace(
-        d,
-        message=message,
-        span=fix(d.span),
-        secondary=tuple(Label(fix(l.span), l.text) for l in d.secondary),
-        notes=tuple(d.notes) + (note,),
-    )
 
 
 def _fail(diags, sources) -> None:
@@ -371,8 +306,6 @@ def sweep(
         from ctdsl.numeric import CompiledForms, Grid
 
         grid = Grid(axes)
-        if grid.size > MAX_POINTS:
-            raise fail_usage(f"the grid has {grid.size:,} points; at most {MAX_POINTS:,} are allowed")
         sol = study.solve()
         forms = CompiledForms(sol)
     if write_data:

@@ -14,6 +14,7 @@ from math import isfinite
 from fractions import Fraction
 
 from ctdsl.language.tolerances import CEIL_SLACK
+from ctdsl.model import cost as C
 from ctdsl.model.nodes import (
     FUNCTIONS,
     Add,
@@ -286,7 +287,7 @@ def _exact_op(op):
 def _exact_pow(e: Pow, a: Fraction) -> Fraction | None:
     if e.exp.denominator != 1 or (a == 0 and e.exp <= 0):
         return None
-    return a ** int(e.exp)
+    return C.exact_pow(a, int(e.exp))  # sized by logarithms first: TooCostly over the bound
 
 
 def _exact_log2(e, a: Fraction) -> Fraction | None:
@@ -299,10 +300,10 @@ _EXACT = Visitor(
     {
         "Num": lambda _ctx, e: e.value,
         "Sym": lambda _ctx, e: None,
-        "Add": lambda _ctx, e, a, b: None if a is None or b is None else a + b,
-        "Sub": lambda _ctx, e, a, b: None if a is None or b is None else a - b,
-        "Mul": lambda _ctx, e, a, b: None if a is None or b is None else a * b,
-        "Div": lambda _ctx, e, a, b: None if a is None or b is None or b == 0 else a / b,
+        "Add": lambda _ctx, e, a, b: None if a is None or b is None else C.exact_add(a, b),
+        "Sub": lambda _ctx, e, a, b: None if a is None or b is None else C.exact_sub(a, b),
+        "Mul": lambda _ctx, e, a, b: None if a is None or b is None else C.exact_mul(a, b),
+        "Div": lambda _ctx, e, a, b: None if a is None or b is None or b == 0 else C.exact_div(a, b),
         "Neg": lambda _ctx, e, a: None if a is None else -a,
         "Pow": _exact_op(_exact_pow),
         "min": _exact_op(lambda e, *xs: min(xs)),
@@ -314,7 +315,12 @@ _EXACT = Visitor(
 
 
 def exact(expr: Expr) -> Fraction | None:
-    """The exact value of a constant expression of + - * / and integer powers."""
+    """The exact value of a constant expression of + - * / and integer powers.
+
+    Raises `ctdsl.model.cost.TooCostly` rather than build a number over
+    `MAX_EXACT_BITS` (a power is sized before it is computed); the checker
+    refuses such an expression first (CT610), so a checked one never raises.
+    """
     return _EXACT(expr)
 
 

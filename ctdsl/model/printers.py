@@ -24,6 +24,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, Union
 
+from ctdsl.language.texname import atom, safe_display
 from ctdsl.model.nodes import Expr
 from ctdsl.model.visit import Visitor
 
@@ -147,9 +148,10 @@ _LBASE = 6  # what a power's base asks for: atoms only
 
 
 def latex_name(name: str, display: str | None = None) -> str:
-    """A param's LaTeX: its display text if it has one, else `b_{\\mathrm{wan}}` from `b_wan`."""
+    """A param's LaTeX: its display text if it has one (as an atom a power may follow,
+    `texname.atom`), else `b_{\\mathrm{wan}}` from `b_wan`."""
     if display:
-        return display
+        return atom(display) if safe_display(display) else display
     head, *rest = name.split("_")
     text = head if len(head) == 1 else r"\mathrm{" + head + "}"
     if rest:

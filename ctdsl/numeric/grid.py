@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import prod
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +20,11 @@ from ctdsl import limits
 from ctdsl.diagnostics import Diagnostic, Label
 from ctdsl.failure import Failure
 from ctdsl.model.entities import Spec
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Sequence
+
+    from ctdsl.diagnostics import Span
 
 
 @dataclass
@@ -99,30 +105,61 @@ class Grid:
         return out
 
 
+def size_problems(axes: "Sequence[tuple[str, int, Span | None]]", declared: bool) -> list[Diagnostic]:
+    """CT607 for a grid over the bounds, from its axes' (name, count, where) alone, before any is built.
+
+    The one bound of every grid ctdsl sweeps, declared in the spec (`lin N`,
+    `log N`), asked for on the command line (`--sweep name=lo:hi:n`, of `ctdsl
+    sweep` and `ctdsl simulate`) or through `Study.sweep`: each axis at most
+    MAX_SWEEP_POINTS points, the grid at most MAX_GRID_POINTS. `--sweep
+    x=1:2:100000000` was held only to 10^8 points an axis and wrote 7.4 GB of
+    CSV in 240 s; a declared sweep of as many points is refused by the checker.
+    """
+    out = []
+    for name, count, where in axes:
+        if count > limits.MAX_SWEEP_POINTS:
+            out.append(
+                Diagnostic(
+                    "CT607",
+                    f"the sweep of '{name}' has {count:,} points; at most {limits.MAX_SWEEP_POINTS:,} are swept on one axis",
+                    where,
+                    label=f"{count:,} points",
+                    help="sweep fewer points",
+                )
+            )
+    total = prod(count for _, count, _ in axes)
+    if out or total <= limits.MAX_GRID_POINTS:
+        return out
+    many = [a for a in axes if a[1] > 1] or list(axes)
+    counts = " x ".join(f"{count:,}" for _, count, _ in many)
+    *first, (_, last_count, last) = many
+    if declared:
+        message = f"the params' sweeps make a grid of {counts} = {total:,} points; at most {limits.MAX_GRID_POINTS:,} are swept by default"
+        hint = "declare fewer points, or choose the axes with --sweep name (or name=lo:hi:n)"
+    else:
+        message = f"the sweeps make a grid of {counts} = {total:,} points; at most {limits.MAX_GRID_POINTS:,} are swept"
+        hint = "sweep fewer points, or fewer params at once"
+    return [
+        Diagnostic(
+            "CT607",
+            message,
+            last,
+            label=f"{last_count:,} points",
+            secondary=tuple(Label(where, f"{count:,} points") for _, count, where in first if where is not None),
+            help=hint,
+        )
+    ]
+
+
 def check_default_grid(spec: Spec) -> None:
     """Raise Failure (CT607) when the spec's declared sweeps make a grid over the limit.
 
     The default grid of `ctdsl sweep` is the product of every param's declared
     count (`lin N` / `log N`); each count is within MAX_SWEEP_POINTS, but their
     product can still be 10^10 points, hours of work. Checked from the counts
-    alone, before any axis is built.
+    alone (`size_problems`), before any axis is built.
     """
     swept = [p for p in spec.params.values() if p.lo is not None and p.count]
-    total = prod(p.count for p in swept)
-    if total <= limits.MAX_GRID_POINTS:
-        return
-    swept = [p for p in swept if p.count > 1]
-    last = swept[-1]
-    counts = " x ".join(f"{p.count:,}" for p in swept)
-    raise Failure(
-        [
-            Diagnostic(
-                "CT607",
-                f"the params' sweeps make a grid of {counts} = {total:,} points; at most {limits.MAX_GRID_POINTS:,} are swept by default",
-                last.span,
-                label=f"{last.count:,} points",
-                secondary=tuple(Label(p.span, f"{p.count:,} points") for p in swept[:-1]),
-                help="declare fewer points, or choose the axes with --sweep name (or name=lo:hi:n)",
-            )
-        ]
-    )
+    problems = size_problems([(p.name, p.count, p.span) for p in swept], declared=True)
+    if problems:
+        raise Failure(problems)

@@ -25,8 +25,8 @@ enters its output, so that the text is shown, never obeyed:
 - `tex_text`: LaTeX text with every special character escaped (`\\ { } $ & # ^ _
   % ~ < > |`; `^` as `\\textasciicircum{}`, so no `^^` escape survives; a control
   character as `\\textbackslash{}x1b`); `tex_display` prints a display name as math only when
-  `ctdsl.language.texname.safe_display` accepts it (the rule CT310 checks), and
-  otherwise as escaped text.
+  `ctdsl.language.texname.safe_display` accepts it (the rule CT310 checks), as an
+  atom a printer's `^{*}` may follow (`texname.atom`), and otherwise as escaped text.
 - `term_text` / `rich_text`: control characters replaced by visible ones
   (`ctdsl.diagnostics.terminal.printable`); for rich, markup escaped as well, so
   a label `[/bold]` prints as itself.
@@ -46,7 +46,7 @@ import re
 from html import escape as _html_escape
 
 from ctdsl.diagnostics.terminal import printable
-from ctdsl.language.texname import safe_display
+from ctdsl.language.texname import atom, safe_display
 
 # ---- HTML -----------------------------------------------------------------------------------
 
@@ -210,8 +210,9 @@ def tex_text_to_mathjax(tex: str) -> str:
 
 
 def tex_display(display: str) -> str:
-    """A display name for math mode: as it is when it is safe LaTeX, else as escaped upright text."""
-    return display if safe_display(display) else r"\text{" + tex_text(display) + "}"
+    """A display name for math mode that a script may follow: as it is when it is safe LaTeX (in
+    braces when it ends with a superscript, `texname.atom`), else as escaped upright text."""
+    return atom(display) if safe_display(display) else r"\text{" + tex_text(display) + "}"
 
 
 # ---- terminal -------------------------------------------------------------------------------

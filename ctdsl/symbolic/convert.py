@@ -16,6 +16,7 @@ from typing import Callable
 import sympy as sp
 
 from ctdsl.language.tolerances import CEIL_SLACK
+from ctdsl.model import cost as C
 from ctdsl.model import expr as E
 from ctdsl.model.visit import Visitor
 from ctdsl.results.params import SymbolInfo, Symbols  # noqa: F401  (the solver's symbols)
@@ -24,6 +25,19 @@ from ctdsl.symbolic.dimensioned import DimExpr
 
 def _rational(q) -> sp.Rational:
     return sp.Rational(q.numerator, q.denominator)
+
+
+def _power(_symbols, e: E.Pow, base: sp.Expr) -> sp.Expr:
+    """base ^ e.exp, sized first: sympy folds a number's power (and a product's number, 2 x)
+    exactly, so the number's bits times |p| are checked against the bound before it does.
+    The checker refuses such a power in a spec (CT610); this keeps the conversion safe for
+    an expression built elsewhere."""
+    coeff = base if base.is_Rational else (base.args[0] if base.is_Mul and base.args[0].is_Rational else None)
+    if coeff is not None:
+        bits = C.pow_bits(C.rational(int(coeff.p), int(coeff.q)).bits, e.exp)
+        if bits > C.MAX_BITS:
+            raise C.TooCostly("a power", bits)
+    return base ** _rational(e.exp)
 
 
 # The sympy printer: one handler per kind of node, the context is the `Symbols`.
@@ -36,7 +50,7 @@ SYMPY = Visitor(
         "Mul": lambda _symbols, e, a, b: a * b,
         "Div": lambda _symbols, e, a, b: a / b,
         "Neg": lambda _symbols, e, a: -a,
-        "Pow": lambda _symbols, e, base: base ** _rational(e.exp),
+        "Pow": _power,
         "min": lambda _symbols, e, *args: sp.Min(*args),
         "max": lambda _symbols, e, *args: sp.Max(*args),
         "ceil": lambda _symbols, e, a: sp.ceiling(a),

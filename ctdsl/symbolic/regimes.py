@@ -16,10 +16,12 @@ import sympy as sp
 from sympy.polys.polyerrors import BasePolynomialError
 
 from ctdsl.language.tolerances import REL
+from ctdsl.model import cost as C
 from ctdsl.symbolic.convert import NumericError, value
 
 MAX_EXACT_DEGREE = 4  # numerators of higher degree go to the scan: radicals stop at quartics
 MAX_EXACT_NODES = 2000  # a regime's difference larger than this is not handed to together/Poly
+MAX_EXACT_TERMS = 256  # a regime's difference that multiplies out into more terms (ctdsl.model.cost) is not expanded: a shipped spec's have at most 32
 EVAL_FAILURES = (NumericError, TypeError, ValueError, ZeroDivisionError, OverflowError)
 _SYMPY_GIVES_UP = (BasePolynomialError, NotImplementedError, ValueError, TypeError, ZeroDivisionError, RecursionError)
 
@@ -89,9 +91,14 @@ def exact_roots(diff: sp.Expr, b: sp.Symbol, back, env) -> tuple[list[sp.Expr], 
 
     `complete` is False where sympy may have missed some: b is not polynomial in
     the numerator (inside ceil, log2), the degree is above MAX_EXACT_DEGREE, the
-    difference is too large to hand over, sympy raised, or `roots` returned fewer
-    roots (with multiplicity) than the degree. The degree is None when unknown.
+    difference is too large to hand over (more than MAX_EXACT_NODES nodes, or
+    more than MAX_EXACT_TERMS terms once multiplied out, which its cost says
+    before anything is expanded: two fields of (a + b + c + d + e) ^ 8 took a
+    minute), sympy raised, or `roots` returned fewer roots (with multiplicity)
+    than the degree. The degree is None when unknown.
     """
+    if C.of_sympy(diff).terms > math.log2(MAX_EXACT_TERMS):
+        return [], None, False
     quick = _laurent_roots(diff, b, back, env)
     if quick is not None:
         return quick[0], quick[1], True
