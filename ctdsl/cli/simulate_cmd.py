@@ -21,7 +21,7 @@ from ctdsl import limits
 from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, parse_sets, print_diagnostics, stdout_console
 from ctdsl.cli.progress import progress_bar as _progress_bar
 from ctdsl.diagnostics import Diagnostic, Severity, did_you_mean
-from ctdsl.diagnostics.terminal import printable
+from ctdsl.diagnostics.terminal import json_command_safe, printable
 from ctdsl.extras import require
 
 
@@ -324,7 +324,7 @@ class _Keeper:
 
             try:
                 with atomic_open(self.path, "w", encoding="utf-8", newline="\n") as fh:
-                    fh.write(json.dumps(partial_json(res, done, total), indent=2, sort_keys=True) + "\n")
+                    fh.write(json_command_safe(json.dumps(partial_json(res, done, total), indent=2, sort_keys=True)) + "\n")
             except OSError as exc:
                 raise fail_usage(f"cannot write {printable(self.path)}: {exc.strerror}")
         self.last, self.done, self.total = res, done, total
@@ -354,7 +354,7 @@ def _print(result, format: SimFormat, validate: bool) -> None:
 
     if format is SimFormat.json:
         data = simulation_data.validation_json(result) if validate else simulation_data.result_json(result)
-        emit(json.dumps(data, indent=2, sort_keys=True) + "\n", None, data=True)
+        emit(json_command_safe(json.dumps(data, indent=2, sort_keys=True)) + "\n", None, data=True)
         return
     if format is SimFormat.csv:
         emit(simulation_data.validation_csv(result) if validate else simulation_data.render_csv(result), None, data=True)
