@@ -30,12 +30,18 @@ it would never end, and it checks no command's time (tests/test_no_timed_asserts
 The clocks are the harness's to read (`clocks`), so a test can give it clocks
 of its own and check how it classifies without measuring anything.
 
-The commands a checked-clean spec goes through: check (text), lint --format sarif,
-solve (table and JSON, the JSON one with the input's --set overrides), export
-latex, graph (JSON), report (Markdown, to a temporary directory), a sweep of at
-most 3 x 3 points over the spec's own ranges and simulate (2 seeds of a few
-steps). A spec that does not check clean goes through check and lint only: every
-other command stops at the same checker (they share `load_or_exit`).
+The commands (tests/fuzz/commands.py): every input goes through check and lint
+(SARIF, text, github); one that checks clean also through solve (table, JSON with
+the input's --set overrides, Markdown, CSV), export latex, graph (JSON), report
+(Markdown and HTML, to a temporary directory), explore, a sweep of at most 3 x 3
+points over the spec's own ranges, simulate (2 seeds of a few steps) and lint --fix
+on a copy. A spec that does not check clean goes through check and lint only: every
+other command stops at the same checker (they share `load_or_exit`). The commands
+run in the scratch directory and name the input as given (a file name may be
+hostile, tests/fuzz/payloads.py). Each command's outputs are read by the oracle of
+each sink they reach (tests/fuzz/sinks.py): spec text arriving active there is a
+leak, kept on the outcome; and its peak resident set is measured (`Peak`), a
+"memory" outcome over `max_memory`.
 
 What the harness itself would repeat on every input, it does once: typer's click
 command is built from the app when the harness is made (CliRunner would build it

@@ -25,10 +25,10 @@ of them.
 - `terminal`: no ESC, C0 control but tab and newline, DEL, C1 control or BiDi
   override/isolate.
 - `cilog`: no line, as a runner splits and trims them (LF, CR LF or a lone CR),
-  that starts with `::` (GitHub Actions' workflow commands) or `##[`, and no
-  `##vso[` anywhere (Azure Pipelines); with `github=True` (lint's github format),
-  a line that is one of ctdsl's own annotations (`::error file=...::message`,
-  its properties escaped) is allowed.
+  that starts with `::` (GitHub Actions' workflow commands), and no `##[` (GitHub's
+  older form) or `##vso[` (Azure Pipelines) anywhere in a line; with `github=True`
+  (lint's github format), a line that is one of ctdsl's own annotations (`::error
+  file=...::message`, its properties escaped) is allowed whole.
 - `csv`: no cell starting with `=`, `+`, `@`, a tab or a CR, nor with `-` unless
   the cell is a number (OWASP: a guarded cell starts with `'`).
 - `json_output`: UTF-8, parses as JSON (NaN and Infinity are not JSON), no lone
@@ -130,9 +130,12 @@ def cilog(text: str, github: bool = False) -> list[Leak]:
     leaks = []
     for line in _LINE_END.split(text):
         s = line.strip()  # the runners trim a line before they look for a command
-        if s.startswith("::") and not (github and _own_annotation(s)):
+        if github and _own_annotation(s):
+            continue  # GitHub reads the line as that annotation (it looks for the older ##[ form only in a line that
+            # is not one), and Azure's ##vso[ means nothing there: the github format is for GitHub's runner
+        if s.startswith("::"):
             leaks.append(Leak("cilog", "workflow command (::)", repr(s[:160])))
-        if s.startswith("##["):
+        if "##[" in line:  # anywhere in the line (actions/runner ActionCommand.TryParse: IndexOf)
             leaks.append(Leak("cilog", "log command (##[)", repr(s[:160])))
         if "##vso[" in line:
             leaks.append(Leak("cilog", "logging command (##vso[)", repr(s[:160])))

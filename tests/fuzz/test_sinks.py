@@ -45,6 +45,7 @@ def test_terminal_text_shown_is_not_a_leak():
     ("out\n  ::stop-commands::tok", "workflow command (::)"),
     ("x.ct:1:2: a\r::warning::y", "workflow command (::)"),  # a lone CR starts a line for the runner
     ("##[error]x", "log command (##[)"),
+    ('  "label": "a ##[error]x",', "log command (##[)"),  # anywhere in the line
     ("msg ##vso[task.setvariable variable=x]1", "logging command (##vso[)"),
 ])
 def test_ci_commands_are_leaks(text, rule):
@@ -61,6 +62,9 @@ def test_ctdsl_annotations_pass_only_in_the_github_format_and_only_well_formed()
     assert rules(sinks.cilog(forged, github=True)) == {"workflow command (::)"}
     assert rules(sinks.cilog("::stop-commands::tok", github=True)) == {"workflow command (::)"}
     assert sinks.cilog("x.ct:1:2: CT101 \u2060::error::shown", github=True) == []
+    named = "::error file=##vso[task.complete]x.ct,line=1,title=ctdsl (CT101)::unknown base"  # GitHub's, whole
+    assert sinks.cilog(named, github=True) == []
+    assert rules(sinks.cilog("x.ct:1:2: see ##vso[task.complete]x.ct", github=True)) == {"logging command (##vso[)"}
 
 
 @pytest.mark.parametrize("text, rule", [
