@@ -146,3 +146,19 @@ def test_one_scheme_alone_gets_the_numbers_it_gets_among_all():
     full = json.loads(run("simulate", CONTENTION, "--format", "json", *SMALL).stdout)
     pick = next(s for s in full["schemes"] if s["name"] == "two_bit")
     assert alone["schemes"][0]["simulated"] == pick["simulated"]
+
+
+def test_a_spec_without_schemes_gives_each_data_format_its_own_empty_result(tmp_path):
+    """A data format's reader gets the format's empty form, not a sentence: simulate --format json printed
+    "x.ct: no schemes to simulate" on stdout with exit 0 (found by the fuzz campaign, seed 25, input 0)."""
+    spec = tmp_path / "no_schemes.ct"
+    spec.write_text("param x = 1\n", encoding="utf-8")
+    j = run("simulate", str(spec), "--format", "json", *SMALL)
+    assert j.exit_code == 0
+    data = json.loads(j.stdout)
+    assert data["schema"] == "ctdsl.simulate/1" and data["schemes"] == [] and data["params"] == {"x": 1.0}
+    c = run("simulate", str(spec), "--format", "csv", *SMALL)
+    rows = list(csv.reader(io.StringIO(c.stdout)))
+    assert c.exit_code == 0 and len(rows) == 1 and rows[0][0] == "scheme"  # the header, no row
+    t = run("simulate", str(spec), *SMALL)
+    assert t.exit_code == 0 and "no schemes to simulate" in t.stdout  # a person reading the table is told

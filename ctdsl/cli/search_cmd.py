@@ -9,6 +9,7 @@ from typing import List, Optional
 import typer
 
 from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, parse_sets, save_figure, startup_work, stdout_console
+from ctdsl.diagnostics.terminal import json_command_safe
 
 
 class SearchFormat(str, Enum):
@@ -73,7 +74,8 @@ def _search(file: str, name: str | None, set_, format: SearchFormat, plot: str |
     if format is SearchFormat.json:
         from ctdsl.report.search_out import search_json
 
-        emit(json.dumps({"searches": [search_json(r) for r in results]}, indent=2, sort_keys=True) + "\n", None, data=True)
+        text = json.dumps({"searches": [search_json(r) for r in results]}, indent=2, sort_keys=True)
+        emit(json_command_safe(text) + "\n", None, data=True)
     elif format is SearchFormat.markdown:
         from ctdsl.report.search_out import search_markdown
 

@@ -22,7 +22,7 @@ from ctdsl import limits
 from ctdsl.cli.app import Exit, app, emit, fail_usage, load_or_exit, parse_sets, print_diagnostics, stdout_console
 from ctdsl.cli.progress import progress_bar as _progress_bar
 from ctdsl.diagnostics import Diagnostic, Severity, did_you_mean
-from ctdsl.diagnostics.terminal import printable
+from ctdsl.diagnostics.terminal import json_command_safe, printable
 from ctdsl.extras import require
 
 
@@ -86,6 +86,10 @@ def simulate(
     if not spec.schemes and spec.serving:
         _serving(study, seeds, seed, validate, format, requests, sweep or partial or scheduler or trace or output)
         return
+    if not spec.schemes and format in (SimFormat.json, SimFormat.csv) and not (validate or sweep or scheme):
+        # a data format's reader gets the format's own empty result (no schemes), not a sentence it cannot parse
+        _print(_no_schemes(study, steps, seeds, warmup, seed), format, validate)
+        raise typer.Exit(Exit.OK)
     if not spec.schemes:
         typer.echo(f"{printable(file)}: no schemes to simulate")
         raise typer.Exit(Exit.OK)
@@ -155,6 +159,14 @@ def _serving(study, seeds, seed, validate, format, requests, other) -> None:
         print_rich_tables(stdout_console(), [serving_sim_table(rows, requests, n)], mark=" *")
     if validate and not all(c.agrees for _, checks in rows for c in checks):
         raise typer.Exit(Exit.FINDINGS)
+
+
+def _no_schemes(study, steps, seeds, warmup, seed):
+    """The result of a plain run of a spec that has no scheme: the settings, the params, no schemes."""
+    from ctdsl.simulate.runner import settings
+
+    run = _Run(study, settings(study.spec, steps, seeds, warmup, seed), None, 1, _progress_bar(False), _Keeper(None), None, [])
+    return run.plain()
 
 
 def _write_trace(study, cfg, schemes, path: str) -> None:
@@ -344,7 +356,7 @@ class _Keeper:
 
             try:
                 with atomic_open(self.path, "w", encoding="utf-8", newline="\n") as fh:
-                    fh.write(json.dumps(partial_json(res, done, total), indent=2, sort_keys=True) + "\n")
+                    fh.write(json_command_safe(json.dumps(partial_json(res, done, total), indent=2, sort_keys=True)) + "\n")
             except OSError as exc:
                 raise fail_usage(f"cannot write {printable(self.path)}: {exc.strerror}")
         self.last, self.done, self.total = res, done, total
@@ -374,7 +386,7 @@ def _print(result, format: SimFormat, validate: bool) -> None:
 
     if format is SimFormat.json:
         data = simulation_data.validation_json(result) if validate else simulation_data.result_json(result)
-        emit(json.dumps(data, indent=2, sort_keys=True) + "\n", None, data=True)
+        emit(json_command_safe(json.dumps(data, indent=2, sort_keys=True)) + "\n", None, data=True)
         return
     if format is SimFormat.csv:
         emit(simulation_data.validation_csv(result) if validate else simulation_data.render_csv(result), None, data=True)

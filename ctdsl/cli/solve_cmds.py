@@ -19,6 +19,7 @@ from ctdsl.cli.app import (
     startup_work,
     stdout_console,
 )
+from ctdsl.diagnostics.terminal import json_command_safe
 
 
 class SolveFormat(str, Enum):
@@ -95,7 +96,7 @@ def _solve(file: str, set_, format: "SolveFormat", explain: str | None, sensitiv
             from ctdsl.report.sensitivity_out import tornado_json
 
             data["tornado"] = tornado_json(chart)
-        emit(json.dumps(data, indent=2, sort_keys=True) + "\n", None, data=True)
+        emit(json_command_safe(json.dumps(data, indent=2, sort_keys=True)) + "\n", None, data=True)
     elif format is SolveFormat.markdown:
         from ctdsl.report.tables import render_markdown
 

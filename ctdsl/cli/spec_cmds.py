@@ -19,7 +19,7 @@ from ctdsl.cli.app import (
     use_color,
 )
 from ctdsl.diagnostics import Format, Report
-from ctdsl.diagnostics.terminal import printable
+from ctdsl.diagnostics.terminal import json_command_safe, printable
 
 
 class GraphFormat(str, Enum):
@@ -140,7 +140,10 @@ def graph(
     if format in DRAWN:
         _draw(study.spec.on(sites), output, format.value)
         return
-    text = to_dot(g, defaults) if format is GraphFormat.dot else json.dumps(to_json(g, defaults), indent=2, sort_keys=True) + "\n"
+    if format is GraphFormat.dot:
+        text = to_dot(g, defaults)
+    else:
+        text = json_command_safe(json.dumps(to_json(g, defaults), indent=2, sort_keys=True)) + "\n"
     emit(text, None if output == "-" else output, data=True)
     if output not in (None, "-"):
         typer.echo(f"wrote {printable(output)}", err=True)

@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 
 from ctdsl.cli.app import Exit, app, emit, load_or_exit, parse_sets, stdout_console
-from ctdsl.diagnostics.terminal import printable
+from ctdsl.diagnostics.terminal import json_command_safe, printable
 
 
 SAMPLES_LIMIT = 2_000_000  # = ctdsl.numeric.uncertainty.MAX_UNCERTAINTY_SAMPLES (not imported: numpy loads late)
@@ -63,7 +63,7 @@ def uncertainty(
         sobol = False
     result = run(study.solve(), samples, seed, sobol=sobol)
     if format is UncFormat.json:
-        emit(json.dumps(out.uncertainty_json(result), indent=2, sort_keys=True) + "\n", output, data=True)
+        emit(json_command_safe(json.dumps(out.uncertainty_json(result), indent=2, sort_keys=True)) + "\n", output, data=True)
     elif format is UncFormat.csv:
         emit(out.uncertainty_csv(result), output, data=True)
     elif output is None:

@@ -21,6 +21,7 @@ import typer
 
 from ctdsl.cli.app import Exit, app, emit, fail_usage, print_diagnostics, startup_work, stdout_console
 from ctdsl.diagnostics import summary_line
+from ctdsl.diagnostics.terminal import json_command_safe
 
 
 class ValidateFormat(str, Enum):
@@ -122,7 +123,7 @@ def _print(sets, skipped: list[str], format: ValidateFormat, max_mape, over) -> 
             "max_mape_pct": max_mape,
             "over": [s.path for s in over],
         }
-        emit(json.dumps(data, indent=2, sort_keys=True) + "\n", None, data=True)
+        emit(json_command_safe(json.dumps(data, indent=2, sort_keys=True)) + "\n", None, data=True)
         return
     if format is ValidateFormat.csv:
         from ctdsl.report.observed_out import CSV_HEADER, observed_rows_csv

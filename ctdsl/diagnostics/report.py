@@ -21,7 +21,7 @@ from ctdsl.diagnostics.core import Diagnostic, Report, Severity, summary_line
 from ctdsl.diagnostics.github import render_github
 from ctdsl.diagnostics.rules import Rules, describe, rule_name
 from ctdsl.diagnostics.sarif import render_sarif
-from ctdsl.diagnostics.terminal import printable
+from ctdsl.diagnostics.terminal import json_command_safe, printable
 from ctdsl.diagnostics.text import render_concise, render_text
 
 JSON_VERSION = 1
@@ -79,7 +79,7 @@ def json_document(report: Report, rules: Rules) -> dict:
 
 
 def render_json_report(report: Report, rules: Rules) -> str:
-    return json.dumps(json_document(report, rules), indent=2, sort_keys=True) + "\n"
+    return json_command_safe(json.dumps(json_document(report, rules), indent=2, sort_keys=True)) + "\n"
 
 
 def render_json(diags: Iterable[Diagnostic]) -> str:

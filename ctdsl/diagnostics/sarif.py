@@ -19,6 +19,7 @@ from urllib.parse import quote
 from ctdsl.version import __version__
 from ctdsl.diagnostics.core import Diagnostic, Report, Severity, Span
 from ctdsl.diagnostics.rules import RuleInfo, Rules, describe, help_uri
+from ctdsl.diagnostics.terminal import json_command_safe
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -139,7 +140,7 @@ def _invocation(report: Report, index: dict[str, int]) -> dict:
 
 
 def render_sarif(report: Report, rules: Rules) -> str:
-    return json.dumps(sarif_document(report, rules), indent=2, sort_keys=True) + "\n"
+    return json_command_safe(json.dumps(sarif_document(report, rules), indent=2, sort_keys=True)) + "\n"
 
 
 __all__ = ["LEVEL", "SARIF_SCHEMA", "full_message", "render_sarif", "rule_descriptor", "sarif_document"]

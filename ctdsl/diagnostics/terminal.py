@@ -128,4 +128,17 @@ class CommandSafe:
         return getattr(self.raw, name)
 
 
-__all__ = ["CommandSafe", "command_safe", "printable"]
+def json_command_safe(text: str) -> str:
+    """A JSON document (or a piece of one made of whole values) in which no line holds `##[` or `##vso[`.
+
+    JSON is data and is written as it is, but on stdout it lands in a CI log too,
+    where a runner obeys `##[...]` and `##vso[...]` anywhere in a line; a label or a
+    file name puts them in a string. A `#` occurs in JSON only inside a string, where
+    `\\u0023` is JSON's own way of writing it: each `#` that follows a `#` is written
+    so, and the document parses to the same value. (A `::` cannot start a line of
+    JSON: a line break in a string is written `\\n`.)
+    """
+    return text.replace("##", "#\\u0023")
+
+
+__all__ = ["CommandSafe", "command_safe", "json_command_safe", "printable"]

@@ -144,16 +144,33 @@ _TEX = {
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
 }
-_TEX_RE = re.compile(r"[\\{}$&#_%~^<>|]|[\x00-\x1f\x7f-\x9f]")
+# The characters beyond ASCII that pdflatex typesets in text mode with the LaTeX kernel's UTF-8 support and the
+# encodings a document has by default (OT1, TS1): found by compiling each of U+00A0..U+024F, U+0370..U+03FF and
+# U+2000..U+22FF in a \paragraph with TeX Live 2022's pdflatex (utf8enc.dfu declares more, but those need a font
+# encoding such as T1, or are math). Any other character (U+2028, a BiDi control, Greek, an emoji) stops the compile
+# ("Unicode character ... not set up for use with LaTeX"), so it is written as its code instead: \textbackslash{}u2028.
+_TEX_UNICODE = (
+    "\u00a0-\u00aa\u00ac-\u00ba\u00bc-\u00cf\u00d1-\u00dd\u00df-\u00ef\u00f1-\u00fd\u00ff-\u0103\u0106-\u010f"
+    "\u0112-\u0117\u011a-\u0125\u0128-\u012d\u0130-\u0137\u0139-\u013e\u0141-\u0148\u014c-\u0165\u0168-\u0171"
+    "\u0174-\u017e\u0192\u01c4-\u01d4\u01e2\u01e3\u01e6-\u01e9\u01f0\u01f4\u01f5\u0218-\u021b\u0232\u0233\u0237"
+    "\u2010-\u2016\u2018\u2019\u201c\u201d\u2020-\u2022\u2026\u2030\u2031\u203b\u203d\u2044\u204e\u2052\u2103"
+    "\u2116\u2117\u211e\u2120\u2122\u2126\u2127\u212e\u2190-\u2193"
+)
+_TEX_RE = re.compile(r"[\\{}$&#_%~^<>|]|[^\x20-\x7e" + _TEX_UNICODE + "]")
 
 
 def _tex_one(m: re.Match) -> str:
     ch = m.group()
-    return _TEX.get(ch) or f"\\textbackslash{{}}x{ord(ch):02x}"
+    if ch in _TEX:
+        return _TEX[ch]
+    if ord(ch) < 0xA0:
+        return f"\\textbackslash{{}}x{ord(ch):02x}"
+    return f"\\textbackslash u\\{{{ord(ch):04x}\\}}"  # `\textbackslash u`: no spec text writes it (its \ has {})
 
 
 def tex_text(text: str) -> str:
-    """Spec text for LaTeX text mode (also inside \\text{...}): every special character escaped."""
+    """Spec text for LaTeX text mode (also inside \\text{...}): every special character escaped, and every character
+    pdflatex has no glyph for by default (a control character, U+2028, Greek, an emoji) written as its code."""
     return _TEX_RE.sub(_tex_one, text)
 
 
@@ -164,6 +181,7 @@ _PLAIN = re.compile(r"[A-Za-z0-9 ,.:;!?'()\[\]+=*/@\-\u00a0-\uffff]+")
 _MATH_CHAR = {"\\": r"\backslash ", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#", "_": r"\_",
               "%": r"\%", "~": r"\sim ", "^": r"\hat{}", "<": "<", ">": ">", "|": "|", '"': "''"}  # fmt: skip
 _UNTEX = {v: k for k, v in _TEX.items()}
+_CODE_RE = re.compile(r"\\textbackslash u\\\{([0-9a-f]{4,6})\\\}")  # tex_text's code of a character
 _UNTEX_RE = re.compile("|".join(re.escape(v) for v in sorted(_UNTEX, key=len, reverse=True)))
 
 
@@ -183,7 +201,10 @@ def tex_text_to_mathjax(tex: str) -> str:
 
     def one(m: re.Match) -> str:
         body = m.group(1)
-        return m.group(0) if "\\" not in body else mathjax_text(_UNTEX_RE.sub(lambda e: _UNTEX[e.group()], body))
+        if "\\" not in body:
+            return m.group(0)
+        body = _CODE_RE.sub(lambda e: chr(int(e.group(1), 16)), body)  # MathJax shows what pdflatex cannot
+        return mathjax_text(_UNTEX_RE.sub(lambda e: _UNTEX[e.group()], body))
 
     return re.sub(r"\\text\{((?:[^{}\\]|\\[{}]|\\[A-Za-z]+\{\}|\\.)*)\}", one, tex)
 

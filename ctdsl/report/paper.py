@@ -28,6 +28,7 @@ import math
 import re
 
 from ctdsl import units as U
+from ctdsl.diagnostics.terminal import command_safe
 from ctdsl.report.blocks import EqRow, Equations, Grid, Name, Prose, Qty, TeX, Text
 from ctdsl.report.document_tex import equations_tex, grid_tex, prose_tex, tt
 from ctdsl.report.paper_forms import Form, Printer, lines, width
@@ -286,8 +287,9 @@ class Paper:
 
 
 def _comment(text: str) -> str:
-    """Text for a TeX comment line: one line, printable."""
-    return "".join(c if c.isprintable() else "?" for c in text)
+    """Text for a TeX comment line: one line, printable, and no CI runner's command when the LaTeX is printed
+    to a CI log (a file named `##vso[...].ct`: `command_safe` puts a zero-width joiner between the `#`s)."""
+    return command_safe("".join(c if c.isprintable() else "?" for c in text))
 
 
 def paper_latex(sol: Solution, standalone: bool = False, columns: int = 1, units: str = SIUNITX, prefix: str = "ctdsl", extra: tuple[str, ...] = ()) -> str:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 import numpy as np
 
 from ctdsl.report.encode import csv_cell
+from ctdsl.diagnostics.terminal import json_command_safe
 
 if TYPE_CHECKING:  # types only: no import at run time (the report reads what the CLI hands it)
     from ctdsl.numeric.forms import CompiledForms
@@ -119,13 +120,14 @@ class JsonWriter:
             "units": [c.unit for c in cols],
             "points": size,
         }
-        text = json.dumps(head, indent=1, allow_nan=False)
+        text = json_command_safe(json.dumps(head, indent=1, allow_nan=False))
         fh.write(text[:-2] + ',\n "rows": [')
 
     def write(self, ch) -> None:
         parts = []
         for row in zip(*[_cells(c, ch, None) for c in self.cols]):
-            parts.append(("\n  " if self.first else ",\n  ") + json.dumps(row, allow_nan=False, separators=(",", ":")))
+            cell = json_command_safe(json.dumps(row, allow_nan=False, separators=(",", ":")))
+            parts.append(("\n  " if self.first else ",\n  ") + cell)
             self.first = False
         self.fh.write("".join(parts))
 

@@ -8,6 +8,8 @@ A regression file is a spec whose first lines may say, in comments:
     # sets: wan_bw=2^1030 GB/s                                   (--set overrides for solve --format json)
     # counted by: tests/test_x.py::test_y                        (a case found as a timeout: the test that
                                                                   keeps its fix by counting work, not time)
+    # filename: "::error::x.ct"                                  (the name the input is written under, as a
+                                                                  JSON string; default fuzz.ct)
 
 A file with an `xfail:` line still fails: its test is marked xfail(strict=True),
 so the suite stays green now and turns red the day the crash is fixed, when the
@@ -16,6 +18,7 @@ line must be removed. The lines are comments: the spec reads the same without th
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +29,7 @@ from fuzz.harness import WALL_BACKSTOP
 HERE = Path(__file__).resolve().parent
 CRASHES = HERE / "crashes"
 HOSTILE = HERE / "hostile"
-_HEADER = re.compile(r"^#\s*(fuzz|commands|xfail|class|sets|counted by)\s*:\s*(.*?)\s*$")
+_HEADER = re.compile(r"^#\s*(fuzz|commands|xfail|class|sets|counted by|filename)\s*:\s*(.*?)\s*$")
 # CPU seconds per command in the suite, with the harness's wall-clock backstop at HANG: far above any command's
 # time on a loaded machine, so a command is stopped only when it would never end. How fast each case runs is
 # measured by bench/bench_regressions.py, never asserted.
@@ -58,6 +61,11 @@ class Case:
         return tuple(s.strip() for s in raw.split(";") if s.strip())
 
     @property
+    def filename(self) -> str:
+        raw = self.meta.get("filename", "").strip()
+        return json.loads(raw) if raw else "fuzz.ct"
+
+    @property
     def id(self) -> str:
         return self.path.stem
 
@@ -74,10 +82,12 @@ def read_case(path: Path) -> Case:
     return Case(path, data, meta)
 
 
-def header(signature: str, commands: list[str], xfail: str | None) -> str:
+def header(signature: str, commands: list[str], xfail: str | None, filename: str = "fuzz.ct") -> str:
     lines = [f"# fuzz: {signature}", f"# commands: {' '.join(commands)}"]
     if xfail:
         lines.append(f"# xfail: {xfail}")
+    if filename != "fuzz.ct":
+        lines.append(f"# filename: {json.dumps(filename)}")
     return "\n".join(lines) + "\n"
 
 

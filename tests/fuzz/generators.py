@@ -1,6 +1,6 @@
-"""Inputs for the fuzz campaign: grammar sentences, mutated examples, random expressions.
+"""Inputs for the fuzz campaign: grammar sentences, mutated examples, random expressions, planted payloads.
 
-Three sources, each deterministic given its seed:
+Four sources, each deterministic given its seed:
 
 - `grammar_strategy()`: sentences of grammar/ctdsl.lark (hypothesis.extra.lark.from_lark),
   with words, numbers and units drawn from small lists of real and fake ones so
@@ -12,10 +12,18 @@ Three sources, each deterministic given its seed:
 - `with_random_fields(rng, corpus)`: a spec or example with the value of some
   fields and params replaced by a random expression (huge and tiny exponents,
   exponent towers, deep nesting, min/max/ceil/log2/sqrt of params, zero
-  divisors, units right and wrong).
+  divisors, units right and wrong);
+- `with_payloads(seed, i)`: a real spec or example (specs/, examples/) with
+  payloads aimed at each sink planted where its text reaches an output: the
+  opening comment, comments, labels, display names, its own file name and an
+  imported file's, names, values (cost bombs) and `--set` (tests/fuzz/payloads.py).
+  It comes in from seed PAYLOADS_SINCE on, for PAYLOAD_SHARE of the inputs that are
+  not grammar sentences; which inputs those are is drawn from a generator of its
+  own, so that every other input of a seed is the text it always was, and a seed
+  below PAYLOADS_SINCE gives exactly the inputs it gave before.
 
 `generate(seed, i)` is input number i of a campaign: the same (seed, i) always
-gives the same text, so a run can be split over processes and any input replayed.
+gives the same input, so a run can be split over processes and any input replayed.
 """
 
 from __future__ import annotations
@@ -245,14 +253,44 @@ def _splice_tokens(rng: random.Random, line: str, donor: str) -> str:
 
 @dataclass(frozen=True)
 class FuzzInput:
-    source: str  # grammar | mutate | fields | text
+    source: str  # grammar | mutate | fields | mutate+fields | payload
     origin: str  # which corpus file it came from, or the generator
     text: str
     sets: tuple[str, ...] = field(default=())  # --set overrides given to solve --format json
+    filename: str = "fuzz.ct"  # the name the input is written under (and named by on the command line)
+    files: tuple[tuple[str, str], ...] = field(default=())  # (name, text) written beside it: files it imports
+    places: tuple[str, ...] = field(default=())  # for a payload input: where its payloads were planted
 
 
-def generate(seed: int, i: int) -> FuzzInput:
-    """Input i of the campaign with this seed (mutations and random fields; grammar inputs come in batches)."""
+PAYLOADS_SINCE = 25  # the first seed with payload inputs (issue 25's campaign); older seeds' inputs are unchanged
+PAYLOAD_SHARE = 0.5  # of the inputs that are not grammar sentences, from that seed on
+
+
+def real_specs() -> tuple[tuple[str, str], ...]:
+    """The specs and examples a user would write (not the standard library, not the imported helper)."""
+    return tuple((n, t) for n, t in corpus() if n.startswith(("specs/", "examples/")) and n.count("/") == 1)
+
+
+def with_payloads(seed: int, i: int) -> FuzzInput:
+    """A real spec with payloads planted where its text reaches an output (tests/fuzz/payloads.py)."""
+    from fuzz.payloads import plant
+
+    rng = random.Random(f"ctdsl-payload:{seed}:{i}")
+    name, text = rng.choice(real_specs())
+    p = plant(rng, text)
+    return FuzzInput("payload", name, p.text, tuple(p.sets), p.filename, tuple(p.files), tuple(p.places))
+
+
+def is_payload(seed: int, i: int) -> bool:
+    """Is input i of this seed a payload input (drawn apart from the other sources' generator)?"""
+    return seed >= PAYLOADS_SINCE and random.Random(f"ctdsl-mix:{seed}:{i}").random() < PAYLOAD_SHARE
+
+
+def generate(seed: int, i: int, payloads: bool = True) -> FuzzInput:
+    """Input i of the campaign with this seed (payloads, mutations and random fields; grammar inputs come in batches);
+    with `payloads` off, what it would be without the payload source (the same text for every other input)."""
+    if payloads and is_payload(seed, i):
+        return with_payloads(seed, i)
     rng = random.Random(f"ctdsl-fuzz:{seed}:{i}")
     files = corpus()
     name, text = rng.choice(files)

@@ -30,12 +30,18 @@ it would never end, and it checks no command's time (tests/test_no_timed_asserts
 The clocks are the harness's to read (`clocks`), so a test can give it clocks
 of its own and check how it classifies without measuring anything.
 
-The commands a checked-clean spec goes through: check (text), lint --format sarif,
-solve (table and JSON, the JSON one with the input's --set overrides), export
-latex, graph (JSON), report (Markdown, to a temporary directory), a sweep of at
-most 3 x 3 points over the spec's own ranges and simulate (2 seeds of a few
-steps). A spec that does not check clean goes through check and lint only: every
-other command stops at the same checker (they share `load_or_exit`).
+The commands (tests/fuzz/commands.py): every input goes through check and lint
+(SARIF, text, github); one that checks clean also through solve (table, JSON with
+the input's --set overrides, Markdown, CSV), export latex, graph (JSON), report
+(Markdown and HTML, to a temporary directory), explore, a sweep of at most 3 x 3
+points over the spec's own ranges, simulate (2 seeds of a few steps) and lint --fix
+on a copy. A spec that does not check clean goes through check and lint only: every
+other command stops at the same checker (they share `load_or_exit`). The commands
+run in the scratch directory and name the input as given (a file name may be
+hostile, tests/fuzz/payloads.py). Each command's outputs are read by the oracle of
+each sink they reach (tests/fuzz/sinks.py): spec text arriving active there is a
+leak, kept on the outcome; and its peak resident set is measured (`Peak`), a
+"memory" outcome over `max_memory`.
 
 What the harness itself would repeat on every input, it does once: typer's click
 command is built from the app when the harness is made (CliRunner would build it
@@ -46,9 +52,10 @@ command still runs, in full, on every input that reaches it.
 
 from __future__ import annotations
 
+import contextlib
 import gc
-import math
 import os
+import shutil
 import re
 import signal
 import tempfile
@@ -57,6 +64,9 @@ import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from fuzz import commands as commands_mod
+from fuzz import sinks
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "ctdsl"
@@ -80,7 +90,7 @@ class Interrupted(BaseException):
 @dataclass
 class Outcome:
     command: str
-    kind: str  # ok | crash | slow | hang
+    kind: str  # ok | crash | hang | memory | slow
     exit_code: int | None
     seconds: float  # wall-clock
     signature: str = ""  # for crash and hang: "Type @ ctdsl/file.py:function"
@@ -89,6 +99,17 @@ class Outcome:
     trace: str = ""
     cpu: float = 0.0  # CPU seconds of the process while the command ran
     stopped_by: str = ""  # for a hang stopped by a timer: "cpu" or "wall"
+    memory: int = 0  # bytes: the process's peak resident set while the command ran (0: not measured)
+    grew: int = 0  # bytes: how far that peak was over the resident set when the command started
+    leaks: list = field(default_factory=list)  # sinks.Leak: spec text that reached one of its outputs active
+
+    def signatures(self) -> list[str]:
+        """The crash, hang, memory or slow signature, and one per leak."""
+        return ([self.signature] if self.signature else []) + [leak_signature(x, self.command) for x in self.leaks]
+
+
+def leak_signature(leak, command: str) -> str:
+    return f"Leak({leak.sink}: {leak.rule}) @ {command}"
 
 
 @dataclass
@@ -98,68 +119,22 @@ class Result:
 
     @property
     def kind(self) -> str:
+        """The worst of its outcomes: crash, hang, memory, leak, slow, then ok."""
         kinds = {o.kind for o in self.outcomes}
-        for k in ("crash", "hang", "slow"):
+        for k in ("crash", "hang", "memory"):
             if k in kinds:
                 return k
-        return "ok"
+        if any(o.leaks for o in self.outcomes):
+            return "leak"
+        return "slow" if "slow" in kinds else "ok"
 
     def problems(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.kind != "ok"]
+        return [o for o in self.outcomes if o.kind != "ok" or o.leaks]
 
 
-# ---- the commands ------------------------------------------------------------------------
-
-
-def _sweep_args(spec) -> list[str] | None:
-    """--sweep for up to two of the spec's ranged params, 3 points each, in their declared units."""
-    args: list[str] = []
-    for p in list(getattr(spec, "params", {}).values()):
-        lo, hi = getattr(p, "lo", None), getattr(p, "hi", None)
-        if lo is None or hi is None:
-            continue
-        scale = getattr(p, "unit_scale", 1.0) or 1.0
-        unit = getattr(p, "unit", None) or ""
-        try:
-            a, b = float(lo) / scale, float(hi) / scale
-        except (TypeError, ValueError, OverflowError, ZeroDivisionError):
-            continue
-        if not (math.isfinite(a) and math.isfinite(b)):
-            continue
-        spacing = getattr(p, "spacing", None) or "lin"
-        args += ["--sweep", f"{p.name}={a!r} {unit}:{b!r} {unit}:3:{spacing}".replace(" :", ":")]
-        if len(args) == 4:
-            break
-    return args
-
-
-def commands(path: str, out_dir: str, spec, sets: tuple[str, ...]) -> list[tuple[str, list[str]]]:
-    """(name, argv) of every command a clean spec goes through."""
-    set_args = [a for s in sets for a in ("--set", s)]
-    return [
-        ("solve-table", ["solve", path]),
-        ("solve-json", ["solve", path, "--format", "json", *set_args]),
-        ("export-latex", ["export", "latex", path]),
-        ("graph-json", ["graph", path, "--format", "json"]),
-        ("report-md", ["report", path, "-o", os.path.join(out_dir, "report.md")]),
-        ("sweep", ["sweep", path, *(_sweep_args(spec) or []), "--format", "csv", "-o", os.path.join(out_dir, "s.csv")]),
-        ("simulate", ["simulate", path, "--steps", "3", "--seeds", "2", "--warmup", "1", "--format", "json", "--no-progress"]),
-    ]
-
-
-def extra_commands(path: str, out_dir: str) -> list[tuple[str, list[str]]]:
-    """Commands run only when asked for by name (a regression case's `# commands:` line)."""
-    return [
-        ("sweep-default", ["sweep", path, "--format", "csv", "-o", os.path.join(out_dir, "d.csv")]),
-        ("report-html", ["report", path, "-o", os.path.join(out_dir, "report.html")]),
-        ("solve-csv", ["solve", path, "--format", "csv"]),
-        ("simulate-spec", ["simulate", path, "--format", "json", "--no-progress"]),
-    ]
-
-
-FIRST = [("check", lambda p: ["check", p]), ("lint-sarif", lambda p: ["lint", p, "--format", "sarif"])]
-ALL_COMMANDS = [n for n, _ in FIRST] + ["solve-table", "solve-json", "export-latex", "graph-json", "report-md",
-                                         "sweep", "simulate"]
+# commands.py holds the command table; these names stay here for the callers that import them from the harness
+FIRST = commands_mod.FIRST_NAMES
+ALL_COMMANDS = commands_mod.ALL_COMMANDS
 
 
 # ---- running one command -----------------------------------------------------------------
@@ -226,11 +201,64 @@ def _from_text(text: str) -> tuple[str, str]:
     return f"{etype.rsplit('.', 1)[-1]} @ {sig}", where
 
 
+class Peak:
+    """The process's peak resident set over one command.
+
+    Linux keeps a process's high-water mark of resident memory (VmHWM) and lets the
+    process reset it to the current size (writing 5 to /proc/self/clear_refs): reset
+    before a command, read after, it is that command's peak. Where that is not
+    allowed, the peak of the whole process so far (getrusage's ru_maxrss) stands in,
+    which shows only a command that raises it.
+    """
+
+    def __init__(self) -> None:
+        self.resettable = self._reset()
+
+    @staticmethod
+    def _reset() -> bool:
+        try:
+            with open("/proc/self/clear_refs", "w") as fh:
+                fh.write("5")
+        except OSError:
+            return False
+        return True
+
+    @staticmethod
+    def _status(key: str) -> int:
+        try:
+            with open("/proc/self/status", encoding="ascii") as fh:
+                for line in fh:
+                    if line.startswith(key + ":"):
+                        return int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            pass
+        return 0
+
+    def start(self) -> int:
+        """Reset the mark; the resident set now, in bytes."""
+        if self.resettable:
+            self._reset()
+        return self._status("VmRSS")
+
+    def peak(self) -> int:
+        """The peak resident set since `start`, in bytes."""
+        if self.resettable:
+            return self._status("VmHWM")
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 class Harness:
-    """The CLI app, a runner and a scratch directory, reused for every input."""
+    """The CLI app, a runner and a scratch directory, reused for every input.
+
+    `max_memory` (bytes): a command whose peak resident set goes over it is a
+    "memory" outcome. `oracles`: read each command's outputs for spec text arriving
+    active (tests/fuzz/sinks.py); a leak is kept on the outcome.
+    """
 
     def __init__(self, slow: float = SLOW, limit: float = CAMPAIGN_LIMIT, clock: str = "cpu", backstop: float = WALL_BACKSTOP,
-                 clocks=(time.perf_counter, time.process_time)) -> None:
+                 clocks=(time.perf_counter, time.process_time), max_memory: int | None = None, oracles: bool = True) -> None:
         import typer.main
         from typer.testing import CliRunner
 
@@ -240,12 +268,21 @@ class Harness:
         self.runner = CliRunner()
         self.slow, self.limit, self.clock, self.backstop = slow, limit, clock, backstop
         self.wall, self.cpu = clocks  # what a command's times are read from
+        self.max_memory, self.oracles = max_memory, oracles
+        self.peak = Peak()
         # the click command typer builds from the app: built once here, not on every invoke (typer's
         # CliRunner rebuilds it each time, a quarter of the time of a command that fails at the checker)
         self.command = typer.main.get_command(app)
         self.checked = None  # the CheckResult the last `check` command computed (see `_record_check`)
         root_opts = {o for p in self.command.params for o in p.opts}
         self.prefix = ["--debug"] if "--debug" in root_opts else []  # the traceback of an exit 3, when there is one
+        lint = getattr(self.command, "commands", {}).get("lint")
+        lint_opts = {o for p in getattr(lint, "params", []) for o in p.opts}
+        # a fix a rule calls unsafe is applied only when asked (where the option exists): the oracle checks every fix
+        self.fix_args = ["--fix"] + (["--unsafe-fixes"] if "--unsafe-fixes" in lint_opts else [])
+        self._sarif: bytes | None = None  # lint-sarif's output for the current input (the fix oracle reads it)
+        self._last_stdout: bytes | None = None  # what the last command printed
+        self.kept: dict[str, bytes] = {}  # the last input's export latex output, for a compile now and then
         self._tmp = tempfile.TemporaryDirectory(prefix="ctdsl-fuzz-")
         self.dir = Path(self._tmp.name)
         # quoted imports of the examples resolve next to the input, as they would in examples/
@@ -271,15 +308,35 @@ class Harness:
         gc.collect()
         gc.freeze()
 
-    def invoke(self, name: str, argv: list[str]) -> Outcome:
+    def invoke(self, name: str, argv: list[str], command: commands_mod.Command | None = None) -> Outcome:
+        """Run one command and classify it; with `command`, its outputs are read by its oracles too."""
+        rss = self.peak.start()
         start, cpu = self.wall(), self.cpu()
-        o = self._invoke(name, argv, start)
+        o, r = self._invoke(name, argv, start)
         o.cpu = self.cpu() - cpu
-        if o.kind == "ok" and (o.cpu if self.clock == "cpu" else o.seconds) > self.slow:
+        self._last_stdout = r.stdout_bytes if r is not None else None
+        o.memory = self.peak.peak()
+        o.grew = max(0, o.memory - rss)
+        if o.kind == "ok" and self.max_memory is not None and o.memory > self.max_memory:
+            o.kind, o.signature = "memory", f"memory @ {name}"
+            o.message = f"peak resident set {o.memory / 2**20:.0f} MB (the command added {o.grew / 2**20:.0f} MB)"
+        elif o.kind == "ok" and (o.cpu if self.clock == "cpu" else o.seconds) > self.slow:
             o.kind, o.signature = "slow", f"slow @ {name}"
+        if r is not None and command is not None and self.oracles:
+            o.leaks = self._oracle(lambda: commands_mod.check_outputs(command, r.stdout_bytes, _stderr(r)))
         return o
 
-    def _invoke(self, name: str, argv: list[str], start: float) -> Outcome:
+    def _oracle(self, read) -> list:
+        """The leaks `read()` finds, under a wall-clock limit (an oracle that fails or hangs is itself reported)."""
+        try:
+            with time_limit(max(60.0, self.limit * self.backstop)):
+                return read()
+        except Interrupted:
+            return [sinks.Leak("oracle", "timed out", "")]
+        except Exception as exc:  # noqa: BLE001 - a bug of the oracle's, shown as a class of its own
+            return [sinks.Leak("oracle", f"failed: {type(exc).__name__}", _one_line(exc))]
+
+    def _invoke(self, name: str, argv: list[str], start: float):
         try:
             with time_limit(self.limit, self.clock, self.backstop), _built(self.app, self.command), _record_check(self, name == "check"):
                 r = self.runner.invoke(self.app, self.prefix + argv, catch_exceptions=True)
@@ -287,66 +344,118 @@ class Harness:
             seconds = self.wall() - start
             sig, where, trace = _from_exception(exc)
             return Outcome(name, "hang", None, seconds, sig.replace("Interrupted", "Timeout"), where,
-                           f"stopped after {self.limit:g} s{' of CPU' if exc.clock == 'cpu' else ''}", trace, stopped_by=exc.clock)
+                           f"stopped after {self.limit:g} s{' of CPU' if exc.clock == 'cpu' else ''}", trace, stopped_by=exc.clock), None
         finally:
             _close_figures()
         seconds = self.wall() - start
         out, err = r.stdout, _stderr(r)
         if r.exception is not None and not isinstance(r.exception, SystemExit):
             sig, where, trace = _from_exception(r.exception)
-            return Outcome(name, "crash", r.exit_code, seconds, sig, where, _one_line(r.exception), trace)
+            return Outcome(name, "crash", r.exit_code, seconds, sig, where, _one_line(r.exception), trace), r
         if r.exit_code in CLEAN_CODES and "Interrupted" in err and "Exception ignored in" in err:
             # the alarm fired inside a callback that cannot raise (a gc callback): Python printed it as
             # unraisable and went on; the command did overrun the limit, and the traceback is ours, not ctdsl's
             return Outcome(name, "hang", r.exit_code, seconds, f"Timeout @ {name} (unraisable)", "",
-                           f"over {self.limit:g} s", err[-2000:])
+                           f"over {self.limit:g} s", err[-2000:]), None
         if r.exit_code not in CLEAN_CODES or _TRACEBACK in out or _TRACEBACK in err:
             sig, where = _from_text(err + "\n" + out)
             message = next((ln for ln in err.splitlines() if "internal error" in ln), err.strip()[-300:])
-            return Outcome(name, "crash", r.exit_code, seconds, sig, where, message, err[-4000:])
-        return Outcome(name, "ok", r.exit_code, seconds)
+            return Outcome(name, "crash", r.exit_code, seconds, sig, where, message, err[-4000:]), r
+        return Outcome(name, "ok", r.exit_code, seconds), r
 
     def _checked_spec(self):
         """The spec the check command just checked, when it checked clean (None otherwise)."""
         result, self.checked = self.checked, None
         return result.spec if result is not None and result.ok else None
 
+    def _run_command(self, c: commands_mod.Command, data: bytes) -> Outcome:
+        if c.name == "lint-fix":
+            return self._lint_fix(c, data)
+        o = self.invoke(c.name, list(c.argv), c)
+        if c.name == "lint-sarif":
+            self._sarif = self._last_stdout
+        if c.name == "export-latex" and self._last_stdout is not None:
+            self.kept[c.name] = self._last_stdout
+        return o
+
+    def _lint_fix(self, c: commands_mod.Command, data: bytes) -> Outcome:
+        """`lint --fix` on a copy of the input, which may change only the spans its fixable findings name."""
+        copy = self.dir / "fixcopy.ct"
+        copy.write_bytes(data)
+        if self._sarif is None:  # lint-sarif did not run (a regression case naming only lint-fix): its findings
+            self.invoke("lint-sarif", ["lint", str(copy.name), "--format", "sarif"])
+            self._sarif = self._last_stdout
+        sarif = (self._sarif or b"").decode("utf-8", "replace")
+        o = self.invoke(c.name, ["lint", copy.name, *self.fix_args], commands_mod.Command(c.name, c.argv))
+        if o.kind in ("ok", "slow", "memory") and self.oracles:
+            before = data.decode("utf-8", "replace")
+            after = copy.read_bytes().decode("utf-8", "replace") if copy.exists() else ""
+            o.leaks += self._oracle(lambda: sinks.fix(before, after, sarif))
+        return o
+
     def run(self, text: str | bytes, sets: tuple[str, ...] = (), only: set[str] | None = None,
-            filename: str = "fuzz.ct", first_problem: bool = False) -> Result:
-        """Every command (or those in `only`) on `text` written to a file in the scratch directory."""
-        path = self.dir / filename
-        path.write_bytes(text if isinstance(text, bytes) else encode(text))
-        self.checked = None
+            filename: str = "fuzz.ct", first_problem: bool = False, files: tuple = ()) -> Result:
+        """Every command (or those in `only`) on `text` written to `filename` in the scratch directory.
+
+        The commands run in that directory and name the file as given (relative), as a CI
+        job names a spec; `files` (name, text) are written beside it first (imports) and
+        removed after.
+        """
+        data = text if isinstance(text, bytes) else encode(text)
+        written = [(self.dir / filename, data)]
+        written += [(self.dir / name, encode(body)) for name, body in files]
         out_dir = self.dir / "out"
-        out_dir.mkdir(exist_ok=True)
+        shutil.rmtree(out_dir, ignore_errors=True)  # no output of the last input is read as this one's
+        out_dir.mkdir()
+        cwd = os.getcwd()
+        try:
+            for path, content in written:
+                _write(path, content)
+            os.chdir(self.dir)
+            return self._run(data, filename, sets, only, first_problem, str(out_dir))
+        finally:
+            os.chdir(cwd)
+            for path, _ in written:
+                with contextlib.suppress(OSError):
+                    os.unlink(os.fsencode(str(path)))
+
+    def _run(self, data: bytes, path: str, sets, only, first_problem: bool, out_dir: str) -> Result:
+        self.checked = None
+        self._sarif = None
+        self.kept = {}
         res = Result()
-        for name, argv in FIRST:
-            if only is None or name in only:
-                res.outcomes.append(self.invoke(name, argv(str(path))))
+        for c in commands_mod.first(path):
+            if only is None or c.name in only:
+                res.outcomes.append(self._run_command(c, data))
         if first_problem and any(o.kind in ("crash", "hang") for o in res.outcomes):
             return res
         if any(o.kind == "hang" and o.command == "check" for o in res.outcomes):
             return res  # the checker itself hangs: every other command would hang in it too
         ran_check = any(o.command == "check" for o in res.outcomes)
-        spec = self._checked_spec() if ran_check else _clean_spec(str(path), self.limit, self.clock, self.backstop)
+        spec = self._checked_spec() if ran_check else _clean_spec(path, self.limit, self.clock, self.backstop)
         res.clean = spec is not None
         if spec is None:
             return res
         limit = self.limit
         try:
-            todo = commands(str(path), str(out_dir), spec, sets)
+            todo = commands_mod.clean(path, out_dir, spec, sets)
             if only is not None:
-                todo = [c for c in todo + extra_commands(str(path), str(out_dir)) if c[0] in only]
-            for name, argv in todo:
-                if only is None or name in only:
-                    res.outcomes.append(self.invoke(name, argv))
-                    if first_problem and res.outcomes[-1].kind in ("crash", "hang"):
-                        break
-                    if res.outcomes[-1].kind == "hang":  # the rest share the solve: a shorter wait is enough to tell
-                        self.limit = min(self.limit, max(3.0, 1.5 * self.slow))
+                todo = [c for c in todo + commands_mod.extra(path, out_dir) if c.name in only]
+            for c in todo:
+                res.outcomes.append(self._run_command(c, data))
+                if first_problem and res.outcomes[-1].kind in ("crash", "hang"):
+                    break
+                if res.outcomes[-1].kind == "hang":  # the rest share the solve: a shorter wait is enough to tell
+                    self.limit = min(self.limit, max(3.0, 1.5 * self.slow))
         finally:
             self.limit = limit
         return res
+
+
+def _write(path: Path, content: bytes) -> None:
+    """Write a file whose name may hold any byte but '/' and NUL (a str name with surrogate escapes)."""
+    with open(os.fsencode(str(path)), "wb") as fh:
+        fh.write(content)
 
 
 @contextmanager

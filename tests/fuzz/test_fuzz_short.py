@@ -2,11 +2,14 @@
 
 40 sentences of the grammar (hypothesis, fixed seed) and 40 mutated or
 field-randomised specs and examples (random.Random, fixed seed) run through the
-harness (check, lint, and for a clean spec solve, export, graph, report, sweep and
-simulate). The run fails on any crash, except one already kept as a regression case
-in tests/fuzz/crashes/ and still marked xfail there: that one fails its own test
-until it is fixed. The same inputs every run; CTDSL_FUZZ_SHORT=N runs N of each.
-The long run is bench/fuzz.py.
+harness (check, lint, and for a clean spec solve, export, graph, report, explore,
+sweep, simulate and lint --fix). The run fails on any crash, except one already
+kept as a regression case in tests/fuzz/crashes/ and still marked xfail there: that
+one fails its own test until it is fixed. 10 real specs with payloads planted
+(tests/fuzz/payloads.py) go through the same commands and must also leak nothing
+into any sink (tests/fuzz/sinks.py). The same inputs every run; CTDSL_FUZZ_SHORT=N
+runs N of the first two kinds, CTDSL_FUZZ_SHORT_PAYLOADS=N N payload inputs. The
+long run is bench/fuzz.py.
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ import pytest
 
 from backstop import HANG
 from fuzz.cases import CRASHES, LIMIT, cases
-from fuzz.generators import generate, sample_grammar
+from fuzz.generators import generate, is_payload, sample_grammar
 from fuzz.harness import ROOT, Harness, Outcome, _from_text
 
 N = int(os.environ.get("CTDSL_FUZZ_SHORT", "40"))
+N_PAYLOADS = int(os.environ.get("CTDSL_FUZZ_SHORT_PAYLOADS", "10"))
 SEED = 2026
 
 
@@ -36,18 +40,21 @@ def harness():
     h.close()
 
 
-def _new_crashes(harness: Harness, inputs) -> list[str]:
+def _new_crashes(harness: Harness, inputs, leaks: bool = False) -> list[str]:
+    """The crashes (and hangs) not kept as xfail cases; with `leaks`, every leak into a sink too."""
     known = _known()
     found = []
-    for label, text, sets in inputs:
-        for o in harness.run(text, sets).outcomes:
-            if o.kind == "crash" and o.signature not in known:
+    for label, text, sets, run in inputs:
+        for o in harness.run(text, sets, **run).outcomes:
+            if o.kind in ("crash", "hang") and o.signature not in known:
                 found.append(f"{label} {o.command}: {o.signature} at {o.where}: {o.message}\n{text[:400]!r}")
+            if leaks and o.leaks:
+                found.append(f"{label} {o.command}: {[x.key for x in o.leaks]} {o.leaks[0].excerpt}\n{text[:400]!r}")
     return found
 
 
 def test_sentences_of_the_grammar_crash_no_command(harness):
-    inputs = [(f"grammar #{i}", t, ()) for i, t in enumerate(sample_grammar(N, SEED))]
+    inputs = [(f"grammar #{i}", t, (), {}) for i, t in enumerate(sample_grammar(N, SEED))]
     assert len(inputs) == N
     found = _new_crashes(harness, inputs)
     assert not found, "\n\n".join(found)
@@ -56,9 +63,23 @@ def test_sentences_of_the_grammar_crash_no_command(harness):
 def test_mutated_examples_crash_no_command(harness):
     inputs = []
     for i in range(N):
-        inp = generate(SEED, i)
-        inputs.append((f"{inp.source} of {inp.origin} #{i}", inp.text, inp.sets))
+        inp = generate(SEED, i, payloads=False)  # the inputs this test ran before the payload source came in
+        inputs.append((f"{inp.source} of {inp.origin} #{i}", inp.text, inp.sets, {}))
     found = _new_crashes(harness, inputs)
+    assert not found, "\n\n".join(found)
+
+
+def test_specs_with_payloads_crash_no_command_and_leak_into_no_sink(harness):
+    """Real specs with payloads planted where their text reaches an output, under hostile file and import names."""
+    numbers = [i for i in range(10 * N_PAYLOADS) if is_payload(SEED, i)][:N_PAYLOADS]
+    inputs = []
+    for i in numbers:
+        inp = generate(SEED, i)
+        assert inp.source == "payload"
+        inputs.append((f"payload of {inp.origin} #{i} in {list(inp.places)} as {inp.filename!r}", inp.text, inp.sets,
+                       {"filename": inp.filename, "files": inp.files}))
+    assert len(inputs) == N_PAYLOADS
+    found = _new_crashes(harness, inputs, leaks=True)
     assert not found, "\n\n".join(found)
 
 

@@ -31,11 +31,11 @@ def _cases():
     out = []
     for c in cases(CRASHES) + cases(HOSTILE):
         marks = [pytest.mark.xfail(strict=True, reason=c.xfail)] if c.xfail else []
-        out.append(pytest.param(c.data, c.commands, c.sets, id=f"{c.path.parent.name}/{c.id}", marks=marks))
+        out.append(pytest.param(c.data, c.commands, c.sets, c.filename, id=f"{c.path.parent.name}/{c.id}", marks=marks))
     for name, case in LARGE.items():
         marks = [pytest.mark.xfail(strict=True, reason=case.xfail)] if case.xfail else []
         commands = set(case.commands) if case.commands else None
-        out.append(pytest.param(case.build, commands, (), id=f"large/{name}", marks=marks))
+        out.append(pytest.param(case.build, commands, (), "fuzz.ct", id=f"large/{name}", marks=marks))
     return out
 
 
@@ -46,10 +46,10 @@ def harness():
     h.close()
 
 
-@pytest.mark.parametrize("data, commands, sets", _cases())
-def test_no_crash_and_no_hang(harness, data, commands, sets):
+@pytest.mark.parametrize("data, commands, sets, filename", _cases())
+def test_no_crash_and_no_hang(harness, data, commands, sets, filename):
     text = data() if callable(data) else data
-    result = harness.run(text, sets=sets, only=commands, first_problem=True)
+    result = harness.run(text, sets=sets, only=commands, first_problem=True, filename=filename)
     bad = [o for o in result.outcomes if o.kind in ("crash", "hang")]
     assert not bad, "\n".join(f"{o.command}: {o.signature} at {o.where}: {o.message}\n{o.trace[-1500:]}" for o in bad)
 
