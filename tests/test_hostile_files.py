@@ -168,8 +168,14 @@ def test_output_to_a_directory_fails_before_anything_is_written(here):
 
 
 def test_a_signal_during_the_copy_in_place_waits_for_its_end():
-    with pytest.raises(KeyboardInterrupt):
-        with files._signals_held():
-            os.kill(os.getpid(), signal.SIGINT)
-            done = True  # reached: the signal is held while the block runs
-    assert done
+    # Python's own handler, as under a terminal: a shell without job control starts a background
+    # command (a CI step's `cmd &`, a test run in the background) with SIGINT ignored
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with files._signals_held():
+                os.kill(os.getpid(), signal.SIGINT)
+                done = True  # reached: the signal is held while the block runs
+        assert done
+    finally:
+        signal.signal(signal.SIGINT, before)

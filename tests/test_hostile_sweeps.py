@@ -100,7 +100,8 @@ def test_the_ends_are_read_against_the_spec_as_loaded_not_as_the_file_is_now(tmp
 
 
 def _sweep_process(out: Path) -> subprocess.Popen:
-    code = "import sys; from ctdsl.cli import main; sys.argv = ['ctdsl'] + sys.argv[1:]; main()"
+    # SIGINT as under a terminal (Python's handler): a background shell may start us with it ignored
+    code = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); from ctdsl.cli import main; sys.argv = ['ctdsl'] + sys.argv[1:]; main()"
     args = ["sweep", FLAGSHIP, "--sweep", "wan_bw=1 GB/s:100 GB/s:100000", "--sweep", "budget=10 GFLOP/s:20 GFLOP/s:10", "-o", str(out)]
     return subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
