@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "tests" / "lint"))
 from chunkedfile import SPEC_NAME, read_chunks  # noqa: E402
 from lintkit import FIXTURES, lint_text  # noqa: E402
 
-DEF = re.compile(r"^\s*(device|link|switch|pluggable|model|dc|param|scheme)\s+(\w+)", re.M)
+DEF = re.compile(r"^\s*(device|link|switch|pluggable|model|dc|param|scheme|instance|pool|workload|handoff|slo)\s+(\w+)", re.M)
 BREAKEVEN = re.compile(r"\bbreakeven\s+(\w+)\s+vs\s+(\w+)\s+over\s+(\w+)")
 WAN = re.compile(r"\bwan\s+(\w+)\s*(?:<->|->)\s*(\w+)\s*=\s*(\w+)")
 PAIR = re.compile(r"\b(\w+)\s*=\s*(\[[^\]]*\]|\"[^\"]*\"|[^;,(){}]+?)(?=\s*(?:;|,|\)|\}|$|\s+(?:or|to|on|in|and|for)\b))")

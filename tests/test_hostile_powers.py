@@ -35,6 +35,8 @@ from ctdsl.model import expr as E
 from ctdsl.symbolic import regimes as R
 from ctdsl.symbolic.convert import to_sympy
 
+from backstop import HANG
+
 ROOT = Path(__file__).resolve().parents[1]
 
 ATTACK = "param x = 2 ^ (((((10^64)^64)^64)^64)^64)\n"
@@ -43,7 +45,6 @@ DEGREE = """\
 import std.devices
 import std.links
 import std.models
-from backstop import HANG
 param z = 1 in 1 .. 1.00000001 lin 5
 param wan_bw = 12.5 GB/s in 0.1 GB/s .. 1000 GB/s log 41
 model job : llama3_70b { tokens = 16384 }

@@ -132,7 +132,8 @@ def test_units_are_upright_and_the_table_is_a_float(sol):
     assert r"\begin{table*}[tbp]" in paper_latex(sol, columns=2)  # spans both columns
     # numbers aligned on the decimal point: siunitx S columns, their format from the numbers, the values bare
     (spec,) = re.findall(r"\\begin\{tabular\}\{(.*)\}\n\\toprule\nscheme", tex)
-    assert spec.startswith("lS[table-format=") and spec.count("S[") == 5, spec
+    # 6 number columns: c, V_WAN, T, T_target, E_target and V_target (the bytes a worker sends to the target)
+    assert spec.startswith("lS[table-format=") and spec.count("S[") == 6, spec
     assert r"\texttt{adamw} & " in tex and r"\texttt{adamw} & $" not in tex
     assert "S[" not in re.findall(r"\\begin\{tabular\}\{(.*)\}", plain)[0]  # plain units: right-aligned
     assert "B_{\\mathrm{WAN}}" not in tex and "V_{\\mathrm{WAN}}" in tex  # bytes are not bandwidth with a capital

@@ -156,7 +156,7 @@ def test_a_spec_without_schemes_gives_each_data_format_its_own_empty_result(tmp_
     j = run("simulate", str(spec), "--format", "json", *SMALL)
     assert j.exit_code == 0
     data = json.loads(j.stdout)
-    assert data["schema"] == "ctdsl.simulate/1" and data["schemes"] == [] and data["params"] == {"x": 1.0}
+    assert data["schema"] == "ctdsl.simulate/2" and data["schemes"] == [] and data["params"] == {"x": 1.0}
     c = run("simulate", str(spec), "--format", "csv", *SMALL)
     rows = list(csv.reader(io.StringIO(c.stdout)))
     assert c.exit_code == 0 and len(rows) == 1 and rows[0][0] == "scheme"  # the header, no row

@@ -73,13 +73,13 @@ def simulate(
 
     \b
     Examples:
-      ctdsl simulate specs/llama70b_wan.ct --set wan_load=0.9
+      ctdsl simulate specs/llama70b_wan.ct --set wan_load=0.9 --seeds 4
       ctdsl simulate specs/llama70b_wan.ct --steps 200 --seeds 20 --format json
       ctdsl simulate examples/15_contention.ct --validate
-      ctdsl simulate specs/llama70b_wan.ct --seeds 200 --partial runs.json
+      ctdsl simulate specs/llama70b_wan.ct --seeds 20 --partial runs.json
       ctdsl simulate specs/llama70b_wan.ct --seeds 40 -j 2
       ctdsl simulate examples/15_contention.ct --sweep 'rho=0.1:0.8:4' -o s.csv
-      ctdsl simulate specs/llama70b_wan.ct --set wan_load=0.5 --trace out.json
+      ctdsl simulate specs/llama70b_wan.ct --steps 20 --seeds 2 --trace out.json
     """
     study = load_or_exit(file, parse_sets(set_))
     spec = study.spec

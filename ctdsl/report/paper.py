@@ -86,8 +86,10 @@ class Paper:
         room = WIDTH[self.columns]
         # every row of an align is right of the left side's column: a long left side narrows them all
         rows = lines(form.terms, form.widths, room - width(lhs) - 1.5, room - max(3.5, width(lhs) + 1.0))
-        value = f" = {num_tex(form.value, self.units)}" if math.isfinite(form.value) else ""
-        rows[-1] += value
+        if math.isfinite(form.value):  # the value `= 221.4` ends the last row, or is a row of its own when the
+            value = f"= {num_tex(form.value, self.units)}"  # row with it would be wider than the whole column
+            last = rows[-1] + " " + value  # (examples/17_cost_carbon.ct's break-even fraction: 23.6 pt over in article)
+            rows[-1:] = [last] if width(last) <= room else [rows[-1], value]
         out = [EqRow(rf"{lhs} &= {rows[0]}", label)]
         out += [EqRow(rf"&\quad {r}") for r in rows[1:]]
         out += [row for rg in form.regimes for row in self._regime_rows(rg)]
@@ -234,7 +236,9 @@ class Paper:
             Text("Each scheme at the params' defaults: payload "), TeX("c"), Text(", bytes on the WAN "), TeX(r"V_{\mathrm{WAN}}"),
             Text(", step time "), TeX("T"), Text(", time, energy and bytes a worker sends to the target; binding: the step's largest component."),
         )  # fmt: skip
-        return Grid(None, header, rows, units=units, caption=caption, label=f"tab:{self.prefix}:numbers", wrap=0.26, wide=True)
+        # the binding column wrapped to 0.18 of the line: with six number columns a 0.26 share put the
+        # flagship's table 18.5 pt past a one-column article (tests/test_paper_latex.py compiles it)
+        return Grid(None, header, rows, units=units, caption=caption, label=f"tab:{self.prefix}:numbers", wrap=0.18, wide=True)
 
     def symbols_note(self) -> str:
         parts = []
