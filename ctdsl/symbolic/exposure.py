@@ -269,13 +269,13 @@ class SyncPlan:
         return Sync(name, phases, every, exposed, B, tau, F, slack, window, one, early)
 
     def _buckets(self, F: DimExpr) -> DimExpr:
-        """B per fragment: ceil(shard / bucket), or with `bucket = layer` one a layer the GPU holds,
-        ceil(L tp shard / F) (L / pp with even stages, the largest stage's layers with uneven ones)."""
+        """B per fragment: ceil(the GPU's own gradients / (F bucket)), or with `bucket = layer` one a
+        layer the GPU holds, ceil(L tp shard / F) (L / pp with even stages, the largest stage's
+        layers with uneven ones)."""
         ctx, s = self.ctx, self.scheme
-        shard = C.shard(ctx, self.model)
         if s.bucket_per_layer:
             tp = ctx.q(ctx.spec.replica.tp, U.ONE) if ctx.spec.has_replicas else D.one()
-            return D.ceiling(ctx.shape(self.model, "layers") * tp * shard / F)
+            return D.ceiling(ctx.shape(self.model, "layers") * tp * C.shard(ctx, self.model) / F)
         return D.ceiling(self.own_gradients() / (F * ctx.field(s, "bucket")))
 
     def _layered(self, F: DimExpr, backward: DimExpr | None):
