@@ -95,7 +95,7 @@ def step_table(res) -> Table:
                 _pm(s.step),
                 _ci(s.step),
                 _x(s.step.mean, p.free_step),
-                _inside(s.step, p.step),
+                _inside(s.step, p.step) + (" (queueing: a lower bound)" if p.queues and s.step.n >= 2 and s.step.interval[0] > p.step else ""),
             ]
         )
         t.marked.add((i, 6))
