@@ -160,7 +160,7 @@ class Printer:
         Printed `\\frac{N}{D}` when it is narrow; else as `(N) / (D)` with the
         factors of each as the pieces that lines may break between.
         """
-        if e.is_Add or sp.count_ops(e) > MAX_OPS // 10:  # factoring is the costly step: small forms only
+        if e.is_Add or sp.count_ops(e) > MAX_OPS // 10 or _high_power(e):  # factoring is the costly step: small forms only
             return None
         n, d = sp.fraction(sp.together(e))
         if not d.free_symbols or not (n.is_Add or d.is_Add or any(f.is_Add for f in sp.Mul.make_args(d))):
@@ -438,3 +438,9 @@ def lines(terms: tuple[str, ...], widths: tuple[float, ...], first: float, rest:
         out[-1].append(t)
         used += w
     return [" ".join(line) for line in out]
+
+
+def _high_power(e: sp.Expr) -> bool:
+    """A power above 8 (a burst's rho^n, queueing.py: 707 on the flagship): factoring its fraction
+    takes minutes, so the root is printed as it is."""
+    return any(p.exp.is_Integer and abs(int(p.exp)) > 8 for p in e.atoms(sp.Pow))
