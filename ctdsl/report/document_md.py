@@ -8,6 +8,8 @@ safe LaTeX, CT310's rule), so nothing in it can close the block: it holds no `$`
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import replace
 
 from ctdsl.version import __version__
 from ctdsl.report.blocks import Bullets, Code, Grid, Image, Math, Para, Section, TeX, cell_text
@@ -36,22 +38,42 @@ def _md_block(b) -> str:
     if isinstance(b, Math):  # GitHub's math: a display block on lines of its own
         return "$$\n" + _DOLLAR.sub(r"\\$", b.latex) + "\n$$"  # a `$` escaped: nothing closes the block
     if isinstance(b, Grid):
-        lines = [f"**{md_text(b.title)}**", ""] if b.title else []
-        lines.append("| " + " | ".join(_md_cell(h) for h in b.header) + " |")
-        lines.append("|" + "|".join("---" for _ in b.header) + "|")
-        for i, row in enumerate(b.rows):
-            cells = [f"**{_md_cell(c)}**" if (i, j) in b.marked and c else _md_cell(c) for j, c in enumerate(row)]
-            lines.append("| " + " | ".join(cells) + " |")
-        for n in b.notes:
-            lines += ["", f"_{md_text(n)}_"]
-        return "\n".join(lines)
+        return grid_md(b)
     if isinstance(b, Section):
         return _md_section(b)
     raise TypeError(b)  # pragma: no cover
 
 
+def grid_md(b: Grid) -> str:
+    """A table: its title in bold above it (when it has one), a marked cell in bold, each note in italics under it."""
+    lines = [f"**{md_text(b.title)}**", ""] if b.title else []
+    lines.append("| " + " | ".join(_md_cell(h) for h in b.header) + " |")
+    lines.append("|" + "|".join("---:" if j < len(b.align) and b.align[j] == "right" else "---" for j in range(len(b.header))) + "|")
+    for i, row in enumerate(b.rows):
+        cells = [f"**{_md_cell(c)}**" if (i, j) in b.marked and c else _md_cell(c) for j, c in enumerate(row)]
+        lines.append("| " + " | ".join(cells) + " |")
+    for n in b.notes:
+        lines += ["", f"_{md_text(n)}_"]
+    return "\n".join(lines)
+
+
 def _md_section(s: Section) -> str:
     return "#" * s.level + " " + md_text(s.title) + "\n\n" + "\n\n".join(_md_block(b) for b in s.blocks)
+
+
+def headed(t: Grid, level: int = 2) -> Section:
+    """A table under a heading of its title, as a page of tables gives it (`ctdsl solve --format markdown`)."""
+    return Section(t.title or "", [replace(t, title=None)], level)
+
+
+def blocks_md(blocks: Sequence) -> str:
+    """Blocks one after the other, each a paragraph of its own; the text ends with a newline."""
+    return "\n\n".join(_md_block(b) for b in blocks) + "\n"
+
+
+def tables_md(tables: Sequence[Grid], level: int = 2) -> str:
+    """Tables each under a heading of its title (`headed`)."""
+    return blocks_md([headed(t, level) for t in tables])
 
 
 def to_markdown(title: str, sections: list[Section]) -> str:
