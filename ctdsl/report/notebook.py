@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from ctdsl.report.encode import html_text, mathjax_text, md_text, tex_text
 from ctdsl.report.jsonout import solution_json
-from ctdsl.report.blocks import Prose
+from ctdsl.report.blocks import Prose, Section
 from ctdsl.report.document_html import grid_html
 from ctdsl.report.document_mathjax import to_mathjax
 from ctdsl.report.document_md import grid_md
@@ -95,16 +95,14 @@ def solution_math(sol) -> str:
         rows.append(r"&\text{Defaults: } " + ",\\ ".join(defaults))
     if rows:
         blocks.append("$$\\begin{aligned}" + " \\\\ ".join(rows) + "\\end{aligned}$$")
+    doc = []
     for r in sol.schemes.values():
-        blocks.append("$$" + mathjax_text(f"{r.name}: {r.label}", "textbf") + "$$")
         prose, *eqs = paper.scheme(r)
-        blocks.append(to_mathjax([Prose(prose.runs), *eqs]))  # the heading above names the scheme
+        doc.append(Section(f"{r.name}: {r.label}", [Prose(prose.runs), *eqs]))  # the heading names the scheme
     if sol.breakevens:
-        blocks.append("$$" + mathjax_text("Break-even", "textbf") + "$$")
-        for b in sol.breakevens:
-            blocks.append(to_mathjax(paper.breakeven(b)))
-    blocks.append("$$" + mathjax_text("Numbers at the defaults", "textbf") + "$$")
-    blocks.append(to_mathjax([paper.table()]))
+        doc.append(Section("Break-even", [x for b in sol.breakevens for x in paper.breakeven(b)]))
+    doc.append(Section("Numbers at the defaults", [paper.table()]))
+    blocks.append(to_mathjax(doc))
     return "\n\n".join(blocks) + "\n"
 
 
