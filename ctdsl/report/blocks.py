@@ -120,6 +120,11 @@ class EqRow:
 class Equations:
     rows: list[EqRow]
 
+    def aligned(self) -> str:
+        """The rows as one `aligned` block, without labels: what a writer of math that has no
+        numbered equations shows (MathJax, GitHub's math, an HTML page's LaTeX source)."""
+        return "\\begin{aligned}\n" + " \\\\\n".join(r.tex for r in self.rows) + "\n\\end{aligned}"
+
 
 @dataclass
 class Grid:

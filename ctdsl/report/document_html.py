@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 
 from ctdsl.version import __version__
-from ctdsl.report.blocks import Bullets, Code, Grid, Image, Math, Para, Section, cell_text
+from ctdsl.report.blocks import Bullets, Code, Equations, Grid, Image, Math, Name, Para, Prose, Section, TeX, cell_text
 from ctdsl.report.encode import html_text as escape
 
 CSS = """
@@ -44,9 +44,24 @@ def grid_html(g: Grid) -> str:
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{foot}"
 
 
+def _html_run(run) -> str:
+    """A run of a paragraph: words escaped, a name as code, math as its LaTeX source (there is no
+    expression to print MathML from)."""
+    if isinstance(run, Name):
+        return f"<code>{escape(run.text)}</code>"
+    if isinstance(run, TeX):
+        return f'<code class="language-latex">{escape(run.tex)}</code>'
+    return escape(cell_text(run))
+
+
 def _html_block(b) -> str:
     if isinstance(b, Para):
         return f"<p>{escape(b.text)}</p>"
+    if isinstance(b, Prose):
+        head = "<b>" + "".join(_html_run(r) for r in b.head) + "</b> " if b.head else ""
+        return "<p>" + head + "".join(_html_run(r) for r in b.runs) + "</p>"
+    if isinstance(b, Equations):  # the rows' LaTeX source, as the LaTeX writer aligns them (without labels)
+        return f'<pre><code class="language-latex">{escape(b.aligned())}</code></pre>'
     if isinstance(b, Bullets):
         return "<ul>" + "".join(f"<li>{escape(i)}</li>" for i in b.items) + "</ul>"
     if isinstance(b, Code):

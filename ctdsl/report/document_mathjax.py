@@ -53,7 +53,7 @@ def prose_mathjax(p: Prose) -> str:
 
 
 def equations_mathjax(eq: Equations) -> str:
-    return "$$" + tex_text_to_mathjax("\\begin{aligned}\n" + " \\\\\n".join(r.tex for r in eq.rows) + "\n\\end{aligned}") + "$$"
+    return "$$" + tex_text_to_mathjax(eq.aligned()) + "$$"
 
 
 def grid_mathjax(g: Grid) -> str:

@@ -1,5 +1,7 @@
-"""A report document as Markdown: images as data URIs, each exact form as a `$$` display block, which
-GitHub renders as math (its source, for any other viewer); every text from a spec escaped.
+"""The Markdown writer of the document model (`ctdsl.report.blocks`): a report (`to_markdown`), the
+solve tables (`tables_md`) and any blocks (`blocks_md`). Images as data URIs, each exact form or
+display of equations as a `$$` block, which GitHub renders as math (its source, for any other
+viewer); every text from a spec escaped.
 
 Spec text never forms math: `encode.md_text` writes `$` as an entity. The LaTeX inside a `$$` block
 is made from the results (symbols through `paper_units.symbol_tex`: a display name only where it is
@@ -12,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ctdsl.version import __version__
-from ctdsl.report.blocks import Bullets, Code, Grid, Image, Math, Para, Section, TeX, cell_text
+from ctdsl.report.blocks import Bullets, Code, Equations, Grid, Image, Math, Name, Para, Prose, Section, TeX, Text, cell_text
 from ctdsl.report.document_html import data_uri
-from ctdsl.report.encode import md_cell, md_fence, md_item, md_text
+from ctdsl.report.encode import md_cell, md_fence, md_item, md_text, tex_text_to_mathjax
 
 _DOLLAR = re.compile(r"(?<!\\)\$")
 
@@ -26,9 +28,27 @@ def _md_cell(c) -> str:
     return md_cell(cell_text(c))
 
 
+def _md_run(run, first: bool) -> str:
+    """A run of a paragraph: words and names escaped (the first also kept from opening a block), math inline."""
+    if isinstance(run, TeX):
+        return _md_cell(run)
+    text = run.text if isinstance(run, (Text, Name)) else run
+    return md_text(text) if first else md_cell(text)
+
+
+def _md_prose(p: Prose) -> str:
+    head = "**" + "".join(_md_run(r, False) for r in p.head) + "**" if p.head else ""
+    runs = "".join(_md_run(r, i == 0 and not head) for i, r in enumerate(p.runs))
+    return head + runs
+
+
 def _md_block(b) -> str:
     if isinstance(b, Para):
         return md_text(b.text)
+    if isinstance(b, Prose):
+        return _md_prose(b)
+    if isinstance(b, Equations):  # one display of aligned rows, without the LaTeX writer's labels
+        return "$$\n" + _DOLLAR.sub(r"\\$", tex_text_to_mathjax(b.aligned())) + "\n$$"
     if isinstance(b, Bullets):
         return "\n".join(f"- {md_item(i)}" for i in b.items)
     if isinstance(b, Code):

@@ -5,7 +5,7 @@ A table (`Grid`) is a rich table: its title bold on the left, its first column (
 a scheme) never broken, the others folded to the terminal's width; marked cells in bold yellow
 (followed by `mark`, which shows them where there is no colour); its notes dimmed under it. A
 paragraph of runs (`Prose`) is its head in bold, then its runs; a section its title in bold, then
-its blocks. Every text passes `encode.rich_text` (markup escaped, control characters shown).
+its blocks; math its LaTeX source, indented; a figure what it shows, in words. Every text passes `encode.rich_text` (markup escaped, control characters shown).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ctdsl.report.blocks import Bullets, Grid, Para, Prose, Section, cell_text
+from ctdsl.report.blocks import Bullets, Code, Equations, Grid, Image, Math, Para, Prose, Section, cell_text
 from ctdsl.report.encode import rich_text
 
 if TYPE_CHECKING:  # types only: rich is imported when a block is printed
@@ -50,6 +50,15 @@ def print_block(console: Console, b: object, mark: str = "") -> None:
     elif isinstance(b, Bullets):
         for item in b.items:
             console.print(f"- {rich_text(item)}")
+    elif isinstance(b, Code):
+        console.print(rich_text(b.text))
+    elif isinstance(b, Math):  # a terminal shows the LaTeX source, indented
+        console.print("  " + rich_text(b.latex))
+    elif isinstance(b, Equations):
+        for r in b.rows:
+            console.print("  " + rich_text(r.tex.replace("&", "")))
+    elif isinstance(b, Image):  # no picture on a terminal: what it shows
+        console.print(rich_text(f"(figure: {b.alt})"))
     elif isinstance(b, Section):
         console.print(f"[bold]{rich_text(b.title)}[/bold]")
         for x in b.blocks:

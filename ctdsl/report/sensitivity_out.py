@@ -138,7 +138,7 @@ def sensitivity_section(sens: Sensitivity, tornadoes: Sequence[Tornado] = ()) ->
         sec.blocks.append(Para(f"{t.name}: the change in {t.what} with each ranged param at the low and the high end of its range."))
         sec.blocks.append(Image(png_bytes(tornado_figure(t), dpi=110), f"tornado chart of {t.what}"))
     for t in sensitivity_tables(sens):
-        sec.blocks.append(Grid(t.title, t.header, t.rows, set(), list(t.notes)))
+        sec.blocks.append(t)
     return sec
 
 
