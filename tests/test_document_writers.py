@@ -47,7 +47,7 @@ def _document() -> list[B.Section]:
                 B.Code("code " + EVIL + "\n\nsecond line"),
                 B.Math(r"y = x^{2}", lambda: "<math><mi>y</mi></math>"),
                 B.Equations([B.EqRow(r"z &= \text{" + r"w\_1" + "}", "eq:z"), B.EqRow(r"&\quad + 1")]),
-                B.Grid("grid " + EVIL, ["col", B.TeX("c")], [["cell " + EVIL, B.Qty(1.5, "s")]], {(0, 0)}, ["note " + EVIL]),
+                B.Grid("grid " + EVIL, ["col", B.TeX("c")], [["cell " + EVIL, B.Qty(1.5, "s")]], {(0, 0)}, ["note " + EVIL], align=["left", "right"]),
                 B.Image(PNG, "figure " + EVIL),
                 B.Section("sub " + EVIL, [B.Para("inner")], level=3),
             ],
@@ -77,6 +77,7 @@ def test_markdown_writes_every_block_with_spec_text_inert():
     outside = md.replace("```\ncode " + EVIL + "\n\nsecond line\n```", "")  # a fenced block is inert as it is
     assert outside != md and "<script>" not in outside and "&lt;script>" in outside
     assert "**head " in md  # a paragraph's head in bold
+    assert "|---|---:|" in md  # the number column right-aligned
     assert "\\label" not in md  # the LaTeX writer's labels stay in LaTeX
 
 
