@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Mapping
 
 import sympy as sp
 
@@ -77,26 +78,117 @@ class LinkClass:
     in_network: bool = False  # its switch reduces in the network
 
 
+Box = Mapping[sp.Symbol, tuple[float, float]]
+
+
+def above(x: DimExpr, m: int = 0) -> DimExpr:
+    """1 where the whole number x is above m, else 0, for x >= m: min(1, x - m), or a number."""
+    d = (x - m).e
+    if d.is_Number:
+        return D.one() if d > 0 else D.zero(U.ONE)
+    return DimExpr(sp.Min(sp.Integer(1), d, evaluate=False), U.ONE)
+
+
+def pick(flag: DimExpr, yes: DimExpr, no: DimExpr) -> DimExpr:
+    """`yes` where the 0/1 flag is 1, `no` where it is 0: one of them where the flag is a number,
+    else flag yes + (1 - flag) no, exact at every point (the flag is 0 or 1 at whole degrees)."""
+    if flag.e.is_Number:
+        return yes if flag.e != 0 else no
+    if yes == no:
+        return yes
+    return flag * yes + (1 - flag) * no
+
+
+def _range(x: sp.Expr, box: Box) -> tuple[float, float] | None:
+    """The least and greatest of a product of powers of positive params over their ranges (`box`);
+    None where x is not such a product, or a range is not positive and finite."""
+    if x.is_Number:
+        return (float(x), float(x)) if x > 0 else None
+    if x.is_Symbol:
+        r = box.get(x)
+        return r if r is not None and 0 < r[0] <= r[1] < math.inf else None
+    if x.is_Pow and x.exp.is_Rational:
+        r = _range(x.base, box)
+        if r is None:
+            return None
+        ends = sorted((r[0] ** float(x.exp), r[1] ** float(x.exp)))
+        return ends[0], ends[1]
+    if x.is_Mul:
+        lo = hi = 1.0
+        for a in x.args:
+            r = _range(a, box)
+            if r is None:
+                return None
+            lo, hi = lo * r[0], hi * r[1]
+        return lo, hi
+    return None
+
+
 @dataclass(frozen=True)
 class Layout:
-    """A group of n members laid out over scale-up domains: k in each, n / k domains."""
+    """A group of n members laid out over scale-up domains: k in each, `count` domains.
+
+    k, `span` and `count` are whole numbers where no param can move them over its range,
+    else forms in the params (module docstring, "Layout"); `at` holds them at the defaults."""
 
     n: DimExpr
-    k: int  # members in one domain (at the params' defaults)
-    spans: bool  # the group spans more than one domain
-    count: int = 1  # domains it spans, at the params' defaults
+    k: DimExpr  # members in one domain
+    span: DimExpr  # 1 where the group spans more than one domain, else 0
+    count: DimExpr  # domains it spans: ceiling(n / k)
+    at: tuple[int, bool, int] = (1, False, 1)  # k, whether it spans, the domains: at the params' defaults
+
+    @property
+    def spans(self) -> bool:
+        """Whether it spans domains at the params' defaults (what a note and a report name)."""
+        return self.at[1]
+
+    @property
+    def shared(self) -> DimExpr:
+        """1 where a domain holds more than one member (k > 1), else 0."""
+        return above(self.k, 1)
+
+    @property
+    def fixed(self) -> bool:
+        return self.k.e.is_Number and self.span.e.is_Number
 
     @property
     def domains(self) -> DimExpr:
         return self.n / self.k
 
 
-def layout(n: DimExpr, stride: DimExpr, domain: DimExpr, number) -> Layout:
+def layout(n: DimExpr, stride: DimExpr, domain: DimExpr, number, box: Box | None = None) -> Layout:
     """Megatron's layout of a group of n members `stride` ranks apart in domains of `domain`
-    consecutive ranks; `number` evaluates a count at the params' defaults."""
+    consecutive ranks; `number` evaluates a count at the params' defaults, `box` holds each
+    param's range. k = max(1, min(n, floor(domain / stride))) is a number where it is the same
+    over the whole box, else that form (and so the flags that follow from it)."""
     nv, sv, dv = number(n), number(stride), number(domain)
-    k = int(max(1, min(nv, dv // sv if sv < dv else 1)))
-    return Layout(n, k, nv > k, max(1, math.ceil(nv / k)))
+    k0 = int(max(1, min(nv, dv // sv if sv < dv else 1)))
+    at = (k0, nv > k0, max(1, math.ceil(nv / k0)))
+    q = domain / stride
+    nr, qr = _range(n.e, box or {}), _range(q.e, box or {})
+    one = D.one()
+    if nr is not None and qr is not None:
+        k_lo, k_hi = (max(1, min(nr[i], math.floor(qr[i]))) for i in (0, 1))
+        k = DimExpr(sp.Integer(k0), U.ONE) if k_lo == k_hi else None
+        low = k_lo
+    else:
+        k, low = None, 1
+    if k is None:
+        fits = DimExpr(sp.floor(q.e), U.ONE)  # members a domain can hold
+        k = D.emin(n, fits) if nr is not None and qr is not None and min(nr[0], qr[0]) >= 1 else D.emax(one, D.emin(n, fits))
+    if nr is not None and nr[1] <= low:
+        span = D.zero(U.ONE)  # never more members than a domain holds
+    elif nr is not None and k.e.is_Number and nr[0] > k.e:
+        span = one  # always more
+    else:
+        span = above(n - k)
+    if span.e.is_Number and span.e == 0:
+        count = one
+    elif n.e.is_Number and k.e.is_Number:
+        count = DimExpr(sp.Integer(at[2]), U.ONE)
+    else:
+        count = D.ceiling(n / k)
+    return Layout(n, k, span, count, at)
 
 
 @dataclass(frozen=True)
@@ -106,13 +198,20 @@ class Fabric:
     up: LinkClass
     out: LinkClass
 
-    def bus(self, lay: Layout) -> tuple[DimExpr, DimExpr, LinkClass]:
-        """W_bus, the slowest hop's latency and the link that binds (module docstring)."""
-        if not lay.spans:
-            return self.up.bandwidth, self.up.latency, self.up
-        if lay.k == 1:
-            return self.out.bandwidth, self.out.latency, self.out
-        return D.emin(self.up.bandwidth, lay.k * self.out.bandwidth), self.out.latency, self.out
+    def bus(self, lay: Layout) -> tuple[DimExpr, DimExpr]:
+        """W_bus and the slowest hop's latency (module docstring), piecewise in the layout."""
+        across = self.out.bandwidth if lay.shared.e == 0 else D.emin(self.up.bandwidth, lay.k * self.out.bandwidth)
+        across = pick(lay.shared, across, self.out.bandwidth)
+        return pick(lay.span, across, self.up.bandwidth), pick(lay.span, self.out.latency, self.up.latency)
+
+    def link(self, lay: Layout) -> LinkClass:
+        """The link a group's traffic is reported on: the scale-out one where it spans domains.
+        Where a param moves the layout, its figures are piecewise too and its name the defaults'."""
+        if lay.span.e.is_Number:
+            return self.out if lay.span.e != 0 else self.up
+        named = self.out if lay.spans else self.up
+        f = lambda attr: pick(lay.span, getattr(self.out, attr), getattr(self.up, attr))  # noqa: E731
+        return LinkClass(named.link, named.role, f("bandwidth"), f("latency"), f("energy_per_byte"), named.in_network)
 
 
 @dataclass(frozen=True)
@@ -124,55 +223,76 @@ class Timed:
     link: LinkClass
 
 
+def _on(lay: Layout, t: DimExpr) -> DimExpr:
+    """t where the group has more than one member: a collective of one member takes no time
+    (a ring's (n - 1) factors give 0 by themselves; a tree's or an in-switch pass would not)."""
+    return t if lay.n.e.is_Number else above(lay.n, 1) * t
+
+
 def ring(fab: Fabric, lay: Layout, nbytes: DimExpr, factor: int) -> Timed:
     """A ring of factor (n - 1) steps (2: all-reduce; 1: reduce-scatter or all-gather)."""
-    w, alpha, link = fab.bus(lay)
+    w, alpha = fab.bus(lay)
     n = lay.n
-    return Timed(factor * (n - 1) * alpha + factor * (n - 1) / n * nbytes / w, "ring", link)
+    return Timed(factor * (n - 1) * alpha + factor * (n - 1) / n * nbytes / w, "ring", fab.link(lay))
 
 
 def tree(fab: Fabric, lay: Layout, nbytes: DimExpr) -> Timed:
     """NCCL's tree all-reduce: chains inside a domain, a binary tree across domains."""
-    w, _, link = fab.bus(lay)
-    hops = math.ceil(math.log2(lay.count)) if lay.spans else 0
+    w, _ = fab.bus(lay)
+    if lay.span.e == 0:
+        hops = D.zero(U.ONE)
+    elif lay.count.e.is_Number:
+        hops = DimExpr(sp.Integer(math.ceil(math.log2(int(lay.count.e)))), U.ONE)
+    else:  # ceiling(log2(1)) = 0 where it does not span
+        hops = D.ceiling(D.log2(lay.count))
     latency = 2 * ((lay.k - 1) * fab.up.latency + hops * fab.out.latency)
-    return Timed(latency + 2 * nbytes / w, "tree", link)
+    return Timed(_on(lay, latency + 2 * nbytes / w), "tree", fab.link(lay))
 
 
 def in_network(fab: Fabric, lay: Layout, nbytes: DimExpr) -> Timed | None:
-    """An in-switch all-reduce inside one domain whose link offers it; None elsewhere."""
-    if lay.spans or not fab.up.in_network:
+    """An in-switch all-reduce inside one domain whose link offers it; None where it never applies.
+    Where a param makes the group span domains, it is the ring there (what runs in its place)."""
+    if not fab.up.in_network or lay.span.e == 1:
         return None
-    return Timed(2 * fab.up.latency + nbytes / fab.up.bandwidth, "in_network", fab.up)
+    t = _on(lay, 2 * fab.up.latency + nbytes / fab.up.bandwidth)
+    if not lay.span.e.is_Number:
+        t = pick(lay.span, ring(fab, lay, nbytes, 2).time, t)
+    return Timed(t, "in_network", fab.up)
 
 
 def all_reduce(fab: Fabric, lay: Layout, nbytes: DimExpr, algorithm: Algorithm, env) -> tuple[Timed, dict[str, float]]:
-    """The all-reduce as `algorithm` says (auto: the least time at the defaults `env`), and
-    each candidate's time at the defaults (what a note shows)."""
+    """The all-reduce as `algorithm` says, and each candidate's time at the defaults `env` (what a
+    note shows). auto: the least of the candidates' times at every point, as NCCL's tuner takes
+    the least estimated time (a min of the forms; the algorithm named is the defaults' choice)."""
     candidates = {"ring": ring(fab, lay, nbytes, 2), "tree": tree(fab, lay, nbytes)}
     innet = in_network(fab, lay, nbytes)
     if innet is not None:
         candidates["in_network"] = innet
     at = {name: _seconds(t.time, env) for name, t in candidates.items()}
+    if lay.spans and "in_network" in at:
+        del at["in_network"]  # at the defaults it is the ring: not a candidate there
     if algorithm is Algorithm.AUTO:
         best = min(at, key=lambda name: (at[name], name))  # ties: by name, deterministic
-        return candidates[best], at
+        chosen = candidates[best]
+        return Timed(D.emin(*[t.time for t in candidates.values()]), chosen.algorithm, chosen.link), at
     return candidates.get(str(algorithm), candidates["ring"]), at
 
 
 def all_to_all(fab: Fabric, lay: Layout, nbytes: DimExpr) -> Timed:
     """Pairwise exchange: S (n - 1)/n sent by each member, what leaves its domain over its own NIC share."""
     n = lay.n
-    if not lay.spans:
-        return Timed((n - 1) * fab.up.latency + (n - 1) / n * nbytes / fab.up.bandwidth, "pairwise", fab.up)
+    inside = (n - 1) * fab.up.latency + (n - 1) / n * nbytes / fab.up.bandwidth
+    if lay.span.e == 0:
+        return Timed(inside, "pairwise", fab.up)
     inter = (n - lay.k) / n * nbytes / fab.out.bandwidth
-    bw = inter if lay.k == 1 else D.emax((lay.k - 1) / n * nbytes / fab.up.bandwidth, inter)
-    return Timed((n - 1) * fab.out.latency + bw, "pairwise", fab.out)
+    bw = inter if lay.k.e == 1 else D.emax((lay.k - 1) / n * nbytes / fab.up.bandwidth, inter)  # at k = 1 the max is inter
+    across = (n - 1) * fab.out.latency + bw
+    return Timed(pick(lay.span, across, inside), "pairwise", fab.link(lay))
 
 
 def p2p(fab: Fabric, lay: Layout, nbytes: DimExpr) -> Timed:
     """One transfer between neighbours: on the scale-up link when the group fits a domain."""
-    link = fab.out if lay.spans else fab.up
+    link = fab.link(lay)
     return Timed(link.latency + nbytes / link.bandwidth, "p2p", link)
 
 
@@ -183,15 +303,17 @@ def _seconds(x: DimExpr, env) -> float:
         return float("inf")
 
 
-def floored(phase, floor: DimExpr):
+def floored(phase, floor: DimExpr, flag: DimExpr | None = None):
     """A phase of a data-parallel ring whose steps also cross the scale-up link: each step at least
-    `floor` (the intra-domain hop), its time steps x the larger (groups.py)."""
-    step = D.emax(phase.step_time, floor)
-    free = D.emax(phase.free_step_time, floor)
+    `floor` (the intra-domain hop), its time steps x the larger (groups.py); only where the 0/1
+    `flag` (k > 1) is 1, where a param moves the layout."""
+    flag = D.one() if flag is None else flag
+    step = pick(flag, D.emax(phase.step_time, floor), phase.step_time)
+    free = pick(flag, D.emax(phase.free_step_time, floor), phase.free_step_time)
     bottlenecks = dict(phase.bottlenecks)
     if isinstance(floor.e, sp.Basic):
         bottlenecks.setdefault(floor.e, "the scale-up link (the hops inside a node)")
     return replace(phase, step_time=step, time=phase.steps * step, free_step_time=free, bottlenecks=bottlenecks)
 
 
-__all__ = ["LinkClass", "Layout", "layout", "Fabric", "Timed", "ring", "tree", "in_network", "all_reduce", "all_to_all", "p2p", "floored"]
+__all__ = ["LinkClass", "Layout", "layout", "above", "pick", "Fabric", "Timed", "ring", "tree", "in_network", "all_reduce", "all_to_all", "p2p", "floored"]
