@@ -159,30 +159,32 @@ class Layout:
 def layout(n: DimExpr, stride: DimExpr, domain: DimExpr, number, box: Box | None = None) -> Layout:
     """Megatron's layout of a group of n members `stride` ranks apart in domains of `domain`
     consecutive ranks; `number` evaluates a count at the params' defaults, `box` holds each
-    param's range. k = max(1, min(n, floor(domain / stride))) is a number where it is the same
-    over the whole box, else that form (and so the flags that follow from it)."""
+    param's range (module docstring, "Layout": which parts are numbers and which forms)."""
     nv, sv, dv = number(n), number(stride), number(domain)
     k0 = int(max(1, min(nv, dv // sv if sv < dv else 1)))
     at = (k0, nv > k0, max(1, math.ceil(nv / k0)))
-    q = domain / stride
-    nr, qr = _range(n.e, box or {}), _range(q.e, box or {})
-    one = D.one()
-    if nr is not None and qr is not None:
-        k_lo, k_hi = (max(1, min(nr[i], math.floor(qr[i]))) for i in (0, 1))
-        k = DimExpr(sp.Integer(k0), U.ONE) if k_lo == k_hi else None
-        low = k_lo
-    else:
-        k, low = None, 1
-    if k is None:
-        fits = DimExpr(sp.floor(q.e), U.ONE)  # members a domain can hold
-        k = D.emin(n, fits) if nr is not None and qr is not None and min(nr[0], qr[0]) >= 1 else D.emax(one, D.emin(n, fits))
-    if nr is not None and nr[1] <= low:
-        span = D.zero(U.ONE)  # never more members than a domain holds
-    elif nr is not None and k.e.is_Number and nr[0] > k.e:
-        span = one  # always more
-    else:
+    box = box or {}
+    nr, sr, dr = _range(n.e, box), _range(stride.e, box), _range(domain.e, box)
+    one, zero = D.one(), D.zero(U.ONE)
+    fits = DimExpr(sp.floor((domain / stride).e), U.ONE)  # members a domain can hold
+    if nr is not None and sr is not None and dr is not None:
+        # over the box: n in nr, a domain holds max(1, floor(domain / stride)) in [fit_lo, fit_hi]
+        fit_lo, fit_hi = max(1, math.floor(dr[0] / sr[1])), max(1, math.floor(dr[1] / sr[0]))
+        if nr[1] <= fit_lo:  # never more members than a domain holds: one domain
+            k, span = n, zero
+        elif nr[0] > fit_hi:  # always more: each domain full
+            k = DimExpr(sp.Integer(fit_lo), U.ONE) if fit_lo == fit_hi else (fits if dr[0] >= sr[1] else D.emax(one, fits))
+            span = one
+        else:
+            k_lo, k_hi = max(1, min(math.floor(nr[0]), fit_lo)), max(1, min(math.floor(nr[1]), fit_hi))
+            k = DimExpr(sp.Integer(k0), U.ONE) if k_lo == k_hi else (D.emin(n, fits) if nr[0] >= 1 and dr[0] >= sr[1] else D.emax(one, D.emin(n, fits)))
+            span = above(n - k)
+    else:  # not a product of params with finite positive ranges: the whole form
+        k = D.emax(one, D.emin(n, fits))
         span = above(n - k)
-    if span.e.is_Number and span.e == 0:
+    if k.e.is_Number and n.e.is_Number:  # a layout no param moves: the numbers at the defaults
+        k, span = DimExpr(sp.Integer(k0), U.ONE), (one if at[1] else zero)
+    if span.e == 0:
         count = one
     elif n.e.is_Number and k.e.is_Number:
         count = DimExpr(sp.Integer(at[2]), U.ONE)
