@@ -6,11 +6,16 @@ tensor-parallel ranks are consecutive, then context, then data-parallel, then pi
 stages; a node (a scale-up domain, `scaleup`, default `gpus_per_node`) holds consecutive
 ranks. A group of n members whose consecutive members are `stride` ranks apart has
 
-    k = min(n, max(1, domain / stride))   members in each domain, over n / k domains
+    k = min(n, max(1, floor(domain / stride)))   members in each domain, over n / k domains
 
 (TP: stride 1; CP: tp; DP, with CP inside it: tp; the experts' data-parallel group: ep;
-EP: 1; PP neighbours: tp cp dp). k is a layout, a whole number: it is taken at the params'
-defaults (a note says so where a degree is a param).
+EP: 1; PP neighbours: tp cp dp). k is a whole number where no param's range can move it,
+else a form in the params (`layout`): over the box of the ranges a group that never
+outgrows a domain has k = n, one that always does k = floor(domain / stride), and any
+other k = min(n, floor(domain / stride)) with the flag span = min(1, n - k) (1: it spans
+domains). A time that differs between the regimes is taken by its 0/1 flag (`pick`:
+flag a + (1 - flag) b, exact at whole degrees); only min, max and floor appear, which
+every evaluator (the solver's, numpy's, the explorer's JavaScript) and LaTeX print.
 
 **Links.** Per GPU: the scale-up link W_up, alpha_up and the GPU's share of its node's NICs
 W_out, alpha_out, each bandwidth times the link's `efficiency` (the achieved fraction of
@@ -44,11 +49,12 @@ bandwidth is
   (every member's own NIC share carries what leaves its domain; Thakur 2005);
 - point-to-point: alpha + S / W, on W_up inside a domain, else W_out.
 
-`algorithm = auto` (the default) takes the one with the least time at the params'
-defaults, as NCCL's tuner takes the least estimated time (`src/enqueue.cc`,
-`getAlgoInfo`); a replica may state `ring`, `tree` or `in_network`. NCCL's protocols
-(LL, LL128, Simple) and their bandwidth caps are not modelled: a link's `efficiency`
-stands for what the large messages of training reach.
+`algorithm = auto` (the default) takes the one with the least time at every point (the
+min of the candidates' forms), as NCCL's tuner takes the least estimated time
+(`src/enqueue.cc`, `getAlgoInfo`); the note names the defaults' choice. A replica may
+state `ring`, `tree` or `in_network`. NCCL's protocols (LL, LL128, Simple) and their
+bandwidth caps are not modelled: a link's `efficiency` stands for what the large
+messages of training reach.
 """
 
 from __future__ import annotations

@@ -34,8 +34,8 @@ Which links carry a group, and how its collective runs across nodes, is collecti
 Megatron's rank order lays each group over nodes (TP consecutive, CP tp apart, EP
 consecutive, PP neighbours tp cp R apart); inside a node on the replica's `scaleup_link`,
 across nodes as NCCL's rings and trees do (the node boundary over the group's NICs
-together), every link at its `efficiency`. Degrees given by params are placed at their
-defaults.
+together), every link at its `efficiency`. A degree given by a param moves the layout with it over the
+param's range (collectives.py, "Layout").
 """
 
 from __future__ import annotations
