@@ -148,3 +148,18 @@ def test_layout_is_a_number_where_the_ranges_cannot_move_it():
     # no range: the whole form, max(1, min(n, floor(domain / stride)))
     lay = CO.layout(one(tp), one(1), one(8), at, {})
     assert [value(lay.k.e, {tp: v}) for v in (1, 4, 16)] == [1, 4, 8]
+
+
+def test_gpus_per_node_moves_the_tp_group_over_nodes(tmp_path):
+    """tp 8, dp 8, gpus_per_node a param (8 in 4 .. 8): at 8 the ring runs on NVLink (150 GB/s); at 4 it
+    spans two nodes of 4 and crosses the boundary over the 4 members' NICs, min(150, 4 x 12.5) = 50 GB/s
+    (no `nics`: each GPU's NIC share is the link's 12.5 GB/s). 2 x 7/8 S a call, S = b s h beta."""
+    path = _spec(tmp_path, "gpn.ct", tp="8", dp="8", mb="4").read_text(encoding="utf-8")
+    path = path.replace("gpus_per_node = 8", "gpus_per_node = gpn")
+    spec = tmp_path / "gpn2.ct"
+    spec.write_text("param gpn = 8 in 4 .. 8\n" + path, encoding="utf-8")
+    sol = ctdsl.load(spec).solve()
+    form = sol.schemes["dp"].components[C("tensor_parallel")].expr
+    one = L * 6 * (GLOBAL / 8 / 4) * 2 * 7 / 8 * (4 * s * h * beta)
+    assert close(_at(sol, form), one / NV)
+    assert close(_at(sol, form, gpn=4), one / 50e9)
