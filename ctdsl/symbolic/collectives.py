@@ -154,10 +154,6 @@ class Layout:
         return above(self.k, 1)
 
     @property
-    def fixed(self) -> bool:
-        return self.k.e.is_Number and self.span.e.is_Number
-
-    @property
     def domains(self) -> DimExpr:
         return self.n / self.k
 
@@ -173,7 +169,8 @@ def layout(n: DimExpr, stride: DimExpr, domain: DimExpr, number, box: Box | None
     nr, sr, dr = _range(n.e, box), _range(stride.e, box), _range(domain.e, box)
     one, zero = D.one(), D.zero(U.ONE)
     fits = DimExpr(sp.floor((domain / stride).e), U.ONE)  # members a domain can hold
-    if nr is not None and sr is not None and dr is not None:
+    inside = all(r is not None and r[0] <= v <= r[1] for r, v in ((nr, nv), (sr, sv), (dr, dv)))
+    if inside:  # (a default outside its range takes the whole form)
         # over the box: n in nr, a domain holds max(1, floor(domain / stride)) in [fit_lo, fit_hi]
         fit_lo, fit_hi = max(1, math.floor(dr[0] / sr[1])), max(1, math.floor(dr[1] / sr[0]))
         if nr[1] <= fit_lo:  # never more members than a domain holds: one domain
@@ -183,8 +180,8 @@ def layout(n: DimExpr, stride: DimExpr, domain: DimExpr, number, box: Box | None
             span = one
         else:
             k_lo, k_hi = max(1, min(math.floor(nr[0]), fit_lo)), max(1, min(math.floor(nr[1]), fit_hi))
-            k = DimExpr(sp.Integer(k0), U.ONE) if k_lo == k_hi else (D.emin(n, fits) if nr[0] >= 1 and dr[0] >= sr[1] else D.emax(one, D.emin(n, fits)))
-            span = above(n - k)
+            k = DimExpr(sp.Integer(k0), U.ONE) if k_lo == k_hi == k0 else (D.emin(n, fits) if nr[0] >= 1 and dr[0] >= sr[1] else D.emax(one, D.emin(n, fits)))
+            span = one if k.e.is_Number and nr[0] > k0 else above(n - k)
     else:  # not a product of params with finite positive ranges: the whole form
         k = D.emax(one, D.emin(n, fits))
         span = above(n - k)
