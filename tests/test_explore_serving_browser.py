@@ -33,6 +33,7 @@ from test_explore_display_browser import OVERFLOW
 ROOT = Path(__file__).resolve().parents[1]
 DISAGG = ROOT / "specs" / "llama70b_disagg.ct"
 TRAINING = ROOT / "examples" / "14_breakeven.ct"
+NUMBER_RATE = ROOT / "examples" / "22_serving.ct"
 QUEUED = {"link_wait", "prefill_wait", "decode_batch", "tpot", "ttft", "ttft_p", "e2e", "e2e_p"}
 TERMS = ("prefill_utilisation", "link_utilisation", "ttft", "ttft_p", "tpot", "e2e", "e2e_p")
 
@@ -256,3 +257,19 @@ def test_a_spec_that_trains_and_serves_has_every_view(browser, tmp_path):
     assert r.exit_code == 1 and "CT305" in r.output
     assert o.problems == [] and len(o.requests) == 1
     page.close()
+
+
+def test_a_rate_written_as_a_number_gives_the_tables_and_solves_goodput(browser, tmp_path):
+    """examples/22_serving.ct has no param: no curve to draw (a note says why), and every table value,
+    goodput included (solve's, at the start values), equal to the CLI's JSON."""
+    path = tmp_path / "22.html"
+    ctdsl.load(NUMBER_RATE).explore(path)
+    o = open_page(browser, path)
+    want = cli_json(NUMBER_RATE, {})
+    got = o.page.evaluate(READ)
+    assert compare_serving(got, want, "defaults") == []
+    assert all(r["goodput"] is not None for r in want["serving"])
+    assert "rate is a param" in o.page.locator("#serving-caption").text_content()
+    assert o.page.locator("#sv-ttft").count() == 0
+    assert o.problems == [] and len(o.requests) == 1
+    o.page.close()

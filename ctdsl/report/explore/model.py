@@ -32,6 +32,8 @@ the script inserts only these strings.
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 
 from ctdsl import units as U
@@ -286,6 +288,8 @@ def serving_model(solution, pnames: list[str], out: _Outputs) -> tuple[dict | No
             "sustainable": out.add(r.sustainable),
             "terms": {k: out.add(r.term(k).quantity) for k in SERVING_TERMS if r.term(k) is not None},
             "slo": slos.index(w.slo) if w.slo in sv.slos else None,
+            # solve's goodput at the start values: the page's own needs the rate as a param to bisect over
+            "goodput0": [r.goodput.value, html_text(r.goodput_binding)] if r.goodput is not None and math.isfinite(r.goodput.value) else None,
         })
     fns = []
     for name in slos:

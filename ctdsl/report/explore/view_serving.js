@@ -48,7 +48,11 @@ function bindingCap(p, o) {
 // and every target of the SLO holds, bisected as ctdsl.roots.bisect does
 function goodput(j) {
   const p = SV.paths[j], slo = sloValues(p, vals);
-  if (!slo || p.rate_param === null) return null;
+  if (!slo) return null;
+  if (p.rate_param === null) {  // the rate is a number: solve's goodput holds at the start values only
+    const atStart = vals.every((v, i) => v === start[i]);
+    return p.goodput0 && atStart ? { value: p.goodput0[0], by: decoded(p.goodput0[1]) } : { value: NaN, by: "n/a: the rate is not a param" };
+  }
   const o0 = servingAt(vals, outServ), ceiling = o0[p.sustainable], binds = bindingCap(p, o0);
   const w = Float64Array.from(vals), o = new Float64Array(outServ.length), ri = p.rate_param;
   const settlesAt = (x) => { w[ri] = x; servingAt(w, o); const t = p.terms, v = (k) => o[t[k]];
