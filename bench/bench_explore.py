@@ -160,7 +160,7 @@ VIEW_SHOTS = (
      "() => { const s = document.getElementById('be2-q'); s.value = '2'; s.dispatchEvent(new Event('change')); ctdslExplorer.be2Now(); }"),
     ("explorer-intro.png", "examples/19_utilisation_targets.ct", ["header"], None),
     ("explorer-diagnostics.png", "examples/19_utilisation_targets.ct", ["#diagnostics"], None),
-    ("explorer-serving.png", "specs/llama70b_disagg.ct", ["#controls", "#serving"], None),
+    ("explorer-serving.png", "specs/llama70b_disagg.ct", ["#controls", "#serving", "#serving-tables"], None),
 )
 
 

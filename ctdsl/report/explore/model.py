@@ -271,6 +271,7 @@ def serving_model(solution, pnames: list[str], out: _Outputs) -> tuple[dict | No
     if not rows:
         return None, "const SLOS = [];"
     index = {n: k for k, n in enumerate(pnames)}
+    by_symbol = {i.symbol: k for k, i in enumerate(solution.symbols.info.values())}  # a param's symbol: its place
     sv = solution.spec.serving
     slos = list(sv.slos)
     paths = []
@@ -283,7 +284,7 @@ def serving_model(solution, pnames: list[str], out: _Outputs) -> tuple[dict | No
             "handoff": html_text(r.handoff_label) if r.handoff else None,
             "rate": out.add(r.rate),
             # the param the rate is, when it is one: the curves are drawn against it
-            "rate_param": pnames.index(str(rate)) if isinstance(rate, sp.Symbol) and str(rate) in pnames else None,
+            "rate_param": by_symbol.get(rate),
             "caps": [[k, out.add(q)] for k, q in r.capacities.items()],
             "sustainable": out.add(r.sustainable),
             "terms": {k: out.add(r.term(k).quantity) for k in SERVING_TERMS if r.term(k) is not None},

@@ -135,10 +135,12 @@ SERVING = """<section id="serving" class="main" aria-labelledby="h-serving">
 <div><canvas id="sv-tpot" role="img" aria-label="each path's TPOT against the arrival rate, with the SLO's target"></canvas></div></div>
 <ul class="legend" id="serving-legend"></ul>
 <p id="serving-caption" class="note"></p>
-<h3>Capacity of each pool and link, and goodput</h3>
+</section>
+<section id="serving-tables" aria-labelledby="h-serving-cap">
+<h3 id="h-serving-cap">Serving: capacity of each pool and link, and goodput</h3>
 <div id="serving-box"></div>
 <p class="note">Requests/s each part of a path can serve; the binding one (outlined) sets the sustainable rate. Goodput: the highest rate at which every target of the SLO holds.</p>
-<h3>Latency at the current rate</h3>
+<h3>Serving: latency at the current rate</h3>
 <div id="serving-latency-box"></div>
 </section>"""
 

@@ -20,13 +20,15 @@ let svTtftChart = null, svTpotChart = null;
 const reqs = (v) => (v === null || v === undefined || Number.isNaN(v) ? "n/a" : !Number.isFinite(v) ? "inf" : sig(v, 4) + " req/s");
 // the values of each path at the params' values `a`, into out (evalServing's layout)
 function servingAt(a, out) { evalServing(a, out); return out; }
-// whether path p is over capacity in the values `o` (ctdsl.symbolic.serving: _settles and the rate)
-function overCapacity(p, o) {
+// whether path p's queues settle in the values `o` (ctdsl.symbolic.serving._settles): each utilisation
+// in [0, 1), a positive TPOT, the mean decode batch within the largest
+function settles(p, o) {
   const t = p.terms, v = (k) => (has(t, k) ? o[t[k]] : NaN);
   const rhos = [v("prefill_utilisation")].concat(has(t, "link_utilisation") ? [v("link_utilisation")] : []);
-  const settles = rhos.every((r) => r >= 0 && r < 1) && v("tpot") > 0 && v("decode_batch") >= 0 && v("decode_batch") <= v("decode_batch_max");
-  return !(o[p.rate] < o[p.sustainable] && settles);
+  return rhos.every((r) => r >= 0 && r < 1) && v("tpot") > 0 && v("decode_batch") >= 0 && v("decode_batch") <= v("decode_batch_max");
 }
+// whether path p is over capacity: its rate at or above the sustainable one, or its queues do not settle
+const overCapacity = (p, o) => !(o[p.rate] < o[p.sustainable] && settles(p, o));
 // a term of path p as solve gives it: infinite where the path is over capacity and the term is a wait or follows from one
 function termOf(p, o, key, over) {
   if (!has(p.terms, key)) return null;
@@ -55,9 +57,7 @@ function goodput(j) {
   }
   const o0 = servingAt(vals, outServ), ceiling = o0[p.sustainable], binds = bindingCap(p, o0);
   const w = Float64Array.from(vals), o = new Float64Array(outServ.length), ri = p.rate_param;
-  const settlesAt = (x) => { w[ri] = x; servingAt(w, o); const t = p.terms, v = (k) => o[t[k]];
-    const rhos = [v("prefill_utilisation")].concat(has(t, "link_utilisation") ? [v("link_utilisation")] : []);
-    return rhos.every((r) => r >= 0 && r < 1) && v("tpot") > 0 && v("decode_batch") >= 0 && v("decode_batch") <= v("decode_batch_max"); };
+  const settlesAt = (x) => { w[ri] = x; servingAt(w, o); return settles(p, o); };
   let best = ceiling, why = binds;
   const hi = ceiling * (1 - 1e-9);
   for (const [k, [name, key]] of SV.targets.entries()) {
