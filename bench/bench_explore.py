@@ -242,11 +242,11 @@ def main() -> int:
         else:
             report_moves("flagship (4 params, 9 schemes)", bench_moves(page, args.screenshot))
             report_moves("wide (20 params, 30 schemes)", bench_moves(wide))
-            serving = Path(tmp) / "serving.html"
-            subprocess.run(ctdsl_command() + ["explore", str(SERVING), "-o", str(serving)], check=True, cwd=ROOT)
-            print(f"(c) page size, serving ({SERVING}): {serving.stat().st_size:,} bytes")
-            report_moves("serving (specs/llama70b_disagg.ct: 2 params, 9 paths)", bench_moves(serving))
-            print(f"(d) serving: goodput of the 9 paths (60 bisections per SLO target), after a redraw: median {bench_be2(serving, GOODPUT):.2f} ms")
+        serving = Path(tmp) / "serving.html"
+        subprocess.run(ctdsl_command() + ["explore", str(SERVING), "-o", str(serving)], check=True, cwd=ROOT)
+        print(f"(c) page size, serving ({SERVING}): {serving.stat().st_size:,} bytes")
+        report_moves("serving (specs/llama70b_disagg.ct: 2 params, 9 paths)", bench_moves(serving))
+        print(f"(d) serving: goodput of the 9 paths (60 bisections per SLO target), after a redraw: median {bench_be2(serving, GOODPUT):.2f} ms")
         for name, pg in (("flagship", page), ("wide", wide)):
             print(f"(d) {name}: a break-even against a second param, 40 break-evens after a redraw: median {bench_be2(pg):.2f} ms")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
