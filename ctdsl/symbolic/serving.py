@@ -60,6 +60,7 @@ GOODPUT_BISECTIONS = 60
 SISTER = "Disaggregated_Inference_Sim, examples/results.md (its closed forms)"
 PK = "Pollaczek-Khinchine: Kleinrock, Queueing Systems vol. 1, section 5.5"
 TAIL = "M/M/1 waiting-time tail P(W > t) = rho exp(-rho t / W) (Kleinrock vol. 1, section 3.2), summed over the queues"
+CHUNKED = "chunked prefill: Sarathi-Serve (Agrawal et al., OSDI'24, arXiv:2403.02310), a chunk of the prompt rides on each decode step"
 LITTLE = "Little's law, b = lambda (output - 1) TPOT, with a memory-bound decode step"
 
 
@@ -119,16 +120,30 @@ class _Path:
 
     def steps(self) -> tuple[DimExpr, DimExpr]:
         pf, s, o = self.pf, self.s, self.o
-        tp = self.add("prefill", "prefill (one prompt)", pf.prefill(_n(1), s), "exact", "max(F / (g peak eff), B / (g mem_bw mem_eff)) + overhead; F = 2 M s + 2 L d s (s + 1), B = M v + s (d v + k)", SISTER)
-        nb = self.add("prefill_batch", "prompts a prefill batch", DimExpr(sp.Max(1, sp.floor((pf.prefill_tokens / s).e)), U.ONE), "exact", "max(1, floor(prefill_tokens / prompt))", SISTER)
+        if pf.chunk is None:
+            tp = self.add("prefill", "prefill (one prompt)", pf.prefill(_n(1), s), "exact", "max(F / (g peak eff), B / (g mem_bw mem_eff)) + overhead; F = 2 M s + 2 L d s (s + 1), B = M v + s (d v + k)", SISTER)
+            nb = self.add("prefill_batch", "prompts a prefill batch", DimExpr(sp.Max(1, sp.floor((pf.prefill_tokens / s).e)), U.ONE), "exact", "max(1, floor(prefill_tokens / prompt))", SISTER)
+            self.prefill_cap = nb / pf.prefill(nb, s)
+        else:
+            n, m, p = pf.chunks(s)
+            self.add("prefill_chunks", "chunks a prompt", n, "exact", "ceil(prompt / chunk)", CHUNKED)
+            tp = self.add("prefill", "prefill (one prompt, chunked)", n * pf.step(_n(0), _n(0), _n(1), m, p), "approximation", "n steps of a chunk of m = s / n tokens at the mean offset (n - 1) m / 2: F = 2 M m + 2 L d m (2 p + m + 1), B = M v + m (d v + k) + p k; exact where every chunk is in one regime", CHUNKED)
+            nb = self.add("prefill_batch", "prompts a prefill batch", DimExpr(sp.Max(1, sp.floor((pf.chunk / s).e)), U.ONE), "exact", "max(1, floor(chunk / prompt))", CHUNKED)
+            self.prefill_cap = nb / (n * pf.step(_n(0), _n(0), nb, m, p))
         df = self.df
         self.add("kv_capacity", "KV cache capacity (decode instance)", df.kv_capacity, "exact", "floor((g memory kv_memory - P v) / k) tokens", SISTER)
         bmax = self.add("decode_batch_max", "largest decode batch", D.emin(df.max_batch, DimExpr(sp.floor((df.kv_capacity / (s + o)).e), U.ONE)), "exact", "min(max_batch, floor(KV capacity / (prompt + output)))", SISTER)
         self.c = s + o / 2
         self.steps_out = 1 / D.emax(_n(1), o - 1)
-        self.prefill_cap = nb / pf.prefill(nb, s)
         self.decode_cap = bmax / df.decode(bmax, self.c) * self.steps_out
         return tp, bmax
+
+    def piggyback(self, b: DimExpr) -> DimExpr:
+        """What a prompt chunk adds to a decode step of b sequences at the mean context (chunked colocated):
+        the hybrid step less the decode step alone; the weights are read once for both."""
+        pf, c = self.pf, self.c
+        n, m, p = pf.chunks(self.s)
+        return pf.step(b, b * (c + 1), _n(1), m, p) - pf.decode(b, c)
 
     # ---- the hand-off ---------------------------------------------------------------------
 
@@ -195,16 +210,28 @@ class _Path:
             self.add("link_wait", "hand-off queue wait", w_l, "exact", "lambda E[S^2] / (2 (1 - rho)), M/G/1", PK)
         else:
             sp_, exposed = tp, D.zero(U.TIME)
-            caps["colocated"] = self.n_entry / (1 / self.prefill_cap + 1 / self.decode_cap)
-        rho_p, w_p = _wait(lam_p, sp_, sp_ * sp_ * (1 + self.cv * self.cv))
-        self.add("prefill_utilisation", "prefill utilisation (an instance)", rho_p, "exact", "lambda / instances x prefill", PK)
-        self.add("prefill_wait", "prefill queue wait", w_p, "approximation", "lambda E[S^2] / (2 (1 - rho)), E[S^2] = T_p^2 (1 + cv_prompt^2)", PK)
+            if self.pf.chunk is None:
+                caps["colocated"] = self.n_entry / (1 / self.prefill_cap + 1 / self.decode_cap)
+            else:  # each request: n chunks on decode steps, and (output - 1) / bmax full steps, at least n of them
+                n = self.terms_value("prefill_chunks")
+                caps["colocated"] = self.n_entry / (D.emax(o1 / bmax, n) * self.df.decode(bmax, self.c) + n * self.piggyback(bmax))
         lam_d = self.lam / self.n_decode
         t0, k1 = self.df.decode_memory_parts(self.c)
-        free = 1 - rho_p if self.h is None else _n(1)
+        residual = D.zero(U.TIME)
+        if self.h is None and self.pf.chunk is not None:
+            sp_, free, residual = self.chunked_colocated(lam_p, o1, t0, k1)
+        rho_p, w_p = _wait(lam_p, sp_, sp_ * sp_ * (1 + self.cv * self.cv))
+        w_p = w_p + residual
+        self.add("prefill_utilisation", "prefill utilisation (an instance)", rho_p, "exact", "lambda / instances x prefill", PK)
+        self.add("prefill_wait", "prefill queue wait", w_p, "approximation", "lambda E[S^2] / (2 (1 - rho)), E[S^2] = T_p^2 (1 + cv_prompt^2)", PK)
+        if self.h is not None:
+            free = _n(1)
+        elif self.pf.chunk is None:
+            free = 1 - rho_p
         tpot_little = (t0 + k1) / (free - lam_d * o1 * k1)
         b = self.add("decode_batch", "mean decode batch", lam_d * o1 * tpot_little, "approximation", "lambda_d (output - 1) TPOT (Little), TPOT = (t0 + k1) / (1 - lambda_d (output - 1) k1)", LITTLE)
-        tpot = self.add("tpot", "TPOT (time per output token)", self.df.decode(b + 1, self.c) / free, "approximation", "decode step at the batch a sequence sees, itself and the mean batch of the others, at context prompt + output / 2" + ("" if self.h else ", over the share of time not prefilling"), LITTLE)
+        share = "" if self.h else (", over the share of time not prefilling" if self.pf.chunk is None else ", over 1 - lambda n dT (the chunks riding on decode steps)")
+        tpot = self.add("tpot", "TPOT (time per output token)", self.df.decode(b + 1, self.c) / free, "approximation", "decode step at the batch a sequence sees, itself and the mean batch of the others, at context prompt + output / 2" + share, LITTLE)
         ttft = self.add("ttft", "TTFT (mean)", w_p + sp_ + exposed + (self.terms_value("link_wait") or D.zero(U.TIME)), "approximation", "prefill wait + prefill (+ transform) + hand-off wait + hand-off exposed", "inference.md, metrics; " + PK)
         tail = _tail(w_p, rho_p, q)
         if self.h is not None:
@@ -214,6 +241,33 @@ class _Path:
         self.add("e2e_p", "end to end at the percentile", ttft_q + o1 * tpot, "approximation", "TTFT at the percentile + (output - 1) TPOT", TAIL)
         self.energy(b, caps)
         return self.terms, caps
+
+    def chunked_colocated(self, lam: DimExpr, o1: DimExpr, t0: DimExpr, k1: DimExpr) -> tuple[DimExpr, DimExpr]:
+        """(prefill service, decode's free share) of a colocated instance batching chunked prefill.
+
+        Each decode step carries at most one chunk; a request's n chunks add n dT to the
+        instance's time, dT what a chunk adds to a decode step (`piggyback`), so a decode step
+        takes T_dec + f dT on average with f = lambda n TPOT chunks a step, and TPOT = T_dec /
+        (1 - lambda n dT): 1 - lambda n dT takes the place of 1 - rho_prefill. dT is read at the
+        batch a sequence sees, 1 + b, with b Little's batch at dT of one sequence (one refinement).
+        A prompt is in prefill for n hybrid steps, its service n (T_dec + dT); a chunk starts
+        only when the step in progress ends, so its wait adds that step's mean residual, T_dec / 2
+        (a step of nearly constant length), times the chance a step is in progress, 1 - e^-b (the
+        number decoding is Poisson of mean b, an M/G/infinity count: Kleinrock vol. 1, section 4.7).
+        Returns (service, free share, residual)."""
+        lam_d = self.lam / self.n_decode
+        n = self.terms_value("prefill_chunks")
+        one = _n(1)
+        free1 = 1 - lam * n * self.piggyback(one)
+        b1 = lam_d * o1 * (t0 + k1) / (free1 - lam_d * o1 * k1)
+        d_t = self.add("chunk_added", "a chunk on a decode step", self.piggyback(b1 + 1), "approximation", "hybrid step - decode step at the batch 1 + b", CHUNKED)
+        free = 1 - lam * n * d_t
+        b = lam_d * o1 * (t0 + k1) / (free - lam_d * o1 * k1)
+        t_dec = self.df.decode(b + 1, self.c)
+        service = self.add("prefill_chunked", "prefill on decode steps (n hybrid steps)", n * (t_dec + d_t), "approximation", "n (T_dec(1 + b) + dT)", CHUNKED)
+        busy = 1 - DimExpr(sp.exp(-b.e), U.ONE)
+        residual = self.add("step_residual", "wait for the step in progress", busy * t_dec / 2, "approximation", "(1 - e^-b) T_dec(1 + b) / 2", "renewal theory, mean residual life; the decode count Poisson (M/G/infinity)")
+        return service, free, residual
 
     def energy(self, b: DimExpr, caps: dict[str, DimExpr]) -> DimExpr:
         """Energy per output token at the workload's rate (capped at the sustainable rate)."""
