@@ -323,9 +323,11 @@ def path_result(ctx: Context, path: ServingPath, env: Env) -> PathResult:
     for key, label, e in (("throughput", "throughput", served), ("tokens_per_s", "output tokens per second", served * p.o)):
         out[key] = ServingTermResult(key, label, _quantity(sub(e), env), "exact", "min(rate, sustainable) (x output)", SISTER)
     goodput, gbind = _goodput(p, terms, sustainable.value, binding, env)
+    targets = {k: _quantity(field(ctx, p.slo, "slo", k), env) for k in ("ttft", "tpot", "e2e") if p.slo is not None and getattr(p.slo, k) is not None}
     return PathResult(
         path.name, path.workload, path.entry, path.handoff, p.h.display if p.h else None, path.decode, _quantity(rate, env),
         FrozenDict(out), FrozenDict(cap_q), sustainable, binding, over, goodput, gbind,
+        FrozenDict(targets), _quantity(p.q, env).value if p.slo is not None else None,
     )
 
 
