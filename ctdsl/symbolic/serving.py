@@ -221,13 +221,18 @@ class _Path:
         if self.h is None and self.pf.chunk is not None:
             sp_, free, residual = self.chunked_colocated(lam_p, o1, t0, k1)
         rho_p, w_p = _wait(lam_p, sp_, sp_ * sp_ * (1 + self.cv * self.cv))
-        w_p = w_p + residual
-        self.add("prefill_utilisation", "prefill utilisation (an instance)", rho_p, "exact", "lambda / instances x prefill", PK)
-        self.add("prefill_wait", "prefill queue wait", w_p, "approximation", "lambda E[S^2] / (2 (1 - rho)), E[S^2] = T_p^2 (1 + cv_prompt^2)", PK)
         if self.h is not None:
             free = _n(1)
         elif self.pf.chunk is None:
             free = 1 - rho_p
+            # a prompt waits for the decode step in progress too (a prefill starts at a step's end): its mean
+            # residual T_dec / 2 times the chance one is running, 1 - e^-b (the count decoding Poisson, mean b)
+            b0 = lam_d * o1 * (t0 + k1) / (free - lam_d * o1 * k1)
+            busy = 1 - DimExpr(sp.exp(-b0.e), U.ONE)
+            residual = self.add("step_residual", "wait for the step in progress", busy * self.df.decode(b0 + 1, self.c) / 2, "approximation", "(1 - e^-b) T_dec(1 + b) / 2", "renewal theory, mean residual life; the decode count Poisson (M/G/infinity)")
+        w_p = w_p + residual
+        self.add("prefill_utilisation", "prefill utilisation (an instance)", rho_p, "exact", "lambda / instances x prefill", PK)
+        self.add("prefill_wait", "prefill queue wait", w_p, "approximation", "lambda E[S^2] / (2 (1 - rho)), E[S^2] = T_p^2 (1 + cv_prompt^2)" + ("" if self.h else " (+ the step in progress)"), PK)
         tpot_little = (t0 + k1) / (free - lam_d * o1 * k1)
         b = self.add("decode_batch", "mean decode batch", lam_d * o1 * tpot_little, "approximation", "lambda_d (output - 1) TPOT (Little), TPOT = (t0 + k1) / (1 - lambda_d (output - 1) k1)", LITTLE)
         share = "" if self.h else (", over the share of time not prefilling" if self.pf.chunk is None else ", over 1 - lambda n dT (the chunks riding on decode steps)")
