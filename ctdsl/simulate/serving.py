@@ -25,6 +25,10 @@ forms approximate: the queues and the batches, request by request.
   prompt at the head of the queue (Sarathi-Serve's hybrid batch, one prompt a chunk), so
   the decode does not stop for a prefill; the first token comes with the last chunk.
 
+Long: one module past 400 lines, since a path's plan, its run (prefill, hand-off, decode, colocated with
+whole or chunked prefills) and its validation share one request record and one clock, and
+each instance's loop is read beside the others it must agree with.
+
 Seeded (one `random.Random(seed)` per run) and deterministic: the same spec and seed give
 the same numbers on every machine. `validate` compares the means of several seeds with the
 closed forms by a t test, in the regime where the forms hold (low load).
