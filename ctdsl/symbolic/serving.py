@@ -44,6 +44,7 @@ import sympy as sp
 
 from ctdsl import roots
 from ctdsl import units as U
+from ctdsl.language.enums import Counted
 from ctdsl.language.serving import FP4_BITS, FP8_BITS, HandoffMode, KvPayload
 from ctdsl.model.serving import ServingPath
 from ctdsl.results.frozen import FrozenDict
@@ -161,8 +162,7 @@ class _Path:
             KvPayload.BAND: field(ctx, h, "handoff", "fraction") if h.fraction is not None else _n(1),
         }[h.payload]
         d_out = self.add("handoff_bytes", "hand-off bytes sent", d_in * ratio, "exact", f"KV x {h.payload} ratio", "OCP MX v1.0 (FP4: 4.25 bits a value)")
-        link = ctx.spec.links[h.link]
-        bw, lat = ctx.field(link, "bandwidth"), ctx.field(link, "latency")
+        bw, lat, _ = route_terms(ctx, h)
         wire = d_out / bw
         cost = field(ctx, h, "handoff", "cost") * d_in
         if h.payload is KvPayload.PLAIN and h.at == "gpu":
@@ -184,7 +184,7 @@ class _Path:
             stream = D.emax(module, wire)
             fixed = lat + ctx.field(plug, "latency")
         self.add("transform", "transform on the prefill GPUs", t_x, "exact", "max(cost KV / (g peak eff), (KV + sent) / (g mem_bw mem_eff)); 0 in a module (it streams)", "domain.md section 6 (the transform's roofline)")
-        service = self.add("handoff", "hand-off (link busy)", fixed + stream, "exact", "latency + sent / bandwidth; in a module latency + module latency + max(KV / module rate, sent / bandwidth)", "inference.md: a stage that streams with the transfer costs max(stage, transfer)")
+        service = self.add("handoff", "hand-off (link busy)", fixed + stream, "exact", "latency + sent / bandwidth; in a module latency + module latency + max(KV / module rate, sent / bandwidth); over a route, each segment's latency (or the route-counted link's) and the narrowest bandwidth", "inference.md: a stage that streams with the transfer costs max(stage, transfer); docs/cost-model.md, a route's segments")
         s2 = service * service + (self.cv * stream) * (self.cv * stream)
         layers = pf.layers
         exposed = service if h.mode is HandoffMode.WHOLE else D.emax(service / layers, service - tp * (layers - 1) / layers)
@@ -280,8 +280,7 @@ class _Path:
         one = _n(1)
         per_request = pf.energy(pf.prefill_flops(one, s), pf.prefill_bytes(one, s))
         if self.h is not None:
-            link = self.ctx.spec.links[self.h.link]
-            per_request = per_request + self.terms_value("handoff_bytes") * self.ctx.field(link, "energy_per_byte")
+            per_request = per_request + self.terms_value("handoff_bytes") * route_terms(self.ctx, self.h)[2]
         seen = b + 1
         per_token = df.energy(df.decode_flops(seen, c), df.decode_bytes(seen, c)) / seen
         static = pf.static_power * self.n_entry + (df.static_power * self.n_decode if self.h is not None else D.zero(U.POWER))
@@ -293,6 +292,23 @@ class _Path:
 
     def terms_value(self, key: str) -> DimExpr | None:
         return next((t.value for t in self.terms if t.key == key), None)
+
+
+def route_terms(ctx: Context, h) -> tuple[DimExpr, DimExpr, DimExpr]:
+    """(bandwidth, latency, energy per byte) of a hand-off's route, a link per segment, as training
+    charges a route (docs/cost-model.md, 'Latency and energy along a route'): the bytes at the narrowest
+    segment's bandwidth (the transfer streams through them all); each segment's latency and energy per
+    byte once, or, where a link on it is `counted = route`, that link's alone (its figure is the whole
+    route's, end to end; each such link once). One link is the route of one segment."""
+    links = [ctx.spec.links[n] for n in h.route]
+    whole = list({l.name: l for l in links if l.counted is Counted.ROUTE}.values())
+    charged = whole or links
+    bws = [ctx.field(l, "bandwidth") for l in links]
+    bw = D.emin(*bws) if len(bws) > 1 else bws[0]
+    lat, energy = ctx.field(charged[0], "latency"), ctx.field(charged[0], "energy_per_byte")
+    for l in charged[1:]:
+        lat, energy = lat + ctx.field(l, "latency"), energy + ctx.field(l, "energy_per_byte")
+    return bw, lat, energy
 
 
 # ---- evaluation -------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from typing import Iterator
 
 from ctdsl import units as U
 from ctdsl.diagnostics import Severity
+from ctdsl.language.enums import Counted
 from ctdsl.language.serving import FP4_BITS, FP8_BITS, HandoffMode, KvPayload
 from ctdsl.language.tolerances import below
 from ctdsl.lint.context import Context
@@ -130,10 +131,21 @@ def sent_bytes(ctx: Context, h: MS.Handoff, kv: float) -> float | None:
 
 
 def _wire(ctx: Context, h: MS.Handoff, sent: float) -> float | None:
-    """The least time the hand-off holds its link: latency + bytes / bandwidth."""
-    link = ctx.spec.links.get(h.link)
-    bw, lat = (ctx.value(link.bandwidth), ctx.value(link.latency)) if link is not None else (None, None)
-    return None if not bw or lat is None else lat + sent / bw
+    """The least time the hand-off holds its link or route: latency + bytes / bandwidth, a route's latency
+    each segment's once (the route-counted links' alone where there are any) and its narrowest bandwidth."""
+    links = [ctx.spec.links.get(n) for n in h.route]
+    if None in links:
+        return None
+    whole = list({l.name: l for l in links if l.counted is Counted.ROUTE}.values())
+    bws = [ctx.value(l.bandwidth) for l in links]
+    lats = [ctx.value(l.latency) for l in (whole or links)]
+    if None in lats or not all(bws):
+        return None
+    return sum(lats) + sent / min(bws)
+
+
+def _over(h: MS.Handoff) -> str:
+    return f"link '{h.link}'" if len(h.route) == 1 else "route " + " -> ".join(f"'{n}'" for n in h.route)
 
 
 def _lengths(ctx: Context, w: MS.Workload) -> tuple[float, float] | None:
@@ -203,9 +215,9 @@ def slow_kv_handoff(ctx: Context) -> Iterator[Hit]:
         if not below(carry, drain):
             continue
         yield Hit(
-            f"hand-off '{h.name}': link '{h.link}' carries at most {carry:.3g} req/s of workload '{w.name}' "
+            f"hand-off '{h.name}': {_over(h)} carries at most {carry:.3g} req/s of workload '{w.name}' "
             f"({quantity(sent, U.DATA)} a request), below the {drain:.3g} req/s decode pool '{dpool.name}' drains",
-            ctx.at(h, "link"),
+            ctx.at(h, "link", "route"),
             label=f"{times(drain / carry)} slower than the decode pool",
             secondary=shown_label(ctx, ctx.at(dpool, "instances", "instance"), f"{drain:.3g} req/s"),
             notes=("the link's figure is latency + bytes / bandwidth; the decode pool's its largest batch over (output - 1) steps (docs/serving.md)",),
