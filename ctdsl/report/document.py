@@ -45,6 +45,7 @@ from ctdsl.report.explore.mathml import mathml_equation
 from ctdsl.report.paper_forms import Printer
 from ctdsl.report.encode import tex_text
 from ctdsl.report.paper_units import symbol_tex, text_qty_tex
+from ctdsl.report.serving_paper import section as serving_section
 from ctdsl.report.words import count_of
 from ctdsl.model.topology import Topology
 from ctdsl.results.quantity import Quantity
@@ -95,7 +96,7 @@ def build(sol, graph, curves, extra=()) -> tuple[str, list[Section]]:
     """The title and sections of the report: `graph` is the topology, `curves` the sweep figure's data (or None);
     `extra`: more sections at the end (`ctdsl report --sensitivity`)."""
     title = f"{Path(sol.spec.root).name}: sync schemes across slow links"
-    return title, [_summary(sol), _topology(sol.spec, graph), _solve_tables(sol), _plots(sol, curves), _break_evens(sol), *extra]
+    return title, [_summary(sol), *serving_section(sol), _topology(sol.spec, graph), _solve_tables(sol), _plots(sol, curves), _break_evens(sol), *extra]
 
 
 def _workers(spec, dc) -> str:

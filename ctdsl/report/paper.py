@@ -33,6 +33,7 @@ from ctdsl.report.blocks import EqRow, Equations, Grid, Name, Prose, Qty, TeX, T
 from ctdsl.report.document_tex import blocks_tex, grid_tex
 from ctdsl.report.paper_forms import Form, Printer, lines, width
 from ctdsl.report.paper_units import PLAIN, SIUNITX, num_tex, qty_tex, symbol_tex, unit_tex
+from ctdsl.report.serving_paper import tex as serving_tex
 from ctdsl.report.step_form import part_of, step_pieces, step_terms
 from ctdsl.report.target_latex import targets_tex
 from ctdsl.results.quantity import Quantity
@@ -268,7 +269,9 @@ class Paper:
         parts += [blocks_tex(self.scheme(r), self.units, self.columns) for r in self.sol.schemes.values()]
         parts += [blocks_tex(self.breakeven(b), self.units, self.columns) for b in self.sol.breakevens]
         parts.append("\\endgroup")
-        parts.append(grid_tex(self.table(), self.units, self.columns))
+        if self.sol.schemes or not getattr(self.sol, "serving", ()):  # a spec that only serves has no scheme to tabulate
+            parts.append(grid_tex(self.table(), self.units, self.columns))
+        parts += [t for t in [serving_tex(self.sol, self.units, self.columns, self.prefix)] if t]
         parts += [t for t in [targets_tex(self.sol, self.units, self.prefix)] if t]
         parts += self.extra  # more tables the caller asked for (export latex --sensitivity)
         return "\n\n".join(parts) + "\n"
