@@ -136,6 +136,7 @@ _TABLE = [
     Code("CT471", "prefill-without-handoff", "a workload entering a prefill pool that no hand-off leaves"),
     Code("CT472", "handoff-roles", "a hand-off that does not go from a prefill pool to a decode pool"),
     Code("CT473", "handoff-models-differ", "a hand-off between pools that serve different models"),
+    Code("CT474", "handoff-link-and-route", "a hand-off that names both a link and a route"),
     Code("CT490", "plot-axes-dropped", "sweep --plot over three or more swept params: a figure draws at most two (a winner map), and does not drop the others silently"),
     # imports
     Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),
