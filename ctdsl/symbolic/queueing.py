@@ -69,6 +69,9 @@ def md1_wait(rho: DimExpr, service: DimExpr) -> DimExpr:
     return rho * service / (2 * (1 - rho))
 
 
+SMALL_BURST = 4  # up to this many jobs the form is the sum of their waits (it reads as derived)
+
+
 def burst_wait(rho: DimExpr, service: DimExpr, job: DimExpr, n: DimExpr) -> DimExpr:
     """The summed waits Q(n) of n jobs of `job` seconds each sent back to back through an M/D/1
     link of utilisation rho and service S (the module's docstring): n c + (W - c)(1 - rho^n)/(1 - rho),
@@ -76,9 +79,13 @@ def burst_wait(rho: DimExpr, service: DimExpr, job: DimExpr, n: DimExpr) -> DimE
     if rho.dim != U.ONE or n.dim != U.ONE:  # pragma: no cover - a load and a count are dimensionless
         raise D.DimensionError(f"rho^n of {rho.dim.describe()} and {n.dim.describe()}")
     w = md1_wait(rho, service)
+    k = sp.Integer(n.e) if isinstance(n.e, int) else n.e
+    if k.is_Integer and 1 <= int(k) <= SMALL_BURST:  # the waits one by one: W + rho (W + x) + ..., as derived
+        waits = [w]
+        for _ in range(int(k) - 1):
+            waits.append(rho * (waits[-1] + job))
+        return D.total(waits, U.TIME)
     c = rho * job / (1 - rho)
-    if D.is_one(n):
-        return w
     decay = DimExpr(sp.Pow(rho.e, n.e), U.ONE)
     return n * c + (w - c) * (1 - decay) / (1 - rho)
 
