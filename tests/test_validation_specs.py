@@ -175,3 +175,22 @@ def test_mean_errors_and_rank_correlations_hold(observed):
         if best:
             (group,) = obs.groups
             assert group.best_right, (name, group.best_measured, group.best_predicted)
+
+
+def test_the_by_component_table_is_what_the_model_gives_at_one_efficiency():
+    """docs/validation.md ("By component") quotes every Table 5 row at one efficiency of 0.70,
+    as tools/validation_components.py prints it: the page's figures are the model's, and each
+    row's terms add up to its step."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import validation_components
+
+    text = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
+    table = text[text.index("| row | full: measured |"):]
+    lines = {ln.split("|")[1].strip(): [c.strip() for c in ln.split("|")[2:8]] for ln in table.splitlines()[2:6]}
+    for col, name in ((0, "korthikanti_full.ct"), (3, "korthikanti_selective.ct")):
+        _, found = validation_components.rows(str(VALIDATION / name), 0.70)
+        for scenario, measured, predicted, terms in found:
+            row = lines[scenario.removeprefix("gpt").upper()]
+            assert float(row[col + 1].removesuffix(" s")) == pytest.approx(predicted, abs=0.0051 * max(1, predicted / 10)), (name, scenario)
+            assert row[col + 2] == f"{100 * (predicted - measured) / measured:+.1f}%", (name, scenario)
+            assert sum(terms.values()) == pytest.approx(predicted, rel=1e-9)
