@@ -166,8 +166,7 @@ def _topology(spec, graph) -> Section:
 def _solve_tables(sol) -> Section:
     tb = Section("Solve tables")
     tb.blocks.append(Para("The tables of ctdsl solve, at the params' values above."))
-    for table in all_tables(sol):
-        tb.blocks.append(Grid(table.title, table.header, table.rows, set(table.marked), list(table.notes)))
+    tb.blocks.extend(all_tables(sol))  # the blocks ctdsl solve prints
     return tb
 
 

@@ -30,7 +30,7 @@ import re
 from ctdsl import units as U
 from ctdsl.diagnostics.terminal import command_safe
 from ctdsl.report.blocks import EqRow, Equations, Grid, Name, Prose, Qty, TeX, Text
-from ctdsl.report.document_tex import equations_tex, grid_tex, prose_tex, tt
+from ctdsl.report.document_tex import blocks_tex, grid_tex
 from ctdsl.report.paper_forms import Form, Printer, lines, width
 from ctdsl.report.paper_units import PLAIN, SIUNITX, num_tex, qty_tex, symbol_tex, unit_tex
 from ctdsl.report.step_form import part_of, step_pieces, step_terms
@@ -249,12 +249,6 @@ class Paper:
             parts.append(f"${symbol_tex(info)} = {qty_tex(value, label, self.units)}$")
         return ("Params at their defaults, each in its declared unit: " + ", ".join(parts) + ".") if parts else ""
 
-    def _tex(self, blocks) -> str:
-        out = []
-        for b in blocks:
-            out.append(prose_tex(b) if isinstance(b, Prose) else equations_tex(b))
-        return "\n".join(out)
-
     def fragment(self) -> str:
         needs = ", ".join(rf"\usepackage{{{p}}}" for p in PACKAGES[self.units])
         head = [
@@ -271,8 +265,8 @@ class Paper:
         note = self.symbols_note()
         if note:
             parts.append(note)
-        parts += [self._tex(self.scheme(r)) for r in self.sol.schemes.values()]
-        parts += [self._tex(self.breakeven(b)) for b in self.sol.breakevens]
+        parts += [blocks_tex(self.scheme(r), self.units, self.columns) for r in self.sol.schemes.values()]
+        parts += [blocks_tex(self.breakeven(b), self.units, self.columns) for b in self.sol.breakevens]
         parts.append("\\endgroup")
         parts.append(grid_tex(self.table(), self.units, self.columns))
         parts += [t for t in [targets_tex(self.sol, self.units, self.prefix)] if t]
