@@ -21,6 +21,8 @@
     FILE`, both as fresh processes, interleaved, the median of each. target < 1.5x
 (c) the pages' sizes: the flagship's, with --simulate, with --simulate at
     wan_load = 0.9, and the wide page's.                           target < 1.5 MB
+    The serving study (specs/llama70b_disagg.ct: 2 params, 9 paths, two curves of
+    400 points each and goodput after the redraw) is measured as (a) too.
 (d) the chart of a break-even against a second param, computed after each redraw
     (40 break-evens): its time, median of 20, on both pages.
 
@@ -44,6 +46,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = Path("specs") / "llama70b_wan.ct"  # run from the root: the page names the spec as given
+SERVING = Path("specs") / "llama70b_disagg.ct"  # a spec that serves: TTFT and TPOT against the rate
 sys.path.insert(0, str(ROOT / "tests"))
 
 from explorekit import launch, open_page, why_no_browser, wide_spec  # noqa: E402
@@ -128,11 +131,14 @@ BE2 = """(n) => { const t = []; for (let k = 0; k < n; k++) { const t0 = perform
   t.sort((a, b) => a - b); return t[t.length >> 1]; }"""
 
 
-def bench_be2(page_path: Path) -> float:
+GOODPUT = BE2.replace("ctdslExplorer.be2Now()", "ctdslExplorer.servingNow()")
+
+
+def bench_be2(page_path: Path, measure: str = BE2) -> float:
     pw, browser = launch()
     try:
         o = open_page(browser, page_path)
-        return o.page.evaluate(BE2, 20)
+        return o.page.evaluate(measure, 20)
     finally:
         browser.close()
         pw.stop()
@@ -154,6 +160,7 @@ VIEW_SHOTS = (
      "() => { const s = document.getElementById('be2-q'); s.value = '2'; s.dispatchEvent(new Event('change')); ctdslExplorer.be2Now(); }"),
     ("explorer-intro.png", "examples/19_utilisation_targets.ct", ["header"], None),
     ("explorer-diagnostics.png", "examples/19_utilisation_targets.ct", ["#diagnostics"], None),
+    ("explorer-serving.png", "specs/llama70b_disagg.ct", ["#controls", "#serving", "#serving-tables"], None),
 )
 
 
@@ -235,6 +242,11 @@ def main() -> int:
         else:
             report_moves("flagship (4 params, 9 schemes)", bench_moves(page, args.screenshot))
             report_moves("wide (20 params, 30 schemes)", bench_moves(wide))
+        serving = Path(tmp) / "serving.html"
+        subprocess.run(ctdsl_command() + ["explore", str(SERVING), "-o", str(serving)], check=True, cwd=ROOT)
+        print(f"(c) page size, serving ({SERVING}): {serving.stat().st_size:,} bytes")
+        report_moves("serving (specs/llama70b_disagg.ct: 2 params, 9 paths)", bench_moves(serving))
+        print(f"(d) serving: goodput of the 9 paths (60 bisections per SLO target), after a redraw: median {bench_be2(serving, GOODPUT):.2f} ms")
         for name, pg in (("flagship", page), ("wide", wide)):
             print(f"(d) {name}: a break-even against a second param, 40 break-evens after a redraw: median {bench_be2(pg):.2f} ms")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

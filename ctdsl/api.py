@@ -83,7 +83,7 @@ def check(path: str | Path, text: str | None = None, overrides: dict[str, str] |
         if scenario is not None:
             base = checker.run()  # as written first: a scenario is only looked up in a spec that checks
             if base is None:
-                return CheckResult(str(path), None, sort_diagnostics(sink.items), loaded.sources, loaded, text)
+                return _checked(str(path), None, sink, loaded.sources, loaded, text)
             if scenario not in base.scenarios:
                 raise KeyError(scenario)
             sink = DiagnosticSink()
@@ -92,10 +92,17 @@ def check(path: str | Path, text: str | None = None, overrides: dict[str, str] |
             _in_scenario(sink, base.scenarios[scenario])
         else:
             spec = checker.run()
+    return _checked(str(path), spec, sink, loaded.sources, loaded, text)
+
+
+def _checked(path: str, spec: Spec | None, sink: DiagnosticSink, sources: Sources, loaded: Loaded, text: str | None = None) -> CheckResult:
+    """What a check found, as `check` and `recheck` return it: the diagnostics in order, the spec
+    only when nothing is an error; a --set value outside its declared range (CT311) is dropped
+    beside an error, since it matters only to a spec that runs."""
     diagnostics = sort_diagnostics(sink.items)
-    if sink.has_errors:  # a --set value outside its declared range (CT311) matters only to a spec that runs
+    if sink.has_errors:
         diagnostics = [d for d in diagnostics if d.code != "CT311"]
-    return CheckResult(str(path), spec if not sink.has_errors else None, diagnostics, loaded.sources, loaded, text)
+    return CheckResult(path, spec if not sink.has_errors else None, diagnostics, sources, loaded, text)
 
 
 def _in_scenario(sink: DiagnosticSink, scenario) -> None:
@@ -318,10 +325,7 @@ def recheck(study: Study, overrides: dict[str, str]) -> CheckResult:
     again = Loaded(loaded.root, loaded.files, sources, loaded.std, loaded.parse_failed)
     sink = DiagnosticSink()
     spec = Checker(again, sink, {**study.overrides, **overrides}, study.scenario).run()
-    diagnostics = sort_diagnostics(sink.items)
-    if sink.has_errors:
-        diagnostics = [d for d in diagnostics if d.code != "CT311"]
-    return CheckResult(study.path, spec if not sink.has_errors else None, diagnostics, sources, again)
+    return _checked(study.path, spec, sink, sources, again)
 
 
 @dataclass(frozen=True)

@@ -53,11 +53,12 @@ LAYERS: list[tuple[str, ...]] = [
     ("ctdsl.report", "ctdsl.lint"),
     ("ctdsl.api", "ctdsl.lsp"),
     ("ctdsl.cli", "ctdsl"),  # `ctdsl` is the package's own face (ctdsl/__init__.py)
+    ("ctdsl.__main__",),  # `python -m ctdsl`: runs the command line
 ]
 
 # third-party libraries a command loads only when it needs them
 HEAVY = {"matplotlib", "scipy", "simpy", "mpmath", "sympy", "numpy", "networkx", "rich", "typer", "lark", "jsonschema", "tomllib", "tomli", "pyarrow", "pandas", "xarray", "SALib"}
-ENTRY_POINTS = ("ctdsl/__init__.py", "ctdsl/api.py", "ctdsl/cli/")
+ENTRY_POINTS = ("ctdsl/__init__.py", "ctdsl/__main__.py", "ctdsl/api.py", "ctdsl/cli/")
 
 
 def _module_name(path: Path, root: Path) -> str:

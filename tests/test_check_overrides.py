@@ -88,3 +88,14 @@ def test_the_value_is_quoted_in_the_excerpt():
     result, _ = run(wan_bw="25 ms")
     text = render_text(result.diagnostics[0], result.sources)
     assert text.splitlines()[2:4] == ["1 | 25 ms", "  | ^^^^^ time (s)"]
+
+
+def test_a_scenario_run_of_a_failing_spec_drops_ct311_as_a_plain_run_does():
+    """A --set value outside its range (CT311) is dropped beside an error; a run with --scenario of a
+    spec that fails as written kept it (its early return skipped the filter `check` applies elsewhere)."""
+    spec = Path(__file__).resolve().parents[1] / "examples" / "21_scenarios.ct"
+    text = spec.read_text(encoding="utf-8") + "\nparam oops = 3 GB/s in 1 s .. 2 s\n"  # CT207: a range of another dimension
+    plain = [d.code for d in check(spec, text=text, overrides={"eff": "2"}).diagnostics]
+    scenario = [d.code for d in check(spec, text=text, overrides={"eff": "2"}, scenario="tp1").diagnostics]
+    assert "CT207" in plain and "CT311" not in plain
+    assert scenario == plain

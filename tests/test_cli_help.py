@@ -93,3 +93,17 @@ def test_completion_is_installable():
     code = "import sys; from ctdsl.cli import main; sys.argv = ['ctdsl', '--show-completion']; main()"
     done = subprocess.run(["bash", "-c", f'{shlex.quote(sys.executable)} -c "{code}"; exit $?'], capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0 and "_CTDSL_COMPLETE=complete_bash" in done.stdout, done.stdout + done.stderr
+
+
+def test_python_dash_m_runs_the_command_line(tmp_path):
+    """`python -m ctdsl` is the command line: its exit code and output are the installed script's."""
+    spec = tmp_path / "bad.ct"
+    spec.write_text("param x = 1 GB/s\nlink l { bandwidth = y }\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "ctdsl", "check", str(spec)], capture_output=True, text=True,
+                          timeout=HANG, cwd=tmp_path)
+    inproc = CliRunner().invoke(app, ["check", str(spec)])
+    assert done.returncode == inproc.exit_code == 1
+    assert "CT" in done.stdout + done.stderr and "Traceback" not in done.stderr
+    usage = subprocess.run([sys.executable, "-m", "ctdsl", "--help"], capture_output=True, text=True, timeout=HANG,
+                           env={"COLUMNS": "80", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert usage.returncode == 0 and "python -m ctdsl" in usage.stdout

@@ -187,11 +187,11 @@ def _lay(n, stride=1, domain=8):
 
 
 def test_layout_by_rank_order():
-    assert (_lay(16).k, _lay(16).spans, _lay(16).count) == (8, True, 2)
-    assert (_lay(4).k, _lay(4).spans) == (4, False)
-    assert (_lay(64, stride=2).k, _lay(64, stride=2).count) == (4, 16)
-    assert (_lay(8, stride=8).k, _lay(8, stride=8).spans) == (1, True)
-    assert (_lay(8, stride=16).k, _lay(8, stride=16).count) == (1, 8)
+    assert (_lay(16).k.e, _lay(16).spans, _lay(16).count.e) == (8, True, 2)
+    assert (_lay(4).k.e, _lay(4).spans) == (4, False)
+    assert (_lay(64, stride=2).k.e, _lay(64, stride=2).count.e) == (4, 16)
+    assert (_lay(8, stride=8).k.e, _lay(8, stride=8).spans) == (1, True)
+    assert (_lay(8, stride=16).k.e, _lay(8, stride=16).count.e) == (1, 8)
 
 
 def test_ring_tree_in_network_all_to_all_and_p2p_by_hand():

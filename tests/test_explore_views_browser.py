@@ -227,8 +227,6 @@ def _predicted(page):
     return page.evaluate("() => Array.from(document.querySelectorAll('#scenarios tr[data-obs] td[data-key=predicted]')).map((td) => Number(td.dataset.value))")
 
 
-@pytest.mark.xfail(strict=True, reason="the node layout of collectives is decided at the params' defaults (docs/cost-model.md, "
-                   "'Known limit'): the page's forms at tp = 1, 2, 4 differ from solve --scenario, which checks again")
 def test_scenarios_are_presets_and_observations_are_drawn(browser, tmp_path):
     """examples/21_scenarios.ct: four scenarios (tp 1, 2, 4, 8 with dp 64, 32, 16, 8), a measured step time in each
     and eff fitted on tp8. A preset gives `solve --scenario`'s numbers; the observed table's model column is solve's in

@@ -78,6 +78,17 @@ def test_real_function_is_value_with_the_other_symbols_fixed():
     assert math.isnan(real_function(sp.log(b - 10), b, env)(5.0))  # log of a negative number
 
 
+def test_an_exponential_of_the_other_symbols_is_evaluated():
+    """exp(-k b) with k fixed: e^-1.25 at b = 5, k = 0.25 (a colocated serving path's chance that a decode
+    step is running, 1 - e^-b, went nan here and its goodput to 0, where the page found 4.57 req/s)."""
+    b, k = sp.symbols("b k", positive=True)
+    env = {b: 5.0, k: 0.25}
+    f = real_function(1 - sp.exp(-k * b), b, env)
+    assert f(5.0) == pytest.approx(1 - math.exp(-1.25), rel=1e-15)
+    assert f(0.0) == 0.0
+    assert value(sp.exp(k * b), {b: 1e6, k: 1.0}) == math.inf  # beyond a float: inf, not OverflowError
+
+
 def test_changes_sign_is_a_crossing_not_a_touch():
     assert changes_sign(math.sin, math.pi - 1e-6, math.pi + 1e-6)  # sin crosses zero at pi
     assert not changes_sign(lambda x: x * x, -1e-6, 1e-6)  # x^2 touches zero at 0

@@ -131,6 +131,8 @@ def _type(f: S.FieldSpec) -> str:
         return "`true` or `false`"
     if f.type == "ops":
         return "list of operations"
+    if f.type == "refs":
+        return "list of names of a " + " or ".join(f.refs)
     return "string"
 
 

@@ -172,6 +172,8 @@ class BlockChecker:
             result: object = self._string(key, spec, value)
         elif spec.type == "ops":
             result = self._ops(key, spec, value)
+        elif spec.type == "refs":
+            result = self._ref_list(key, spec, value)
         elif spec.type == "bool":
             result = self._bool(key, value)
         elif spec.type == "enum":
@@ -204,6 +206,21 @@ class BlockChecker:
                 continue
             ops.append(Operation(word))
         return tuple(ops)
+
+    def _ref_list(self, key: str, spec: S.FieldSpec, value: ast.Value) -> tuple[str, ...] | None:
+        """A list of names of the field's kinds (a hand-off's route of links); None if any is wrong (reported)."""
+        if not isinstance(value, ast.ListValue) or not value.items:
+            self.sink.error("CT206", f"'{key}' takes a list of {' or '.join(spec.refs)} names", value.span, help=f"e.g. {key} = {spec.example}")
+            return None
+        names = []
+        for item in value.items:
+            word = _word(item)
+            if word is None:
+                self.sink.error("CT206", f"'{key}' names {' or '.join(spec.refs)}s, not {_show(item)}", item.span, help=f"e.g. {key} = {spec.example}")
+                names.append(None)
+                continue
+            names.append(None if word in self.ns.refused else self._named(key, spec.refs, word, item))
+        return None if None in names else tuple(names)
 
     def _bool(self, key: str, value: ast.Value) -> bool | None:
         word = _word(value)

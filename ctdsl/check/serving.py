@@ -211,11 +211,25 @@ class _Builder:
         if not band and "fraction" in b.fields:
             self.sink.error("CT113", f"hand-off '{b.name}': fraction applies to a band payload only", b.fields["fraction"].key.span, help="payload = band, or remove the fraction")
             return
+        if ("link" in b.fields) == ("route" in b.fields):
+            both = "link" in b.fields
+            self.sink.error(
+                "CT474" if both else "CT105",
+                f"hand-off '{b.name}' gives both a link and a route" if both else f"hand-off '{b.name}' gives no link",
+                b.fields["route"].key.span if both else b.definition.span,
+                label="one or the other" if both else "no link or route",
+                help="a route lists the links in turn: route = [a, b]; one link: link = a" if both else "name the link it crosses, e.g. link = ib_ndr, or its route, route = [eth100g, wan, eth100g]",
+            )
+            return
+        route = (g("link"),) if "link" in b.fields else g("route")
+        if route is None or None in route:
+            return  # a name reported where it was written
         self.handoffs[b.name] = M.Handoff(
             **self._common(b),
             source=g("from"),
             target=g("to"),
-            link=g("link"),
+            link=route[0],
+            route=tuple(route),
             mode=g("mode"),
             payload=g("payload"),
             fraction=g("fraction") if band else None,

@@ -81,10 +81,10 @@ def _search(file: str, name: str | None, set_, format: SearchFormat, plot: str |
 
         emit(search_markdown(results), None, data=True)
     else:
+        from ctdsl.report.document_rich import print_blocks
         from ctdsl.report.search_out import search_tables
-        from ctdsl.report.tables import print_rich_tables
 
         console = stdout_console()
         for r in results:
-            print_rich_tables(console, search_tables(r))
+            print_blocks(console, search_tables(r))
     raise typer.Exit(Exit.OK)

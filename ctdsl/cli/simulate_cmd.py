@@ -143,8 +143,8 @@ def _serving(study, seeds, seed, validate, format, requests, other) -> None:
         raise fail_usage("a serving spec is simulated path by path: --sweep, --partial, --scheduler, --trace and --output apply to training schemes")
     if format not in (SimFormat.table, SimFormat.json):
         raise fail_usage("a serving simulation prints as a table or json")
+    from ctdsl.report.document_rich import print_blocks
     from ctdsl.report.serving_out import serving_sim_json, serving_sim_table
-    from ctdsl.report.tables import print_rich_tables
     from ctdsl.simulate.serving import validate as check_path
 
     sol = study.solve()
@@ -156,7 +156,7 @@ def _serving(study, seeds, seed, validate, format, requests, other) -> None:
     if format is SimFormat.json:
         emit(json.dumps(serving_sim_json(rows, requests, n, seed), indent=2, sort_keys=True) + "\n", None, data=True)
     else:
-        print_rich_tables(stdout_console(), [serving_sim_table(rows, requests, n)], mark=" *")
+        print_blocks(stdout_console(), [serving_sim_table(rows, requests, n)], mark=" *")
     if validate and not all(c.agrees for _, checks in rows for c in checks):
         raise typer.Exit(Exit.FINDINGS)
 

@@ -102,9 +102,10 @@ def _solve(file: str, set_, format: "SolveFormat", explain: str | None, sensitiv
 
         emit(render_markdown(sol), None, data=True)
         if observed is not None:
-            from ctdsl.report.observed_out import observed_table, table_markdown
+            from ctdsl.report.document_md import tables_md
+            from ctdsl.report.observed_out import observed_table
 
-            emit("\n" + table_markdown(observed_table(observed)), None, data=True)
+            emit("\n" + tables_md([observed_table(observed)]), None, data=True)
         if sens is not None:
             from ctdsl.report.sensitivity_out import sensitivity_markdown
 
@@ -123,15 +124,15 @@ def _solve(file: str, set_, format: "SolveFormat", explain: str | None, sensitiv
         console = stdout_console()
         render_rich(sol, console)
         if observed is not None:
+            from ctdsl.report.document_rich import print_blocks
             from ctdsl.report.observed_out import observed_table
-            from ctdsl.report.tables import print_rich_tables
 
-            print_rich_tables(console, [observed_table(observed)], mark=" *")
+            print_blocks(console, [observed_table(observed)], mark=" *")
         if sens is not None:
+            from ctdsl.report.document_rich import print_blocks
             from ctdsl.report.sensitivity_out import sensitivity_tables
-            from ctdsl.report.tables import print_rich_tables
 
-            print_rich_tables(console, sensitivity_tables(sens))
+            print_blocks(console, sensitivity_tables(sens))
 
 
 def _sensitivity(sol):

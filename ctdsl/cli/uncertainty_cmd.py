@@ -67,9 +67,9 @@ def uncertainty(
     elif format is UncFormat.csv:
         emit(out.uncertainty_csv(result), output, data=True)
     elif output is None:
-        from ctdsl.report.tables import print_rich_tables
+        from ctdsl.report.document_rich import print_blocks
 
-        print_rich_tables(stdout_console(), out.uncertainty_tables(result))
+        print_blocks(stdout_console(), out.uncertainty_tables(result))
     else:
         emit(_plain(out.uncertainty_tables(result)), output)
 
@@ -77,8 +77,8 @@ def uncertainty(
 def _plain(tables) -> str:
     from rich.console import Console
 
-    from ctdsl.report.tables import print_rich_tables
+    from ctdsl.report.document_rich import print_blocks
 
     console = Console(width=100, record=True, file=io.StringIO(), no_color=True, color_system=None, highlight=False)
-    print_rich_tables(console, tables)
+    print_blocks(console, tables)
     return console.export_text()

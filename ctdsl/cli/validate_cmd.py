@@ -140,16 +140,16 @@ def _print(sets, skipped: list[str], format: ValidateFormat, max_mape, over) -> 
         tables.append(sets_table(sets))
     notes = [f"{p}: no observations" for p in skipped]
     if format is ValidateFormat.markdown:
+        from ctdsl.report.document_md import tables_md
         from ctdsl.report.encode import md_text
-        from ctdsl.report.observed_out import table_markdown
 
-        out = "# Validation\n\n" + "\n".join(table_markdown(t) for t in tables) + "".join(f"\n_{md_text(n)}_\n" for n in notes)
+        out = "# Validation\n\n" + (tables_md(tables) if tables else "") + "".join(f"\n_{md_text(n)}_\n" for n in notes)
         emit(out, None, data=True)
         return
+    from ctdsl.report.document_rich import print_blocks
     from ctdsl.report.encode import rich_text
-    from ctdsl.report.tables import print_rich_tables
 
     console = stdout_console()
-    print_rich_tables(console, tables, mark=" *")
+    print_blocks(console, tables, mark=" *")
     for n in notes:
         console.print(rich_text(n))

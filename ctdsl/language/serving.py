@@ -117,7 +117,8 @@ def serving_kinds(F, Q: str) -> dict[str, dict]:
             [
                 F("from", "ref", "the prefill pool it leaves", refs=("pool",), required=True, example="prefill"),
                 F("to", "ref", "the decode pool it reaches", refs=("pool",), required=True, example="decode"),
-                F("link", "ref", "the link it crosses", refs=("link",), required=True, example="ib_ndr"),
+                F("link", "ref", "the link it crosses (or a route)", refs=("link",), example="ib_ndr"),
+                F("route", "refs", "the links it crosses in turn, in place of link: latency once a link (the route's alone where a link is counted = route), bytes at the narrowest", refs=("link",), example="[eth100g, wan, eth100g]"),
                 F("mode", "enum", "whole (after the prefill) or layerwise (each layer's KV as the prefill produces it)", choices=HANDOFF_MODES, default="whole", example="layerwise"),
                 F("payload", "enum", "plain (as stored), fp8, fp4 (with block scales) or band (a fraction of the values)", choices=KV_PAYLOADS, default="plain", example="fp8"),
                 F("fraction", Q, "fraction of the values a band keeps", dim=U.ONE, bound="fraction", example="1/4"),

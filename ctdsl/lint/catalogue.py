@@ -8,9 +8,9 @@ as it can be read: `rule_name("CTL001")` is right in a fresh process.
 from __future__ import annotations
 
 from ctdsl.lint.registry import Rule, collect
-from ctdsl.lint.rules import bit_byte, definitions, links, modules, payloads, replicas, schemes, suppressions, sweeps
+from ctdsl.lint.rules import bit_byte, definitions, links, modules, payloads, replicas, schemes, serving, suppressions, sweeps
 
-RULES: dict[str, Rule] = collect([definitions, modules, links, bit_byte, payloads, schemes, sweeps, suppressions, replicas])
+RULES: dict[str, Rule] = collect([definitions, modules, links, bit_byte, payloads, schemes, sweeps, suppressions, replicas, serving])
 
 INTERNAL_ERROR = "CTL000"  # a rule crashed: a bug in ctdsl, reported rather than raised
 UNUSED_SUPPRESSION = suppressions.unused_suppression.code

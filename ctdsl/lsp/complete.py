@@ -101,7 +101,7 @@ def _value_items(kind: str, stage: str | None, key: str, typed: str, index: Inde
     fs = table.get(key)
     if fs is None:
         return []
-    if fs.type == "ref":
+    if fs.type in ("ref", "refs"):  # a name, or a list of names (a hand-off's route)
         return [Item(s.name, "reference", s.kind) for k in fs.refs for s in (index.names(k) if index else [])]
     if fs.type == "enum":
         return [Item(str(c), "enum", key) for c in fs.choices]

@@ -67,7 +67,8 @@ class Workload(Definition):
 class Handoff(Definition):
     source: str  # the prefill pool (`from` in the spec)
     target: str  # the decode pool (`to`)
-    link: str
+    link: str  # the link, or the route's first
+    route: tuple[str, ...]  # the links crossed in turn: (link,) when the hand-off names one
     mode: HandoffMode
     payload: KvPayload
     fraction: Expr | None  # a band's kept fraction
@@ -76,7 +77,7 @@ class Handoff(Definition):
     label: str | None
 
     def __post_init__(self) -> None:
-        freeze(self, spans=frozen_map, mode=HandoffMode, payload=KvPayload)
+        freeze(self, spans=frozen_map, mode=HandoffMode, payload=KvPayload, route=tuple)
 
     @property
     def display(self) -> str:

@@ -5,6 +5,9 @@
 - per scheme, in spec order: `SCHEME.step_s`, `SCHEME.time_to_target_s`,
   `SCHEME.energy_to_target_J`, with components each step-time component
   `SCHEME.COMPONENT_s`, then `SCHEME.binding` (the largest component);
+- per serving path (`WORKLOAD/HANDOFF`, `WORKLOAD/POOL`): `PATH.sustainable_per_s`,
+  `PATH.ttft_p_s`, `PATH.tpot_s`, `PATH.e2e_p_s`, `PATH.energy_per_token_J`, inf where
+  the path's queues do not settle (over capacity);
 - `winner`: the scheme with the smallest time to target at that point.
 
 A numeric column gives a float64 array per chunk, NaN where a value cannot be
@@ -78,6 +81,10 @@ def columns(forms: CompiledForms, components: bool = False) -> list[Column]:
             for comp in sf.components:  # named by its display name, as the tables name it
                 cols.append(Column(f"{s}.{comp.label}_s", "s", _value_getter(s, "component:" + comp.id), long_name=f"{s} {comp.label} time", cf_units="s"))
         cols.append(Column(f"{s}.binding", None, _binding_getter(s), tuple(c.label for c in sf.components), long_name=f"{s} binding component"))
+    for path in getattr(forms, "paths", ()):  # a serving path, `WORKLOAD/HANDOFF` or `WORKLOAD/POOL`
+        cols.append(Column(f"{path}.sustainable_per_s", "1/s", _value_getter(path, "serving:sustainable"), long_name=f"{path} sustainable rate", cf_units="s-1"))
+        for key, unit, words in SERVING_COLUMNS:
+            cols.append(Column(f"{path}.{key}_{unit_suffix(unit)}", unit, _served(path, key), long_name=f"{path} {words}", cf_units=unit))
     ranked = tuple(name for name, sf in forms.schemes.items() if sf.has_steps)
     cols.append(Column("winner", None, _winner, ranked, long_name="scheme with the shortest time to target"))
     return cols
@@ -97,6 +104,26 @@ def _value_getter(scheme: str, q: str):
 
 def _binding_getter(scheme: str):
     return lambda ch: ch.binding[scheme]
+
+
+# a path's latencies and energy (docs/sweeps.md): inf where its queues do not settle, as solve says "over capacity"
+SERVING_COLUMNS = (("ttft_p", "s", "TTFT at the SLO's percentile"), ("tpot", "s", "TPOT (mean)"), ("e2e_p", "s", "end to end at the percentile"), ("energy_per_token", "J", "energy per output token"))
+
+
+def _served(path: str, key: str):
+    def get(ch):
+        v = ch.values
+        out = np.array(v[(path, "serving:" + key)], dtype=np.float64)
+        rho = [v[(path, "serving:prefill_utilisation")]] + ([v[(path, "serving:link_utilisation")]] if (path, "serving:link_utilisation") in v else [])
+        b, most = v[(path, "serving:decode_batch")], v[(path, "serving:decode_batch_max")]
+        with np.errstate(invalid="ignore"):
+            settles = (v[(path, "serving:rate")] < v[(path, "serving:sustainable")]) & (v[(path, "serving:tpot")] > 0) & (b >= 0) & (b <= most)
+            for r in rho:
+                settles &= (r >= 0) & (r < 1)
+        out[~settles] = np.inf
+        return out
+
+    return get
 
 
 def _winner(ch) -> np.ndarray:

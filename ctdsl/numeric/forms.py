@@ -85,6 +85,10 @@ def _floats(expr: sp.Expr) -> sp.Expr:
     return expr.xreplace(big) if big else expr
 
 
+# a serving path's terms a sweep evaluates (docs/sweeps.md): what it prints and what says whether its queues settle
+SERVING_SWEPT = ("ttft_p", "tpot", "e2e_p", "energy_per_token", "prefill_utilisation", "link_utilisation", "decode_batch", "decode_batch_max")
+
+
 @dataclass
 class SchemeForms:
     name: str
@@ -135,6 +139,16 @@ class CompiledForms:
             for t in r.terms:
                 keys.append((name, "component:" + t.id.id))
                 exprs.append(t.value.expr)
+        # each serving path's latency, load and capacity forms, exact in the params (the workload's rate among them)
+        self.paths: tuple[str, ...] = ()
+        for r in getattr(solution, "serving", ()):
+            self.paths += (r.name,)
+            keys += [(r.name, "serving:rate"), (r.name, "serving:sustainable")]
+            exprs += [r.rate.expr, r.sustainable.expr]
+            for key in SERVING_SWEPT:
+                if key in r.terms:
+                    keys.append((r.name, "serving:" + key))
+                    exprs.append(r.terms[key].quantity.expr)
         self.keys = keys  # the compiled function's outputs, in order
         self.exprs = [_tolerant(e) for e in exprs]
         self._fn = sp.lambdify(

@@ -1,5 +1,13 @@
-"""The blocks a report document is made of (`document.build` makes them; `document_html` and
-`document_md` write them): paragraphs, bullets, code, images, exact forms, tables, sections."""
+"""The document model of every output: the blocks a document is made of, built once from the results
+and written by one writer per format, as diagnostics are.
+
+Blocks: paragraphs (`Para`, or `Prose` of typed runs), bullets, code, images, exact forms (`Math`,
+`Equations`), tables (`Grid`), sections. The builders: `tables` and the other `*_tables` / `*_out`
+modules (the tables of solve and the other commands), `document` (`ctdsl report`), `paper`
+(`export latex` and the notebook's equations). The writers: `document_rich` (the terminal),
+`document_md` (Markdown), `document_html` (HTML), `document_tex` (LaTeX) and `document_mathjax`
+(a notebook's MathJax). A block says what it holds; each writer encodes it for its sink
+(`ctdsl.report.encode`)."""
 
 from __future__ import annotations
 
@@ -112,20 +120,30 @@ class EqRow:
 class Equations:
     rows: list[EqRow]
 
+    def aligned(self) -> str:
+        """The rows as one `aligned` block, without labels: what a writer of math that has no
+        numbered equations shows (MathJax, GitHub's math, an HTML page's LaTeX source)."""
+        return "\\begin{aligned}\n" + " \\\\\n".join(r.tex for r in self.rows) + "\n\\end{aligned}"
+
 
 @dataclass
 class Grid:
     """A table: a title, a header, rows of cells (`Cell`: a str is Text), cells to emphasise, notes under it.
 
+    The one table of every output: the solve tables and every other command's are Grids, which
+    the terminal (`document_rich`), Markdown (`document_md`), HTML (`document_html`) and LaTeX
+    (`document_tex`, `document_mathjax`) writers write.
+
     For a paper (the LaTeX writer) also: `units`, each column's unit (a Qty column's values are in
     it, shown under its head); a `caption` (runs) and a `label`; the last column wrapped to a share
     of the line (`wrap`); spanning both columns of a two-column page (`wide`); `cols`, LaTeX's
-    column spec where the writer should not choose it from the cells."""
+    column spec where the writer should not choose it from the cells. `align`: each column's
+    alignment, where a writer of text should not left-align it (numbers in a column of their own)."""
 
     title: str | None
     header: list
-    rows: list[list]
-    marked: set = field(default_factory=set)
+    rows: list[list] = field(default_factory=list)
+    marked: set = field(default_factory=set)  # (row, column) cells to emphasise
     notes: list[str] = field(default_factory=list)
     units: list[str] = field(default_factory=list)
     caption: tuple = ()
@@ -133,6 +151,7 @@ class Grid:
     wrap: float | None = None
     wide: bool = False
     cols: str | None = None
+    align: list[str] = field(default_factory=list)  # a column's alignment, "left" or "right" (the terminal's and Markdown's)
 
 
 def cell_text(c) -> str:

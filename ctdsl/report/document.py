@@ -45,6 +45,7 @@ from ctdsl.report.explore.mathml import mathml_equation
 from ctdsl.report.paper_forms import Printer
 from ctdsl.report.encode import tex_text
 from ctdsl.report.paper_units import symbol_tex, text_qty_tex
+from ctdsl.report.serving_paper import section as serving_section
 from ctdsl.report.words import count_of
 from ctdsl.model.topology import Topology
 from ctdsl.results.quantity import Quantity
@@ -95,7 +96,7 @@ def build(sol, graph, curves, extra=()) -> tuple[str, list[Section]]:
     """The title and sections of the report: `graph` is the topology, `curves` the sweep figure's data (or None);
     `extra`: more sections at the end (`ctdsl report --sensitivity`)."""
     title = f"{Path(sol.spec.root).name}: sync schemes across slow links"
-    return title, [_summary(sol), _topology(sol.spec, graph), _solve_tables(sol), _plots(sol, curves), _break_evens(sol), *extra]
+    return title, [_summary(sol), *serving_section(sol), _topology(sol.spec, graph), _solve_tables(sol), _plots(sol, curves), _break_evens(sol), *extra]
 
 
 def _workers(spec, dc) -> str:
@@ -166,8 +167,7 @@ def _topology(spec, graph) -> Section:
 def _solve_tables(sol) -> Section:
     tb = Section("Solve tables")
     tb.blocks.append(Para("The tables of ctdsl solve, at the params' values above."))
-    for table in all_tables(sol):
-        tb.blocks.append(Grid(table.title, table.header, table.rows, set(table.marked), list(table.notes)))
+    tb.blocks.extend(all_tables(sol))  # the blocks ctdsl solve prints
     return tb
 
 

@@ -1,14 +1,14 @@
-"""A report document as one self-contained HTML page: images as data URIs, each exact form as
-MathML (selectable, searchable) with its LaTeX source; every text from a spec escaped."""
+"""The HTML writer of the document model (`ctdsl.report.blocks`): a report as one self-contained page
+(images as data URIs, each exact form as MathML, selectable and searchable, with its LaTeX source),
+and the tables a notebook and the explorer show; every text from a spec escaped."""
 
 from __future__ import annotations
 
 import base64
 
 from ctdsl.version import __version__
-from ctdsl.report.blocks import Bullets, Code, Grid, Image, Math, Para, Section
+from ctdsl.report.blocks import Bullets, Code, Equations, Grid, Image, Math, Name, Para, Prose, Section, TeX, cell_text
 from ctdsl.report.encode import html_text as escape
-from ctdsl.report.html import table_html
 
 CSS = """
 body { font-family: "DejaVu Sans", Verdana, sans-serif; max-width: 1060px; margin: 2em auto; padding: 0 1em; color: #111; line-height: 1.45; }
@@ -29,9 +29,39 @@ def data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
+def grid_html(g: Grid) -> str:
+    """An HTML table: its title as the caption, marked cells in bold, notes below it."""
+    cap = f"<caption>{escape(g.title)}</caption>" if g.title else ""
+    head = "".join(f"<th>{escape(cell_text(h))}</th>" for h in g.header)
+    body = []
+    for i, row in enumerate(g.rows):
+        cells = "".join(
+            f'<td class="mark"><b>{escape(cell_text(c))}</b></td>' if (i, j) in g.marked else f"<td>{escape(cell_text(c))}</td>"
+            for j, c in enumerate(row)
+        )
+        body.append(f"<tr>{cells}</tr>")
+    foot = "".join(f'<p class="note"><small>{escape(n)}</small></p>' for n in g.notes)
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{foot}"
+
+
+def _html_run(run) -> str:
+    """A run of a paragraph: words escaped, a name as code, math as its LaTeX source (there is no
+    expression to print MathML from)."""
+    if isinstance(run, Name):
+        return f"<code>{escape(run.text)}</code>"
+    if isinstance(run, TeX):
+        return f'<code class="language-latex">{escape(run.tex)}</code>'
+    return escape(cell_text(run))
+
+
 def _html_block(b) -> str:
     if isinstance(b, Para):
         return f"<p>{escape(b.text)}</p>"
+    if isinstance(b, Prose):
+        head = "<b>" + "".join(_html_run(r) for r in b.head) + "</b> " if b.head else ""
+        return "<p>" + head + "".join(_html_run(r) for r in b.runs) + "</p>"
+    if isinstance(b, Equations):  # the rows' LaTeX source, as the LaTeX writer aligns them (without labels)
+        return f'<pre><code class="language-latex">{escape(b.aligned())}</code></pre>'
     if isinstance(b, Bullets):
         return "<ul>" + "".join(f"<li>{escape(i)}</li>" for i in b.items) + "</ul>"
     if isinstance(b, Code):
@@ -42,7 +72,7 @@ def _html_block(b) -> str:
     if isinstance(b, Math):  # MathML: text a reader can select and search, no picture
         return b.mathml + f'<pre><code class="language-latex">{escape(b.latex)}</code></pre>'
     if isinstance(b, Grid):
-        return table_html(b.header, b.rows, b.marked, b.notes, caption=b.title or None)
+        return grid_html(b)
     if isinstance(b, Section):
         return _html_section(b)
     raise TypeError(b)  # pragma: no cover

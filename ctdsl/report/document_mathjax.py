@@ -2,7 +2,7 @@
 `_repr_latex_` (Jupyter's text/latex) shows.
 
 MathJax typesets math and nothing else (no sectioning, no tabular, no preamble, no siunitx), so
-each block is a `$$...$$` display: a paragraph's head in bold and its runs as `\\text` with math
+each block is a `$$...$$` display: a section's title in bold, a paragraph's head in bold and its runs as `\\text` with math
 between them, equations as `aligned` (the rows `document_tex` numbers and labels, without labels),
 a table as an `array` with each column's unit under its head. Spec text goes through
 `encode.mathjax_text` (plain runs in `\\text`, every other character a math command); the
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from ctdsl.report.blocks import Equations, Grid, Name, Prose, Qty, TeX, Text
+from ctdsl.report.blocks import Equations, Grid, Name, Prose, Qty, Section, TeX, Text
 from ctdsl.report.encode import mathjax_text, tex_text, tex_text_to_mathjax
 from ctdsl.report.paper_units import number
 
@@ -53,7 +53,7 @@ def prose_mathjax(p: Prose) -> str:
 
 
 def equations_mathjax(eq: Equations) -> str:
-    return "$$" + tex_text_to_mathjax("\\begin{aligned}\n" + " \\\\\n".join(r.tex for r in eq.rows) + "\n\\end{aligned}") + "$$"
+    return "$$" + tex_text_to_mathjax(eq.aligned()) + "$$"
 
 
 def grid_mathjax(g: Grid) -> str:
@@ -78,6 +78,9 @@ def to_mathjax(blocks) -> str:
             out.append(equations_mathjax(b))
         elif isinstance(b, Grid):
             out.append(grid_mathjax(b))
+        elif isinstance(b, Section):  # its title as a bold display, then its blocks
+            out.append("$$" + mathjax_text(b.title, "textbf") + "$$")
+            out.append(to_mathjax(b.blocks))
         else:
             raise TypeError(b)  # pragma: no cover
     return "\n\n".join(out)

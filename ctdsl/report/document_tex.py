@@ -1,6 +1,9 @@
 """The LaTeX writer of the document tree (`ctdsl.report.blocks`): the one writer of LaTeX for a paper,
 used by `export latex` (`paper.py` builds the blocks) and by the notebook's MathJax writer
-(`document_mathjax.py`), which writes the same equation rows without labels.
+(`document_mathjax.py`), which writes the same equation rows without labels. It writes every kind
+of block (`block_tex`, `blocks_tex`): a paper's paragraphs, equations and tables, and any section
+a builder adds (headings, bullets, code, a display of math; a figure as a comment naming it, since
+a fragment has no file to include).
 
 Spec text reaches LaTeX only here and through `encode.tex_text` (a name also through `tt`, which
 lets a line break after each underscore); numbers and units through `paper_units`.
@@ -9,8 +12,10 @@ lets a line break after each underscore); numbers and units through `paper_units
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
-from ctdsl.report.blocks import EqRow, Equations, Grid, Name, Prose, Qty, TeX, Text
+from ctdsl.diagnostics.terminal import command_safe
+from ctdsl.report.blocks import Bullets, Code, EqRow, Equations, Grid, Image, Math, Name, Para, Prose, Qty, Section, TeX, Text
 from ctdsl.report.encode import tex_text
 from ctdsl.report.paper_units import SIUNITX, num_tex, number, unit_tex
 
@@ -64,8 +69,9 @@ def cell_tex(cell, units: str, s_column: bool = False) -> str:
 
 
 def grid_tex(g: Grid, units: str, columns: int = 1) -> str:
-    """A table float with booktabs rules: its caption and label, its head, each column's unit under
-    its head, its rows; `table*` when it is wide on a two-column page."""
+    """A table float with booktabs rules: its caption (its title where it has no caption) and label,
+    its head, each column's unit under its head, its rows (a marked cell in bold), its notes under
+    it; `table*` when it is wide on a two-column page."""
     env = "table*" if g.wide and columns == 2 else "table"
     spec = _cols(g, units)
     cols = g.cols or "".join(spec)
@@ -73,7 +79,11 @@ def grid_tex(g: Grid, units: str, columns: int = 1) -> str:
     head = [" & ".join(_braced(run_tex(h), s) for h, s in zip(g.header, s_cols)) + r" \\"]
     if g.units:
         head.append(" & ".join(_braced(f"(${unit_tex(u, units)}$)", s) if u and u != "1" else "" for u, s in zip(g.units, s_cols)) + r" \\")
-    caption = rf"\caption{{{runs_tex(g.caption)}}}" + (rf"\label{{{g.label}}}" if g.label else "")
+    caption = rf"\caption{{{runs_tex(g.caption or ((Text(g.title),) if g.title else ()))}}}" + (rf"\label{{{g.label}}}" if g.label else "")
+    rows = [
+        " & ".join(_bold(cell_tex(c, units, sc), sc) if (i, j) in g.marked else cell_tex(c, units, sc) for j, (c, sc) in enumerate(zip(row, s_cols))) + r" \\"
+        for i, row in enumerate(g.rows)
+    ]
     return "\n".join(
         [
             rf"\begin{{{env}}}[tbp]",
@@ -83,12 +93,57 @@ def grid_tex(g: Grid, units: str, columns: int = 1) -> str:
             r"\toprule",
             *head,
             r"\midrule",
-            *[" & ".join(cell_tex(c, units, sc) for c, sc in zip(row, s_cols)) + r" \\" for row in g.rows],
+            *rows,
             r"\bottomrule",
             r"\end{tabular}",
+            *(rf"\par\smallskip{{\footnotesize {tex_text(n)}}}" for n in g.notes),
             rf"\end{{{env}}}",
         ]
     )
+
+
+_SECTION = {1: "section", 2: "section", 3: "subsection", 4: "subsubsection"}
+
+
+def block_tex(b: object, units: str = SIUNITX, columns: int = 1) -> str:
+    """Any block: a section as an unnumbered heading (`\\section*` for a level-2 section, one
+    deeper per level) and its blocks; a paragraph; bullets as `itemize`; code as typewriter lines;
+    a display of math; a figure, which a LaTeX fragment has no file for, as a comment naming it."""
+    if isinstance(b, Prose):
+        return prose_tex(b)
+    if isinstance(b, Equations):
+        return equations_tex(b)
+    if isinstance(b, Grid):
+        return grid_tex(b, units, columns)
+    if isinstance(b, Para):
+        return tex_text(b.text)
+    if isinstance(b, Section):
+        head = rf"\{_SECTION.get(b.level, 'paragraph')}*{{{tex_text(b.title)}}}"
+        return "\n\n".join([head, *(block_tex(x, units, columns) for x in b.blocks)])
+    if isinstance(b, Bullets):
+        return "\\begin{itemize}\n" + "\n".join(rf"\item {tex_text(i)}" for i in b.items) + "\n\\end{itemize}"
+    if isinstance(b, Code):
+        return "\\begin{flushleft}\\ttfamily\n" + "\\\\\n".join(tex_text(line) or "~" for line in b.text.split("\n")) + "\n\\end{flushleft}"
+    if isinstance(b, Math):
+        return rf"\[ {b.latex} \]"
+    if isinstance(b, Image):
+        return "% a figure, not in a LaTeX fragment: " + command_safe("".join(c if c.isprintable() else "?" for c in b.alt))
+    raise TypeError(b)  # pragma: no cover
+
+
+def blocks_tex(blocks: Sequence, units: str = SIUNITX, columns: int = 1) -> str:
+    """Blocks one after the other, an empty line between them, but a display of equations continues
+    the paragraph before it (no empty line: no new paragraph after the display)."""
+    out = []
+    for b in blocks:
+        if out:
+            out.append("\n" if isinstance(b, (Equations, Math)) else "\n\n")
+        out.append(block_tex(b, units, columns))
+    return "".join(out)
+
+
+def _bold(tex: str, s_column: bool) -> str:
+    return "{\\bfseries " + tex + "}" if s_column else r"\textbf{" + tex + "}"
 
 
 def _braced(tex: str, s_column: bool) -> str:
@@ -131,4 +186,4 @@ def table_format(numbers: list[str]) -> str:
     return out + (f"e{'-' if exp_sign else ''}{exp}" if exp else "")
 
 
-__all__ = ["table_format", "cell_tex", "equations_tex", "grid_tex", "prose_tex", "row_tex", "run_tex", "runs_tex", "tt"]
+__all__ = ["block_tex", "blocks_tex", "table_format", "cell_tex", "equations_tex", "grid_tex", "prose_tex", "row_tex", "run_tex", "runs_tex", "tt"]

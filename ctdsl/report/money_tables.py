@@ -1,6 +1,6 @@
 """The solve table of cost and carbon to target (docs/codesign.md), as plain rows.
 
-`tables.py` makes it a `Table` beside the others, only for a spec that prices
+`tables.py` makes it a `Grid` beside the others, only for a spec that prices
 something or gives carbon; its parts that are zero for every scheme are left out.
 """
 

@@ -17,15 +17,18 @@ writer (`report.document_mathjax`) with plain units and no labels.
 from __future__ import annotations
 
 from ctdsl import units as U
-from ctdsl.report.encode import html_text, mathjax_text, md_cell, md_text, tex_text, tex_text_to_mathjax
-from ctdsl.report.html import scheme_html, solution_html, table_html
+from dataclasses import replace
+
+from ctdsl.report.encode import html_text, mathjax_text, md_text, tex_text
 from ctdsl.report.jsonout import solution_json
-from ctdsl.report.blocks import Prose
+from ctdsl.report.blocks import Prose, Section
+from ctdsl.report.document_html import grid_html
 from ctdsl.report.document_mathjax import to_mathjax
+from ctdsl.report.document_md import grid_md
 from ctdsl.report.paper import Paper
 from ctdsl.report.paper_units import PLAIN, symbol_tex
 from ctdsl.report.simulation_tables import header, step_table  # the simulation's own table, as the terminal shows it
-from ctdsl.report.tables import render_markdown, render_plain
+from ctdsl.report.tables import all_tables, render_markdown, render_plain
 from ctdsl.results import display
 
 
@@ -92,38 +95,51 @@ def solution_math(sol) -> str:
         rows.append(r"&\text{Defaults: } " + ",\\ ".join(defaults))
     if rows:
         blocks.append("$$\\begin{aligned}" + " \\\\ ".join(rows) + "\\end{aligned}$$")
+    doc = []
     for r in sol.schemes.values():
-        blocks.append("$$" + mathjax_text(f"{r.name}: {r.label}", "textbf") + "$$")
         prose, *eqs = paper.scheme(r)
-        blocks.append(to_mathjax([Prose(prose.runs), *eqs]))  # the heading above names the scheme
+        doc.append(Section(f"{r.name}: {r.label}", [Prose(prose.runs), *eqs]))  # the heading names the scheme
     if sol.breakevens:
-        blocks.append("$$" + mathjax_text("Break-even", "textbf") + "$$")
-        for b in sol.breakevens:
-            blocks.append(to_mathjax(paper.breakeven(b)))
-    blocks.append("$$" + mathjax_text("Numbers at the defaults", "textbf") + "$$")
-    blocks.append(to_mathjax([paper.table()]))
+        doc.append(Section("Break-even", [x for b in sol.breakevens for x in paper.breakeven(b)]))
+    doc.append(Section("Numbers at the defaults", [paper.table()]))
+    blocks.append(to_mathjax(doc))
     return "\n\n".join(blocks) + "\n"
+
+
+def solution_html(sol) -> str:
+    """The solve tables, each under a heading of its title."""
+    tables = "".join(f"<h4>{html_text(t.title)}</h4>" + grid_html(replace(t, title=None)) for t in all_tables(sol))
+    return f"<div><h3>{html_text(sol.spec.root)}</h3>{tables}</div>"
+
+
+def scheme_html(r) -> str:
+    rows = [
+        ("payload", str(r.payload)),
+        ("wire per worker", str(r.wire)),
+        ("WAN (busiest link)", str(r.wan)),
+        ("dense / payload", f"{r.ratio:.2f}x"),
+        *[(t.label, f"{t.value} ({100 * t.share:.1f}%)") for t in r.terms],
+        ("step", str(r.step_time)),
+        ("binding", r.binding.label),
+        ("time to target", str(r.time_to_target) if r.time_to_target else "n/a"),
+        ("energy to target", str(r.energy_to_target) if r.energy_to_target else "n/a"),
+        ("bytes to target (busiest worker)", str(r.bytes_to_target) if r.bytes_to_target else "n/a"),
+        *[(f"bytes to target on {k} links", str(q)) for k, q in r.class_bytes_to_target.items()],
+    ]
+    body = "".join(f"<tr><th>{html_text(k)}</th><td>{html_text(v)}</td></tr>" for k, v in rows)
+    return f"<div><h4>{html_text(r.name)}: {html_text(r.label)}</h4><table>{body}</table></div>"
 
 
 def breakeven_html(b) -> str:
     return f"<p><b>{html_text(b.x)}</b> vs <b>{html_text(b.y)}</b> over <i>{html_text(b.over)}</i>: {html_text(b.describe())}</p>"
 
 
-def _sim_rows(res) -> tuple[list[str], list[list[str]]]:
-    t = step_table(res)
-    return t.header, t.rows
-
-
 def simulation_html(res) -> str:
-    head, rows = _sim_rows(res)
-    return f"<div><p>{html_text(header(res))}</p>{table_html(head, rows)}</div>"
+    return f"<div><p>{html_text(header(res))}</p>{grid_html(replace(step_table(res), title=None))}</div>"
 
 
 def simulation_markdown(res) -> str:
-    head, rows = _sim_rows(res)
-    lines = [md_text(header(res)), "", "| " + " | ".join(md_cell(h) for h in head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+    return md_text(header(res)) + "\n\n" + grid_md(replace(step_table(res), title=None)) + "\n"
 
 
 display.register("quantity", "html", quantity_html)

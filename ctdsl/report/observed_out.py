@@ -16,8 +16,8 @@ from io import StringIO
 from typing import Iterable, Protocol
 
 from ctdsl import units as U
-from ctdsl.report.encode import csv_cell, json_number, md_cell, md_text
-from ctdsl.report.table_types import Table
+from ctdsl.report.blocks import Grid
+from ctdsl.report.encode import csv_cell, json_number
 from ctdsl.results.observed import Observed, ObservedRow
 
 
@@ -44,9 +44,9 @@ def _where(r: ObservedRow) -> str:
     return r.scenario if r.scenario is not None else "defaults"
 
 
-def observed_table(obs: Observed, title: str = "Observed") -> Table:
+def observed_table(obs: Observed, title: str = "Observed") -> Grid:
     f = obs.fit
-    t = Table(title, ["scenario", "scheme", "observable", "measured", "predicted", "error"] + ([f"{f.param} it implies"] if f is not None else []))
+    t = Grid(title, ["scenario", "scheme", "observable", "measured", "predicted", "error"] + ([f"{f.param} it implies"] if f is not None else []))
     for i, r in enumerate(obs.rows):
         t.rows.append([_where(r), r.scheme, r.observable, shown(r.measured, r.dim), shown(r.predicted, r.dim) + (" (fitted)" if r.fitted else ""), pct(r.error)])
         if f is not None:
@@ -160,16 +160,6 @@ def observed_json(obs: Observed) -> dict:
 # ---- Markdown and CSV -----------------------------------------------------------------------
 
 
-def table_markdown(t: Table, level: str = "##") -> str:
-    lines = [f"{level} {md_text(t.title)}", "", "| " + " | ".join(md_cell(h) for h in t.header) + " |", "|" + "|".join("---" for _ in t.header) + "|"]
-    for i, row in enumerate(t.rows):
-        lines.append("| " + " | ".join(f"**{md_cell(c)}**" if (i, j) in t.marked else md_cell(c) for j, c in enumerate(row)) + " |")
-    lines.append("")
-    for n in t.notes:
-        lines += [f"_{md_text(n)}_", ""]
-    return "\n".join(lines).rstrip() + "\n"
-
-
 CSV_HEADER = ["scenario", "scheme", "observable", "unit", "measured", "predicted", "error", "fitted", "source"]
 
 
@@ -191,8 +181,8 @@ def observed_csv(obs: Observed) -> str:
 # ---- sets (ctdsl validate) ------------------------------------------------------------------
 
 
-def sets_table(sets: list[Observed]) -> Table:
-    t = Table("Sets", ["set", "observations", "fit", "MAPE", "max error", "Spearman", "best layout"])
+def sets_table(sets: list[Observed]) -> Grid:
+    t = Grid("Sets", ["set", "observations", "fit", "MAPE", "max error", "Spearman", "best layout"])
     for obs in sets:
         worst = obs.worst
         ranked = [g for g in obs.groups if len(g.scenarios) > 1]
@@ -219,6 +209,6 @@ def worst_rows(obs: Observed, n: int = 3) -> list[ObservedRow]:
 
 
 __all__ = [
-    "observed_table", "observed_notes", "observed_json", "observed_csv", "observed_rows_csv", "table_markdown",
+    "observed_table", "observed_notes", "observed_json", "observed_csv", "observed_rows_csv",
     "sets_table", "worst_rows", "shown", "pct", "fit_line", "summary_line", "group_line", "CSV_HEADER",
 ]  # fmt: skip

@@ -30,9 +30,10 @@ import re
 from ctdsl import units as U
 from ctdsl.diagnostics.terminal import command_safe
 from ctdsl.report.blocks import EqRow, Equations, Grid, Name, Prose, Qty, TeX, Text
-from ctdsl.report.document_tex import equations_tex, grid_tex, prose_tex, tt
+from ctdsl.report.document_tex import blocks_tex, grid_tex
 from ctdsl.report.paper_forms import Form, Printer, lines, width
 from ctdsl.report.paper_units import PLAIN, SIUNITX, num_tex, qty_tex, symbol_tex, unit_tex
+from ctdsl.report.serving_paper import tex as serving_tex
 from ctdsl.report.step_form import part_of, step_pieces, step_terms
 from ctdsl.report.target_latex import targets_tex
 from ctdsl.results.quantity import Quantity
@@ -249,12 +250,6 @@ class Paper:
             parts.append(f"${symbol_tex(info)} = {qty_tex(value, label, self.units)}$")
         return ("Params at their defaults, each in its declared unit: " + ", ".join(parts) + ".") if parts else ""
 
-    def _tex(self, blocks) -> str:
-        out = []
-        for b in blocks:
-            out.append(prose_tex(b) if isinstance(b, Prose) else equations_tex(b))
-        return "\n".join(out)
-
     def fragment(self) -> str:
         needs = ", ".join(rf"\usepackage{{{p}}}" for p in PACKAGES[self.units])
         head = [
@@ -271,10 +266,12 @@ class Paper:
         note = self.symbols_note()
         if note:
             parts.append(note)
-        parts += [self._tex(self.scheme(r)) for r in self.sol.schemes.values()]
-        parts += [self._tex(self.breakeven(b)) for b in self.sol.breakevens]
+        parts += [blocks_tex(self.scheme(r), self.units, self.columns) for r in self.sol.schemes.values()]
+        parts += [blocks_tex(self.breakeven(b), self.units, self.columns) for b in self.sol.breakevens]
         parts.append("\\endgroup")
-        parts.append(grid_tex(self.table(), self.units, self.columns))
+        if self.sol.schemes or not getattr(self.sol, "serving", ()):  # a spec that only serves has no scheme to tabulate
+            parts.append(grid_tex(self.table(), self.units, self.columns))
+        parts += [t for t in [serving_tex(self.sol, self.units, self.columns, self.prefix)] if t]
         parts += [t for t in [targets_tex(self.sol, self.units, self.prefix)] if t]
         parts += self.extra  # more tables the caller asked for (export latex --sensitivity)
         return "\n\n".join(parts) + "\n"

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from ctdsl import units as U
 from ctdsl.report.encode import json_number as _num
-from ctdsl.report.encode import md_cell, md_text
-from ctdsl.report.tables import Table
+from ctdsl.report.blocks import Grid
+from ctdsl.report.document_md import tables_md
 from ctdsl.results.search import QUANTITY_DIMS, SearchResult
 
 CAP_WORDS = {"deadline": "time to target", "power_cap": "mean power", "budget": "cost to target", "co2e_cap": "CO2e to target"}
@@ -32,9 +32,9 @@ def _quantity_cells(point) -> list[str]:
     return [_q(q[n], QUANTITY_DIMS[n]) if n in q else "-" for n in ("time", "energy", "cost", "co2e", "power")]
 
 
-def search_tables(res: SearchResult) -> list[Table]:
+def search_tables(res: SearchResult) -> list[Grid]:
     opt = res.optimum
-    goal = Table(f"Search {res.name}: {res.sense} {res.objective}", ["", "value"])
+    goal = Grid(f"Search {res.name}: {res.sense} {res.objective}", ["", "value"])
     goal.rows += [
         ["optimum", opt.choice + (f" at {_params_text(res, opt)}" if opt.params else "")],
         [res.sense.rstrip("e") + "ed", _q(opt.objective, res.objective_dim)],
@@ -46,7 +46,7 @@ def search_tables(res: SearchResult) -> list[Table]:
     if res.memory:
         goal.rows.append(["memory", "each dc's GPUs fit the model"])
     goal.notes.append(f"grid: {', '.join(f'{p} {n} points' for p, n in res.grid) or 'no params'}; {res.evaluations:,} evaluations")
-    choices = Table("Choices, by lower bound of the objective", ["scheme", "sites", "bound", "status", "best at", "objective", "time", "energy", "cost", "co2e", "mean power"])
+    choices = Grid("Choices, by lower bound of the objective", ["scheme", "sites", "bound", "status", "best at", "objective", "time", "energy", "cost", "co2e", "mean power"])
     for c in res.choices:
         best = c.best
         bound = _q(c.bound if res.sense == "minimise" else -c.bound, res.objective_dim) if abs(c.bound) != float("inf") else "-"
@@ -56,14 +56,14 @@ def search_tables(res: SearchResult) -> list[Table]:
     choices.notes.append("bound: of the objective over the params' box, by interval arithmetic (a maximum's is an upper bound); pruned: the bound cannot beat the optimum")
     tables = [goal, choices]
     if res.pareto_axes:
-        front = Table(f"Pareto front of {', '.join(res.pareto_axes)} (feasible grid points)", ["scheme", "params", *res.pareto_axes])
+        front = Grid(f"Pareto front of {', '.join(res.pareto_axes)} (feasible grid points)", ["scheme", "params", *res.pareto_axes])
         for p in res.pareto:
             front.rows.append([p.choice, _params_text(res, p), *[_q(p.quantity(a), QUANTITY_DIMS[a]) for a in res.pareto_axes]])
         tables.append(front)
     return tables
 
 
-def _drop_empty(t: Table, first: int) -> None:
+def _drop_empty(t: Grid, first: int) -> None:
     """Drop the columns from `first` on that are "-" in every row (CO2e where nothing gives carbon)."""
     keep = [j for j in range(len(t.header)) if j < first or any(row[j] != "-" for row in t.rows)]
     t.header = [t.header[j] for j in keep]
@@ -71,14 +71,7 @@ def _drop_empty(t: Table, first: int) -> None:
 
 
 def search_markdown(results: Sequence[SearchResult]) -> str:
-    lines = []
-    for res in results:
-        for t in search_tables(res):
-            lines += [f"## {md_text(t.title)}", "", "| " + " | ".join(md_cell(h) for h in t.header) + " |", "|" + "|".join("---" for _ in t.header) + "|"]
-            lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in t.rows]
-            lines.append("")
-            lines += [f"_{md_text(n)}_\n" for n in t.notes]
-    return "\n".join(lines).rstrip() + "\n"
+    return tables_md([t for res in results for t in search_tables(res)])
 
 
 def _point_json(p) -> dict:

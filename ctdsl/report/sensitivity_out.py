@@ -17,13 +17,13 @@ from ctdsl import units as U
 from ctdsl.report.blocks import Grid, Image, Name, Para, Qty, Section, TeX, Text
 from ctdsl.report.document_tex import grid_tex
 from ctdsl.report.encode import json_number as _num
-from ctdsl.report.encode import html_text, md_cell, md_text
-from ctdsl.report.html import table_html
+from ctdsl.report.document_html import grid_html
+from ctdsl.report.document_md import tables_md
+from ctdsl.report.encode import html_text
 from ctdsl.report.paper_units import symbol_tex
 from ctdsl.report.paper import label_key
 from ctdsl.report.plots import png_bytes
 from ctdsl.report.plots.tornado import tornado_figure
-from ctdsl.report.tables import Table
 from ctdsl.results.params import Symbols
 from ctdsl.results.sensitivity import Sensitivity, Tornado
 
@@ -40,8 +40,8 @@ def _title(q) -> str:
     return f"Sensitivity of {q.what}{shown} ({q.name})"
 
 
-def quantity_table(q) -> Table:
-    t = Table(_title(q), list(HEADER))
+def quantity_table(q) -> Grid:
+    t = Grid(_title(q), list(HEADER))
     for p in q.partials:
         t.rows.append([p.param, p.per_unit(), elasticity_text(p.elasticity.value)])
     if not q.partials:
@@ -52,20 +52,13 @@ def quantity_table(q) -> Table:
     return t
 
 
-def sensitivity_tables(sens: Sensitivity) -> list[Table]:
+def sensitivity_tables(sens: Sensitivity) -> list[Grid]:
     return [quantity_table(q) for q in sens.quantities]
 
 
 def sensitivity_markdown(sens: Sensitivity) -> str:
     """The tables as Markdown (for `ctdsl solve --format markdown --sensitivity`)."""
-    lines = []
-    for t in sensitivity_tables(sens):
-        lines += [f"## {md_text(t.title)}", "", "| " + " | ".join(md_cell(h) for h in t.header) + " |", "|" + "|".join("---" for _ in t.header) + "|"]
-        lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in t.rows]
-        lines.append("")
-        for n in t.notes:
-            lines += [f"_{md_text(n)}_", ""]
-    return "\n".join(lines).rstrip() + "\n"
+    return tables_md(sensitivity_tables(sens))
 
 
 def sensitivity_json(sens: Sensitivity) -> dict:
@@ -145,7 +138,7 @@ def sensitivity_section(sens: Sensitivity, tornadoes: Sequence[Tornado] = ()) ->
         sec.blocks.append(Para(f"{t.name}: the change in {t.what} with each ranged param at the low and the high end of its range."))
         sec.blocks.append(Image(png_bytes(tornado_figure(t), dpi=110), f"tornado chart of {t.what}"))
     for t in sensitivity_tables(sens):
-        sec.blocks.append(Grid(t.title, t.header, t.rows, set(), list(t.notes)))
+        sec.blocks.append(t)
     return sec
 
 
@@ -158,7 +151,7 @@ def sensitivity_html(sens: Sensitivity) -> str:
         rows.append([q.name] + [elasticity_text(by[p]) if p in by else "-" for p in params])
     notes = [f"{q.name}: {q.note}" for q in sens.quantities if q.note and not q.partials]
     notes += [f"{q.name}: kink: {k}" for q in sens.quantities for k in q.kinks]
-    table = table_html(["quantity"] + params, rows, notes=notes)
+    table = grid_html(Grid(None, ["quantity"] + params, rows, notes=notes))
     return (
         '<section id="sensitivity" aria-labelledby="h-sens">\n<h2 id="h-sens">Sensitivity</h2>\n'
         '<p class="note">Elasticities d ln y / d ln x = (x / y) dy/dx, exact from the symbolic forms at the values the page '

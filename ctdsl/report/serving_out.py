@@ -15,7 +15,7 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.report.encode import csv_cell, json_number
-from ctdsl.report.table_types import Table
+from ctdsl.report.blocks import Grid
 from ctdsl.results.serving import PathResult
 
 CAPACITIES = ("prefill", "decode", "link", "colocated")
@@ -48,13 +48,13 @@ def _path(r) -> str:
     return f"{r.workload}: {r.entry} -> {r.handoff_label} -> {r.decode}" if r.handoff else f"{r.workload}: {r.entry} (colocated)"
 
 
-def serving_tables(sol) -> list[Table]:
+def serving_tables(sol) -> list[Grid]:
     rows = getattr(sol, "serving", ())
     if not rows:
         return []
-    steps = Table("Serving: steps and hand-off", ["path", "prefill", "transform", "hand-off bytes", "hand-off", "in TTFT", "decode batch", "TPOT"])
-    lat = Table("Serving: latency and energy at the workload's rate", ["path", "rate", "prefill rho", "link rho", "TTFT", "TTFT p", "e2e", "e2e p", "J / token"])
-    cap = Table("Serving: capacity and goodput", ["path", *CAPACITIES, "sustainable", "binding", "goodput", "goodput set by"])
+    steps = Grid("Serving: steps and hand-off", ["path", "prefill", "transform", "hand-off bytes", "hand-off", "in TTFT", "decode batch", "TPOT"])
+    lat = Grid("Serving: latency and energy at the workload's rate", ["path", "rate", "prefill rho", "link rho", "TTFT", "TTFT p", "e2e", "e2e p", "J / token"])
+    cap = Grid("Serving: capacity and goodput", ["path", *CAPACITIES, "sustainable", "binding", "goodput", "goodput set by"])
     for r in rows:
         name = _path(r)
         steps.rows.append([name, *(_cell(r, k) for k in ("prefill", "transform", "handoff_bytes", "handoff", "handoff_exposed", "decode_batch", "tpot"))])
@@ -133,9 +133,9 @@ def _show(x: float, key: str) -> str:
     return f"{x:.4g}" if key == "decode_batch" else U.format_quantity(x, U.TIME)
 
 
-def serving_sim_table(rows: list[tuple[PathResult, list]], requests: int, seeds: int) -> Table:
+def serving_sim_table(rows: list[tuple[PathResult, list]], requests: int, seeds: int) -> Grid:
     """Each path's simulated means (95% interval over the seeds) beside its closed forms."""
-    t = Table("Serving: simulation against the closed forms", ["path", "quantity", "closed form", "simulated", "95% interval", "difference", "agrees"])
+    t = Grid("Serving: simulation against the closed forms", ["path", "quantity", "closed form", "simulated", "95% interval", "difference", "agrees"])
     for r, checks in rows:
         for c in checks:
             lo, hi = c.simulated.interval

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from ctdsl import units as U
 from ctdsl.report import encode
+from ctdsl.report.blocks import Grid
+from ctdsl.report.document_rich import print_grid
 
 if TYPE_CHECKING:  # types only: no import at run time (the report reads what the CLI hands it)
     from rich.console import Console
@@ -82,21 +84,22 @@ def write_parquet(sweep: SimSweep, fh: BinaryIO) -> None:
     pq.write_table(tbl, fh)
 
 
-def render_rich(sweep: SimSweep, console: Console) -> None:
-    from rich.table import Table
-
-    t = Table(title=f"simulated step time over {sweep.settings.seeds} seeds x {sweep.settings.steps} steps, beside the closed form")
-    for a in sweep.axes:
-        t.add_column(encode.rich_text(a.name), justify="right")
-    for head in ("scheme", "closed form", "simulated", "95% interval", "seeds"):
-        t.add_column(head, justify="left" if head == "scheme" else "right")
+def grid(sweep: SimSweep) -> Grid:
+    """The sweep's table, as the terminal shows it: a row per grid point and scheme, the params and numbers right-aligned."""
+    head = [a.name for a in sweep.axes] + ["scheme", "closed form", "simulated", "95% interval", "seeds"]
+    align = ["right"] * len(sweep.axes) + ["left"] + ["right"] * 4
+    t = Grid(f"simulated step time over {sweep.settings.seeds} seeds x {sweep.settings.steps} steps, beside the closed form", head, align=align)
     dims = {a.name: _dim(sweep.units[a.name]) for a in sweep.axes}
     for r in sweep.rows():
         params = [U.format_quantity(r[a.name], dims[a.name]) if dims[a.name] is not None else f"{r[a.name]:.4g} {sweep.units[a.name]}" for a in sweep.axes]
         lo, hi = r["ci_low"], r["ci_high"]
         ci = f"{U.format_quantity(lo, U.TIME)} .. {U.format_quantity(hi, U.TIME)}" if math.isfinite(lo) else "n/a"
-        t.add_row(*params, encode.rich_text(r["scheme"]), U.format_quantity(r["closed_form"], U.TIME), U.format_quantity(r["simulated"], U.TIME), ci, str(r["seeds"]))
-    console.print(t)
+        t.rows.append([*params, r["scheme"], U.format_quantity(r["closed_form"], U.TIME), U.format_quantity(r["simulated"], U.TIME), ci, str(r["seeds"])])
+    return t
+
+
+def render_rich(sweep: SimSweep, console: Console) -> None:
+    print_grid(console, grid(sweep))
 
 
 def _dim(symbol: str):
@@ -140,4 +143,4 @@ def figure(sweep: SimSweep):
     return fig
 
 
-__all__ = ["columns", "table", "render_csv", "write_parquet", "render_rich", "figure"]
+__all__ = ["columns", "grid", "table", "render_csv", "write_parquet", "render_rich", "figure"]

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from ctdsl import units as U
 from ctdsl.language.components import ComponentKey
 from ctdsl.language.tolerances import REL
-from ctdsl.report.encode import rich_text
-from ctdsl.report.tables import Table, print_rich_tables
+from ctdsl.report.blocks import Grid, Para
+from ctdsl.report.document_rich import print_blocks
 
 if TYPE_CHECKING:  # types only: no import at run time (the report reads what the CLI hands it)
     from rich.console import Console
@@ -79,8 +79,8 @@ def header(res) -> str:
     )
 
 
-def step_table(res) -> Table:
-    t = Table(
+def step_table(res) -> Grid:
+    t = Grid(
         "Step time: closed forms and simulation",
         ["scheme", "H", "no load, no jitter", "closed form", "simulated (mean ± sd)", "95% interval", "growth", "closed form in interval"],
     )
@@ -111,7 +111,7 @@ def step_table(res) -> Table:
     return t
 
 
-def parts_table(res) -> Table | None:
+def parts_table(res) -> Grid | None:
     schemes = list(res.schemes.items())
     has_q = any(s.plan.queues for _, s in schemes)
     has_s = any(s.plan.stragglers or s.stragglers.mean for _, s in schemes)
@@ -122,7 +122,7 @@ def parts_table(res) -> Table | None:
         head += ["queueing: closed", "queueing: simulated (95%)"]
     if has_s:
         head += ["stragglers: closed", "stragglers: simulated (95%)"]
-    t = Table("Where the closed forms break: per step", head)
+    t = Grid("Where the closed forms break: per step", head)
     for name, s in schemes:
         p = s.plan
         row = [name]
@@ -138,11 +138,11 @@ def parts_table(res) -> Table | None:
     return t
 
 
-def target_table(res) -> Table | None:
+def target_table(res) -> Grid | None:
     rows = [(n, s) for n, s in res.schemes.items() if s.time_to_target is not None]
     if not rows:
         return None
-    t = Table("Time to target", ["scheme", "steps", "no load, no jitter", "closed form", "simulated (95%)"])
+    t = Grid("Time to target", ["scheme", "steps", "no load, no jitter", "closed form", "simulated (95%)"])
     best = min(rows, key=lambda r: r[1].time_to_target.mean)[0]
     for i, (name, s) in enumerate(rows):
         p = s.plan
@@ -154,11 +154,11 @@ def target_table(res) -> Table | None:
     return t
 
 
-def links_table(res) -> Table | None:
+def links_table(res) -> Grid | None:
     rows = [(n, l) for n, s in res.schemes.items() for l in s.links]
     if not rows:
         return None
-    t = Table(
+    t = Grid(
         "Loaded links",
         ["scheme", "link", "rho", "utilisation (95%)", "background wait: M/D/1", "background wait: simulated (95%)", "sync job wait (95%)"],
     )
@@ -201,7 +201,7 @@ def closed_form_notes(res) -> list[str]:
     return out
 
 
-def tables(res) -> list[Table]:
+def tables(res) -> list[Grid]:
     out = [step_table(res)]
     for t in (parts_table(res), target_table(res), links_table(res)):
         if t is not None:
@@ -242,9 +242,8 @@ def render_rich(res: SimResult, console: Console) -> None:
     _render(console, header(res), tables(res))
 
 
-def _render(console, head: str, ts: list[Table]) -> None:
-    console.print(rich_text(head))  # markup escaped, control characters shown
-    print_rich_tables(console, ts)
+def _render(console, head: str, ts: list[Grid]) -> None:
+    print_blocks(console, [Para(head), *ts])  # markup escaped, control characters shown
 
 
 # ---- --validate ----------------------------------------------------------------------------------
@@ -274,8 +273,8 @@ def _stat(c) -> str:
     return f"relative difference {c.rel:.1e}"
 
 
-def validation_table(v) -> Table:
-    t = Table(
+def validation_table(v) -> Grid:
+    t = Grid(
         "Simulation against the closed forms",
         ["check", "closed form", "status", "simulated (95% interval)", "|t| / critical", "result"],
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ctdsl import units as U
 from ctdsl.language.components import INNER, of
-from ctdsl.report.table_types import Table
+from ctdsl.report.blocks import Grid
 
 
 def _f(q) -> str:
@@ -25,7 +25,7 @@ def _sites(groups: dict) -> bool:
     return any(key[1] is not None for key in groups)
 
 
-def inner_table(sol) -> Table | None:
+def inner_table(sol) -> Grid | None:
     """The inner step per dc, once for every model and variant of the sites (the schemes that train
     one model on one set of sites share it)."""
     groups: dict[tuple, tuple] = {}
@@ -42,7 +42,7 @@ def inner_table(sol) -> Table | None:
     names = [k for k in INNER if any(k in d.components for d, _ in groups.values())]
     sites = _sites(groups)
     head = ["model", *(["sites"] if sites else []), "dcs", "micro-batches", *(of(k).label for k in names), "inner step", "window"]
-    t = Table("The training step: a replica's inner step at the defaults", head)
+    t = Grid("The training step: a replica's inner step at the defaults", head)
     for key, (d, _tl) in groups.items():
         model, where = key[:2]
         cells = [model, *([where or "declared"] if sites else []), ", ".join(dcs[key]), _n(d.micro_batches.value)]
@@ -53,7 +53,7 @@ def inner_table(sol) -> Table | None:
     return t
 
 
-def traffic_table(sol) -> Table | None:
+def traffic_table(sol) -> Grid | None:
     """Model-parallel traffic of one GPU per step, by kind, on the link it uses."""
     groups: dict[tuple, object] = {}
     dcs: dict[tuple, list[str]] = {}  # alike dcs share a row
@@ -68,7 +68,7 @@ def traffic_table(sol) -> Table | None:
         return None
     sites = _sites(groups)
     head = ["model", *(["sites"] if sites else []), "dcs", "parallelism", "link", "per micro-batch", "per step", "busy", "exposed"]
-    t = Table("Model-parallel traffic per GPU per step", head)
+    t = Grid("Model-parallel traffic per GPU per step", head)
     for key, x in groups.items():
         model, where = key[:2]
         cells = [model, *([where or "declared"] if sites else []), ", ".join(dcs[key]), of(x.kind).label, f"{x.link} ({x.role})"]
@@ -78,12 +78,12 @@ def traffic_table(sol) -> Table | None:
     return t
 
 
-def sync_table(sol) -> Table | None:
+def sync_table(sol) -> Grid | None:
     """Each scheme's syncs, where one overlaps something or runs every step (inner = dc)."""
     rows = [r for r in sol.schemes.values() if any(sy.exposed is not None or sy.every == 1 and len(r.syncs) > 1 for sy in r.syncs)]
     if not rows:
         return None
-    t = Table("Sync schedule", ["scheme", "sync", "every", "whole sync", "fragments", "buckets", "one bucket", "window", "slack", "exposed / step"])
+    t = Grid("Sync schedule", ["scheme", "sync", "every", "whole sync", "fragments", "buckets", "one bucket", "window", "slack", "exposed / step"])
     for r in rows:
         for sy in r.syncs:
             steps = "step" if sy.every == 1 else f"{_n(sy.every)} steps"

@@ -1,4 +1,6 @@
-"""The solve tables, as plain rows first; rich, Markdown and plain text render them.
+"""The solve tables, as blocks of the document model (`blocks.Grid`), built once from the results;
+the writers of each format (`document_rich` for the terminal, `document_md`, `document_html`,
+`document_tex`) write them, in `ctdsl solve`, `ctdsl report` and a notebook alike.
 
 Each table is a title, a header, rows of cells (strings) and notes. Keeping the
 rows format-free means the terminal, Markdown and notebook views say the same.
@@ -10,7 +12,6 @@ Long: every solve table's rows, one function per answer a spec asks for, built t
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
 from io import StringIO
 from typing import TYPE_CHECKING
 
@@ -19,10 +20,12 @@ from ctdsl.language.components import ComponentKey, Group
 from ctdsl.report.money_tables import money_rows
 from ctdsl.report.serving_out import serving_csv, serving_tables
 from ctdsl.report.step_tables import inner_table, sync_table, traffic_table
-from ctdsl.report.table_types import Table
 from ctdsl.report.target_tables import bytes_table, targets_table
 from ctdsl.report.words import count_of
-from ctdsl.report.encode import csv_cell, md_cell, md_text, rich_text
+from ctdsl.report.blocks import Grid, Name, Para, Prose, Section, Text
+from ctdsl.report.document_md import blocks_md, headed
+from ctdsl.report.document_rich import print_blocks
+from ctdsl.report.encode import csv_cell
 from ctdsl.results.solution import Solution
 
 if TYPE_CHECKING:  # types only: no import at run time
@@ -41,10 +44,10 @@ def _ratio(x: float) -> str:
     return f"{x:.2f}x" if x == x and x != float("inf") else "n/a"
 
 
-def models_table(sol) -> Table | None:
+def models_table(sol) -> Grid | None:
     if not sol.models:
         return None
-    t = Table("Models", ["model", "parameters", "update (v P)", "FLOPs / step / worker", "KV cache / token", "KV hand-off"])
+    t = Grid("Models", ["model", "parameters", "update (v P)", "FLOPs / step / worker", "KV cache / token", "KV hand-off"])
     for m in sol.models.values():
         handoff = f"{m.kv_handoff} ({m.kv_tokens:g} tokens)" if m.kv_handoff is not None else "-"
         t.rows.append(
@@ -64,7 +67,7 @@ def _count(x: float) -> str:
     return f"{x:,.0f}" if x == x and x == round(x) else f"{x:,.6g}"
 
 
-def job_table(sol) -> Table | None:
+def job_table(sol) -> Grid | None:
     """The job's size: sites, nodes and GPUs, a row per distinct set of sites the schemes run on."""
     rows: dict[tuple, list[str]] = {}
     for r in sol.schemes.values():
@@ -73,7 +76,7 @@ def job_table(sol) -> Table | None:
         rows.setdefault((r.sites, r.job.sites.value, r.job.nodes.value, r.job.gpus.value), []).append(r.name)
     if not rows:
         return None
-    t = Table("Job size", ["schemes", "sites", "nodes", "GPUs"])
+    t = Grid("Job size", ["schemes", "sites", "nodes", "GPUs"])
     for (_, sites, nodes, gpus), names in rows.items():
         t.rows.append([", ".join(names) if len(rows) > 1 else "all", _count(sites), _count(nodes), _count(gpus)])
     t.notes.append("nodes: a dc of replicas' GPUs over its replica's gpus_per_node (rounded up); a worker is a node")
@@ -84,7 +87,7 @@ def _sum(terms) -> float:
     return sum(t.value.value for t in terms)
 
 
-def step_table(sol) -> Table:
+def step_table(sol) -> Grid:
     rows = list(sol.schemes.values())
     G = Group
     # columns for the model-parallel part of the inner step and for exposed syncs, when a scheme has them
@@ -96,7 +99,7 @@ def step_table(sol) -> Table:
     has_o = any(t.value.value for r in rows for t in r.of(G.OVERHEAD))
     groups = [G.COMPUTE] + ([G.MODEL_PARALLEL] if has_m else []) + [G.TRANSFORM, G.SYNC_IN_SITE, G.SYNC_ACROSS_SITES]
     groups += ([G.EXPOSED_SYNC] if has_x else []) + ([G.QUEUEING] if has_q else []) + ([G.STRAGGLERS] if has_s else []) + ([G.OVERHEAD] if has_o else [])
-    t = Table("Step time at the defaults", ["scheme", *(g.label for g in groups), "step", "H", "binding", "CU", "MFU"])
+    t = Grid("Step time at the defaults", ["scheme", *(g.label for g in groups), "step", "H", "binding", "CU", "MFU"])
     col = {g: i for i, g in enumerate(groups, 1)}
     for i, r in enumerate(rows):
         step = r.step_time.value
@@ -178,7 +181,7 @@ def _share(seconds: float, step: float) -> str:
     return f"{U.format_quantity(seconds, U.TIME)} ({_pct(seconds / step if step else 0)})"
 
 
-def module_table(sol) -> Table | None:
+def module_table(sol) -> Grid | None:
     rows = [r for r in sol.schemes.values() if r.module is not None]
     if not rows:
         return None
@@ -187,7 +190,7 @@ def module_table(sol) -> Table | None:
         for s in r.module.stages:
             if s.name not in stage_names:
                 stage_names.append(s.name)
-    t = Table(
+    t = Grid(
         "Module stages (the dense stream through the pluggable)",
         ["scheme", "module"] + stage_names + ["budget / byte", "charged", "bottleneck", "changes at"],
     )
@@ -210,7 +213,7 @@ def module_table(sol) -> Table | None:
     return t
 
 
-def target_table(sol) -> Table:
+def target_table(sol) -> Grid:
     base = sol.schemes.get(sol.baseline) if sol.baseline else None
     head = ["scheme", "steps", "step", "time to target", "energy to target"]
     if base is not None:
@@ -224,7 +227,7 @@ def target_table(sol) -> Table:
         head.append("across sites")
     if base is not None:
         head.append(f"{'across sites' if wan else 'bytes'} vs {base.name}")
-    t = Table("Time and energy to target", head)
+    t = Grid("Time and energy to target", head)
     best = min(
         (r for r in sol.schemes.values() if r.time_to_target is not None),
         key=lambda r: r.time_to_target.value,
@@ -253,10 +256,10 @@ def target_table(sol) -> Table:
     return t
 
 
-def breakeven_table(sol) -> Table | None:
+def breakeven_table(sol) -> Grid | None:
     if not sol.breakevens:
         return None
-    t = Table("Break-even", ["schemes", "over", "where they tie", "faster below", "faster above", "what binds"])
+    t = Grid("Break-even", ["schemes", "over", "where they tie", "faster below", "faster above", "what binds"])
     for b in sol.breakevens:
         name = f"{b.x} vs {b.y}" + (f" on {b.on}" if b.on != "time" else "")
         who = (lambda s: s) if b.on == "time" else (lambda s: f"{s} ({b.better})" if s else s)  # noqa: E731
@@ -274,12 +277,12 @@ def breakeven_table(sol) -> Table | None:
     return t
 
 
-def memory_table(sol) -> Table | None:
+def memory_table(sol) -> Grid | None:
     """Memory per GPU, where some device gives its memory: the shard's parts against it."""
     rows = [m for m in getattr(sol, "memory", ()) if m.capacity is not None]
     if not rows:
         return None
-    t = Table("Memory per GPU", ["model", "dc", "weights", "gradients", "optimizer", "activations", "total", "memory", "fits"])
+    t = Grid("Memory per GPU", ["model", "dc", "weights", "gradients", "optimizer", "activations", "total", "memory", "fits"])
     for m in rows:
         fits = "yes" if m.fits else ("-" if m.fits is None else f"no: {U.format_quantity(m.total.value - m.capacity.value, U.DATA)} over")
         t.rows.append([m.model, m.dc, *(_f(m.parts[k]) for k in ("weights", "gradients", "optimizer", "activations")), _f(m.total), _f(m.capacity), fits])
@@ -289,13 +292,13 @@ def memory_table(sol) -> Table | None:
     return t
 
 
-def all_tables(sol) -> list[Table]:
+def all_tables(sol) -> list[Grid]:
     if sol.serving and not sol.schemes:  # a serving spec: its tables alone (docs/serving.md)
         return serving_tables(sol)
     return _training_tables(sol) + serving_tables(sol)
 
 
-def _training_tables(sol) -> list[Table]:
+def _training_tables(sol) -> list[Grid]:
     models = models_table(sol)
     job = job_table(sol)
     out = ([models] if models else []) + ([job] if job else []) + [bytes_table(sol), step_table(sol)]
@@ -307,7 +310,7 @@ def _training_tables(sol) -> list[Table]:
     if m:
         out.append(m)
     out.append(target_table(sol))
-    out.extend(Table(*m) for m in [money_rows(sol)] if m is not None)  # a spec that prices something
+    out.extend(Grid(title, header, rows, notes=notes) for title, header, rows, notes in [m for m in [money_rows(sol)] if m is not None])  # a spec that prices something
     b = breakeven_table(sol)
     if b:
         out.append(b)
@@ -316,27 +319,10 @@ def _training_tables(sol) -> list[Table]:
 
 
 def render_rich(sol: Solution, console: Console) -> None:
-    """The tables through rich: every text from the spec passes `rich_text` (markup escaped, control characters shown)."""
-    esc = rich_text
-    console.print(f"[bold]{esc(sol.spec.root)}[/bold]: {count_of(len(sol.schemes), 'scheme')}, {params_heading(sol)}: " + esc(params_line(sol)))
-    print_rich_tables(console, all_tables(sol), mark=" *")
-
-
-def print_rich_tables(console: Console, tables: Sequence[Table], mark: str = "") -> None:
-    """Tables through rich, marked cells in bold yellow (followed by `mark`), notes dimmed under each."""
-    from rich.table import Table as RichTable
-
-    esc = rich_text
-    for t in tables:
-        rt = RichTable(title=esc(t.title), title_justify="left", title_style="bold", header_style="bold")
-        for j, h in enumerate(t.header):  # the first column names the row (a scheme): never broken
-            rt.add_column(esc(h), overflow="fold", no_wrap=j == 0, min_width=len(h) if j == 0 else None)
-        for i, row in enumerate(t.rows):
-            rt.add_row(*[f"[bold yellow]{esc(c)}{mark}[/]" if (i, j) in t.marked else esc(c) for j, c in enumerate(row)])
-        console.print(rt)
-        for n in t.notes:
-            console.print(f"  [dim]{esc(n)}[/dim]")
-    console.print()
+    """The solve tables on a terminal, under a line that names the spec and gives the params' values
+    (`document_rich`: every text from the spec has its markup escaped and control characters shown)."""
+    lead = Prose((Text(f": {count_of(len(sol.schemes), 'scheme')}, {params_heading(sol)}: "), Text(params_line(sol))), (Name(sol.spec.root),))
+    print_blocks(console, [lead, *all_tables(sol)], mark=" *")
 
 
 def params_line(sol) -> str:
@@ -353,21 +339,11 @@ def params_heading(sol) -> str:
 
 
 def render_markdown(sol: Solution) -> str:
+    """The solve tables as a Markdown page (`solve --format markdown`): the spec's name as its title, the
+    params' values, each table under a heading of its title (`document_md`)."""
     heading = params_heading(sol)
-    lines = [f"# {md_text(sol.spec.root)}", "", f"{heading[0].upper() + heading[1:]}: {md_text(params_line(sol))}.", ""]
-    for t in all_tables(sol):
-        lines.append(f"## {md_text(t.title)}")
-        lines.append("")
-        lines.append("| " + " | ".join(md_cell(h) for h in t.header) + " |")
-        lines.append("|" + "|".join("---" for _ in t.header) + "|")
-        for i, row in enumerate(t.rows):
-            cells = [f"**{md_cell(c)}**" if (i, j) in t.marked else md_cell(c) for j, c in enumerate(row)]
-            lines.append("| " + " | ".join(cells) + " |")
-        lines.append("")
-        for n in t.notes:
-            lines.append(f"_{md_text(n)}_")
-            lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    lead = Para(f"{heading[0].upper() + heading[1:]}: {params_line(sol)}.")
+    return blocks_md([Section(sol.spec.root, [lead, *(headed(t) for t in all_tables(sol))], level=1)])
 
 
 def render_plain(sol) -> str:

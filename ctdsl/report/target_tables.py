@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ctdsl import units as U
 from ctdsl.results.targets import WORDS
-from ctdsl.report.table_types import Table
+from ctdsl.report.blocks import Grid
 
 
 def _f(q) -> str:
@@ -29,10 +29,10 @@ def _over(a, b) -> float:
     return a.value / b.value if b is not None and b.value else float("nan")
 
 
-def bytes_table(sol) -> Table:
+def bytes_table(sol) -> Grid:
     # the sites each scheme runs on, when some scheme runs on a variant of them
     on = any(r.sites is not None for r in sol.schemes.values())
-    t = Table(
+    t = Grid(
         "Bytes per sync and per step",
         ["scheme", *(["sites"] if on else []), "payload", "collective", "payload bytes", "wire / worker", "WAN (busiest link)", "dense / payload",
          "payload / step", "wire / step", "WAN / step", "payload / dense", "wire / dense"],
@@ -54,11 +54,11 @@ def bytes_table(sol) -> Table:
     return t
 
 
-def targets_table(sol) -> Table | None:
+def targets_table(sol) -> Grid | None:
     rows = getattr(sol, "targets", ())
     if not rows:
         return None
-    t = Table("Targets", ["quantity", "target", "scheme", "over", "value", "how"])
+    t = Grid("Targets", ["quantity", "target", "scheme", "over", "value", "how"])
     for r in rows:
         head = [WORDS.get(r.quantity, r.quantity), r.shown_target, r.scheme, r.over]
         if not r.roots:

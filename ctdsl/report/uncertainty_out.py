@@ -7,7 +7,7 @@ of its lowest root in range and the probability that there is none, split in a
 note by which scheme is lower throughout; the Sobol indices, when computed. JSON
 keeps base units (s, J, USD, the param's), with the dimension beside each
 summary. Scheme and param names come from the spec: CSV cells go through
-`encode.csv_cell`, terminal text through rich's escaping in `print_rich_tables`.
+`encode.csv_cell`, terminal text through rich's escaping in `document_rich`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import io
 from ctdsl import units as U
 from ctdsl.report.encode import csv_cell
 from ctdsl.report.encode import json_number as _num
-from ctdsl.report.tables import Table
+from ctdsl.report.blocks import Grid
 from ctdsl.results.uncertainty import Uncertainty
 
 STATS = ("mean", "sd", "q05", "q50", "q95")
@@ -59,7 +59,7 @@ def _never(b) -> str:
     return f"{b.x} vs {b.y} over {b.over}: never in range in {_pct(b.never)}: {b.x} {word} throughout in {_pct(b.x_throughout)}, {b.y} in {_pct(b.y_throughout)}"
 
 
-def uncertainty_tables(u: Uncertainty) -> list[Table]:
+def uncertainty_tables(u: Uncertainty) -> list[Grid]:
     drawn = ", ".join(u.params) or "none"
     out = []
     for what, attr in (("time", "time"), ("energy", "energy"), ("cost", "cost")):
@@ -69,22 +69,22 @@ def uncertainty_tables(u: Uncertainty) -> list[Table]:
         rows = [[s.name] + _cells(getattr(s, attr)) + _rank(s, attr) for s in spreads]
         header = ["scheme"] + HEADER + {"time": ["first"], "cost": ["cheapest"]}.get(attr, [])[: len(_rank(spreads[0], attr))]
         notes = [f"{u.samples} draws of {drawn}, seed {u.seed}"] if attr == "time" else []
-        out.append(Table(f"{what.capitalize()} to target", header, rows, notes))
+        out.append(Grid(f"{what.capitalize()} to target", header, rows, notes=notes))
     if u.breakevens:
         rows = [[f"{b.x} vs {b.y} over {b.over} on {b.on}"] + _cells(b.root) + [_pct(b.never)] for b in u.breakevens]
         m = min(b.samples for b in u.breakevens)
         notes = [f"on the first {m} draws; the lowest root in range"] + [_never(b) for b in u.breakevens if b.never > 0]
-        breaks = Table("Break-evens", ["break-even"] + HEADER + ["never in range"], rows, notes)
+        breaks = Grid("Break-evens", ["break-even"] + HEADER + ["never in range"], rows, notes=notes)
         out.append(breaks)
     for what, found in (("time", u.sobol), ("cost", u.sobol_cost)):
         for scheme, idx in (found or {}).items():
-            out.append(Table(f"Sobol indices of {scheme}'s {what} to target", ["param", "first order", "total"], _sobol_rows(idx), [f"{u.sobol_samples} evaluations (SALib)"]))
+            out.append(Grid(f"Sobol indices of {scheme}'s {what} to target", ["param", "first order", "total"], _sobol_rows(idx), notes=[f"{u.sobol_samples} evaluations (SALib)"]))
     for b in u.sobol_breakevens:
         if b.indices is None:  # said under the break-evens' table
             breaks.notes.append(f"{b.x} vs {b.y} over {b.over}: no Sobol indices ({b.note})")
             continue
         title = f"Sobol indices of the break-even {b.x} vs {b.y} over {b.over} on {b.on}"
-        out.append(Table(title, ["param", "first order", "total"], _sobol_rows(b.indices), [f"{b.evaluations} evaluations (SALib), each a root found"]))
+        out.append(Grid(title, ["param", "first order", "total"], _sobol_rows(b.indices), notes=[f"{b.evaluations} evaluations (SALib), each a root found"]))
     return out
 
 

@@ -9,7 +9,7 @@ Markdown); docs/serving.md names the keys.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ctdsl.results.frozen import FrozenDict
 from ctdsl.results.quantity import Quantity
@@ -41,6 +41,8 @@ class PathResult:
     over_capacity: bool  # the workload's rate is at or above the sustainable rate: the queues do not settle
     goodput: Quantity | None  # requests/s under the SLO; None without an slo
     goodput_binding: str | None  # the target or capacity that sets it
+    targets: FrozenDict = field(default_factory=FrozenDict)  # the SLO's "ttft" | "tpot" | "e2e" -> Quantity (s), those it gives
+    percentile: float | None = None  # the SLO's percentile (ttft and e2e are held at it); None without an slo
 
     def term(self, key: str) -> ServingTermResult | None:
         return self.terms.get(key)

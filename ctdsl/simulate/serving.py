@@ -19,6 +19,15 @@ forms approximate: the queues and the batches, request by request.
   batching admits waiting requests at each step while the batch is under max_batch and their
   whole KV (prompt + output) fits; every step gives each running sequence one token.
 - Colocated: one queue per instance; a waiting prefill runs before the next decode step.
+- Chunked prefill (`batching = chunked`): a prompt is prefilled in chunks of `chunk` tokens
+  (the last one shorter), each a step of its own on a prefill instance; on a colocated
+  instance each step carries the running sequences' decode and at most one chunk of the
+  prompt at the head of the queue (Sarathi-Serve's hybrid batch, one prompt a chunk), so
+  the decode does not stop for a prefill; the first token comes with the last chunk.
+
+Long: one module past 400 lines, since a path's plan, its run (prefill, hand-off, decode, colocated with
+whole or chunked prefills) and its validation share one request record and one clock, and
+each instance's loop is read beside the others it must agree with.
 
 Seeded (one `random.Random(seed)` per run) and deterministic: the same spec and seed give
 the same numbers on every machine. `validate` compares the means of several seeds with the
@@ -47,6 +56,7 @@ from ctdsl.symbolic.convert import Env, Symbols, value
 from ctdsl.symbolic.dimensioned import DimExpr
 
 _S, _B, _X = sp.symbols("s_tokens b_seqs x_positions", positive=True)
+_M, _P = sp.symbols("m_chunk p_offset", nonnegative=True)
 MAX_REQUESTS = 1_000_000  # a run's requests at most: each is simulated one by one
 MAX_TOKENS = 200_000_000  # output tokens a run may make at most (each is part of a decode step), checked once drawn
 
@@ -70,6 +80,8 @@ class Plan:
     output: float
     output_cv: float
     colocated: bool
+    chunk: int | None = None  # prompt tokens a step carries (chunked batching); None: whole prompts
+    step: Callable[[float, float, float, float], float] | None = None  # (b, X, m, p) -> seconds: decode and a chunk
 
 
 def _compile(expr: DimExpr, args: tuple, env: Env) -> Callable:
@@ -104,8 +116,20 @@ def plan(spec: Spec, path_name: str) -> Plan:
             exposed = lambda h, tp: max(h / layers, h - tp * (layers - 1) / layers)  # noqa: E731
     decode = p.df.decode(b, x / b - 1)
     val = lambda e: value(e.e.subs(SV.RATE, sp.Integer(0)), env)  # noqa: E731
+    prefill_fn = _compile(prefill, (_S,), env_s)
+    chunk = step = None
+    if p.pf.chunk is not None:
+        chunk = int(val(p.pf.chunk))
+        zero = DimExpr(sp.Integer(0), U.ONE)
+        m_, p_ = DimExpr(_M, U.ONE), DimExpr(_P, U.ONE)
+        alone = _compile(p.pf.step(zero, zero, one, m_, p_), (_M, _P), env_s)
+        extra = _compile(prefill - p.pf.prefill(one, s), (_S,), env_s)  # the GPU's transform of the hand-off
+        prefill_fn = lambda s_, c=chunk: sum(alone(min(c, s_ - o), o) for o in range(0, s_, c)) + extra(s_)  # noqa: E731
+        step = _compile(p.pf.step(b, x, one, m_, p_), (_B, _X, _M, _P), env_s)
     return Plan(
-        prefill=_compile(prefill, (_S,), env_s),
+        prefill=prefill_fn,
+        chunk=chunk,
+        step=step,
         handoff=handoff,
         exposed_after_prefill=exposed,
         decode=_compile(decode, (_B, _X), env_s),
@@ -163,6 +187,8 @@ def run_counted(pl: Plan, requests: int, seed: int) -> tuple[list[_Req], int]:
     prefill_of = [rng.randrange(pl.n_prefill) for _ in reqs]
     decode_of = [rng.randrange(pl.n_decode) for _ in reqs]
     if pl.colocated:
+        if pl.chunk is not None:
+            return reqs, requests + _colocated_chunked(pl, reqs, prefill_of)
         return reqs, 2 * requests + _colocated(pl, reqs, prefill_of)
     # prefill: FIFO per instance, one prompt at a time (only the instances some request reaches are kept:
     # a pool of a billion instances costs no more than one of `requests`)
@@ -267,6 +293,70 @@ def _colocated(pl: Plan, reqs: list[_Req], instance_of: list[int]) -> int:
                     x += r.s + 2
                 continue
             if running:  # a macro-step, as on a decode instance: until a sequence finishes or a request arrives
+                until = arrivals[0].arrival if arrivals else math.inf
+                b, most, k = len(running), min(r.left for r in running), 0
+                while k < most:
+                    now += pl.decode(b, x)
+                    x += b
+                    k += 1
+                    if now >= until:
+                        break
+                steps += k
+                still = []
+                for r in running:
+                    r.left -= k
+                    if r.left == 0:
+                        r.done = now
+                        x -= r.s + r.o + 1
+                    else:
+                        still.append(r)
+                running = still
+                continue
+            now = arrivals[0].arrival
+    return steps
+
+
+def _colocated_chunked(pl: Plan, reqs: list[_Req], instance_of: list[int]) -> int:
+    """Each colocated instance batching chunked prefill: every step decodes the running sequences and
+    carries at most one chunk of the prompt at the head of the queue. Its steps."""
+    steps = 0
+    for mine in _groups(reqs, instance_of):
+        arrivals = deque(mine)
+        prefill_q: deque[_Req] = deque()
+        running: list[_Req] = []
+        now, x, cur, off = 0.0, 0.0, None, 0
+        while arrivals or prefill_q or cur is not None or running:
+            while arrivals and arrivals[0].arrival <= now:
+                prefill_q.append(arrivals.popleft())
+            if cur is None and prefill_q:
+                cur, off = prefill_q.popleft(), 0
+                cur.prefill_start = now
+            if cur is not None:  # a hybrid step: the decode of every running sequence and one chunk
+                m = min(pl.chunk, cur.s - off)
+                now += pl.step(len(running), x, m, off)
+                off += m
+                steps += 1
+                x += len(running)
+                still = []
+                for r in running:
+                    r.left -= 1
+                    if r.left == 0:
+                        r.done = now
+                        x -= r.s + r.o + 1
+                    else:
+                        still.append(r)
+                running = still
+                if off >= cur.s:
+                    cur.prefill_end = cur.first = now
+                    cur.left = cur.o - 1
+                    if cur.left <= 0:
+                        cur.done = now
+                    else:
+                        running.append(cur)
+                        x += cur.s + 2
+                    cur = None
+                continue
+            if running:  # a macro-step of decode alone, until a sequence finishes or a request arrives
                 until = arrivals[0].arrival if arrivals else math.inf
                 b, most, k = len(running), min(r.left for r in running), 0
                 while k < most:

@@ -131,6 +131,13 @@ def _log(x: float) -> float:
     return -math.inf if x == 0 else math.nan
 
 
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:  # e^x beyond a float
+        return math.inf
+
+
 def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
     """Evaluate a sympy expression to a float, fast (no subs, no evalf).
 
@@ -173,6 +180,8 @@ def value(expr: sp.Expr, env: dict[sp.Symbol, float]) -> float:
             r = _round(ev(e.args[0]), isinstance(e, sp.ceiling))
         elif isinstance(e, sp.log):
             r = _log(ev(e.args[0]))
+        elif isinstance(e, sp.exp):
+            r = _exp(ev(e.args[0]))
         else:
             r = _to_float(e.evalf(subs=env))
         if isinstance(r, complex):

@@ -79,7 +79,7 @@ class Shard:
     groups: DimExpr  # shard groups (distinct shards) in every site
     whole: DimExpr  # the payload of all the shards together (what the switches sum)
     scale: DimExpr = D.one()  # the GPUs' mean shard over the most-loaded's: below 1 with uneven stages
-    per_node: dict[str, int] | None = None  # dc -> members of one shard group in one node (collectives.py); None: 1
+    per_node: dict[str, DimExpr] | None = None  # dc -> members of one shard group in one node (collectives.py); None: 1
 
 
 def dense_shard(ctx: Context, payload: DimExpr, up: DimExpr, fraction: DimExpr, mean: DimExpr) -> Shard:
@@ -200,17 +200,17 @@ class GroupPlan:
             flows.append((src, node(nxt), nbytes, per_site, scale))
         return flows
 
-    def in_dc(self, name: str, members: dict[str, DimExpr], nbytes, scale: DimExpr = D.one(), per_node: dict[str, int] | None = None) -> Phase | None:
+    def in_dc(self, name: str, members: dict[str, DimExpr], nbytes, scale: DimExpr = D.one(), per_node: dict[str, DimExpr] | None = None) -> Phase | None:
         """Rings inside each site, n_d - 1 steps: one phase where the dcs are alike, else side by side.
         With k members of a ring in a node (`per_node`), only G / k of a dc's G GPUs send across
         the node boundary each step, spread over the NICs, and every step is at least the hop
         on the scale-up link (node_groups.py)."""
-        k = per_node or {}
-        flows = {d: (gpus_id(d), gpus_id(d), nbytes(d), self.gpus(d), scale, D.one() / k.get(d, 1)) for d in self.dcs}
-        if len({members[d] for d in self.dcs}) == 1 and len({k.get(d, 1) for d in self.dcs}) == 1:
+        k = {d: (per_node or {}).get(d, D.one()) for d in self.dcs}
+        flows = {d: (gpus_id(d), gpus_id(d), nbytes(d), self.gpus(d), scale, D.one() / k[d]) for d in self.dcs}
+        if len({members[d] for d in self.dcs}) == 1 and len(set(k.values())) == 1:
             phase = self.router.phase(name, members[self.dcs[0]] - 1, list(flows.values()))
-            return NG.floor(self.ctx, self.dcs[0], phase, nbytes(self.dcs[0]), k.get(self.dcs[0], 1))
-        parts = [NG.floor(self.ctx, d, self.router.phase(f"{name}: {d}", members[d] - 1, [flows[d]]), nbytes(d), k.get(d, 1)) for d in self.dcs]
+            return NG.floor(self.ctx, self.dcs[0], phase, nbytes(self.dcs[0]), k[self.dcs[0]])
+        parts = [NG.floor(self.ctx, d, self.router.phase(f"{name}: {d}", members[d] - 1, [flows[d]]), nbytes(d), k[d]) for d in self.dcs]
         return concurrent(name, [p for p in parts if p is not None])
 
     def across(self, name: str, steps, nbytes, scale: DimExpr = D.one()) -> Phase | None:
@@ -220,12 +220,12 @@ class GroupPlan:
         flows = [f for i, d in enumerate(self.dcs) for f in self.onward(i, gpus_id, nbytes(d), self.site_gpus(d), scale)]
         return self.router.phase(name, steps, flows)
 
-    def ring(self, name: str, steps: DimExpr, nbytes: DimExpr, groups: DimExpr, scale: DimExpr, per_node: dict[str, int] | None = None) -> Phase | None:
+    def ring(self, name: str, steps: DimExpr, nbytes: DimExpr, groups: DimExpr, scale: DimExpr, per_node: dict[str, DimExpr] | None = None) -> Phase | None:
         """One ring per shard group over its members in every site, site after site (in one site,
         node-aware as `in_dc`)."""
         if not self.crossing:
             d = self.dcs[0]
-            k = (per_node or {}).get(d, 1)
+            k = (per_node or {}).get(d, D.one())
             phase = self.router.phase(name, steps, [(gpus_id(d), gpus_id(d), nbytes, self.gpus(d), scale, D.one() / k)])
             return NG.floor(self.ctx, d, phase, nbytes, k)
         flows = []

@@ -19,19 +19,21 @@ from ctdsl.symbolic.routing import Phase
 from ctdsl.symbolic.traffic import ReplicaLinks
 
 
-def per_node(ctx: Context, dc: str, members: DimExpr, stride: DimExpr) -> int:
-    """Members of one data-parallel group of dc in one node, at the params' defaults."""
+def per_node(ctx: Context, dc: str, members: DimExpr, stride: DimExpr) -> DimExpr:
+    """Members of one data-parallel group of dc in one node: a whole number, or a form in the
+    params where their ranges move it (collectives.py, `layout`)."""
     links = ReplicaLinks(ctx, dc, [])
-    return links.layout(members, stride, "the data-parallel group").k
+    return links.layout(members, stride).k
 
 
-def floor(ctx: Context, dc: str, phase: Phase | None, nbytes: DimExpr, k: int) -> Phase | None:
+def floor(ctx: Context, dc: str, phase: Phase | None, nbytes: DimExpr, k: DimExpr) -> Phase | None:
     """The phase with each step at least the scale-up hop, where k > 1 members share a node."""
-    if phase is None or k <= 1:
+    shared = CO.above(k, 1)
+    if phase is None or shared.e == 0:
         return phase
     links = ReplicaLinks(ctx, dc, [])
     up = links.scale_up
-    return CO.floored(phase, up.latency + nbytes / up.bandwidth)
+    return CO.floored(phase, up.latency + nbytes / up.bandwidth, shared)
 
 
 __all__ = ["per_node", "floor"]

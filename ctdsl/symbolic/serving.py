@@ -44,6 +44,7 @@ import sympy as sp
 
 from ctdsl import roots
 from ctdsl import units as U
+from ctdsl.language.enums import Counted
 from ctdsl.language.serving import FP4_BITS, FP8_BITS, HandoffMode, KvPayload
 from ctdsl.model.serving import ServingPath
 from ctdsl.results.frozen import FrozenDict
@@ -60,6 +61,7 @@ GOODPUT_BISECTIONS = 60
 SISTER = "Disaggregated_Inference_Sim, examples/results.md (its closed forms)"
 PK = "Pollaczek-Khinchine: Kleinrock, Queueing Systems vol. 1, section 5.5"
 TAIL = "M/M/1 waiting-time tail P(W > t) = rho exp(-rho t / W) (Kleinrock vol. 1, section 3.2), summed over the queues"
+CHUNKED = "chunked prefill: Sarathi-Serve (Agrawal et al., OSDI'24, arXiv:2403.02310), a chunk of the prompt rides on each decode step"
 LITTLE = "Little's law, b = lambda (output - 1) TPOT, with a memory-bound decode step"
 
 
@@ -119,16 +121,30 @@ class _Path:
 
     def steps(self) -> tuple[DimExpr, DimExpr]:
         pf, s, o = self.pf, self.s, self.o
-        tp = self.add("prefill", "prefill (one prompt)", pf.prefill(_n(1), s), "exact", "max(F / (g peak eff), B / (g mem_bw mem_eff)) + overhead; F = 2 M s + 2 L d s (s + 1), B = M v + s (d v + k)", SISTER)
-        nb = self.add("prefill_batch", "prompts a prefill batch", DimExpr(sp.Max(1, sp.floor((pf.prefill_tokens / s).e)), U.ONE), "exact", "max(1, floor(prefill_tokens / prompt))", SISTER)
+        if pf.chunk is None:
+            tp = self.add("prefill", "prefill (one prompt)", pf.prefill(_n(1), s), "exact", "max(F / (g peak eff), B / (g mem_bw mem_eff)) + overhead; F = 2 M s + 2 L d s (s + 1), B = M v + s (d v + k)", SISTER)
+            nb = self.add("prefill_batch", "prompts a prefill batch", DimExpr(sp.Max(1, sp.floor((pf.prefill_tokens / s).e)), U.ONE), "exact", "max(1, floor(prefill_tokens / prompt))", SISTER)
+            self.prefill_cap = nb / pf.prefill(nb, s)
+        else:
+            n, m, p = pf.chunks(s)
+            self.add("prefill_chunks", "chunks a prompt", n, "exact", "ceil(prompt / chunk)", CHUNKED)
+            tp = self.add("prefill", "prefill (one prompt, chunked)", n * pf.step(_n(0), _n(0), _n(1), m, p), "approximation", "n steps of a chunk of m = s / n tokens at the mean offset (n - 1) m / 2: F = 2 M m + 2 L d m (2 p + m + 1), B = M v + m (d v + k) + p k; exact where every chunk is in one regime", CHUNKED)
+            nb = self.add("prefill_batch", "prompts a prefill batch", DimExpr(sp.Max(1, sp.floor((pf.chunk / s).e)), U.ONE), "exact", "max(1, floor(chunk / prompt))", CHUNKED)
+            self.prefill_cap = nb / (n * pf.step(_n(0), _n(0), nb, m, p))
         df = self.df
         self.add("kv_capacity", "KV cache capacity (decode instance)", df.kv_capacity, "exact", "floor((g memory kv_memory - P v) / k) tokens", SISTER)
         bmax = self.add("decode_batch_max", "largest decode batch", D.emin(df.max_batch, DimExpr(sp.floor((df.kv_capacity / (s + o)).e), U.ONE)), "exact", "min(max_batch, floor(KV capacity / (prompt + output)))", SISTER)
         self.c = s + o / 2
         self.steps_out = 1 / D.emax(_n(1), o - 1)
-        self.prefill_cap = nb / pf.prefill(nb, s)
         self.decode_cap = bmax / df.decode(bmax, self.c) * self.steps_out
         return tp, bmax
+
+    def piggyback(self, b: DimExpr) -> DimExpr:
+        """What a prompt chunk adds to a decode step of b sequences at the mean context (chunked colocated):
+        the hybrid step less the decode step alone; the weights are read once for both."""
+        pf, c = self.pf, self.c
+        n, m, p = pf.chunks(self.s)
+        return pf.step(b, b * (c + 1), _n(1), m, p) - pf.decode(b, c)
 
     # ---- the hand-off ---------------------------------------------------------------------
 
@@ -146,8 +162,7 @@ class _Path:
             KvPayload.BAND: field(ctx, h, "handoff", "fraction") if h.fraction is not None else _n(1),
         }[h.payload]
         d_out = self.add("handoff_bytes", "hand-off bytes sent", d_in * ratio, "exact", f"KV x {h.payload} ratio", "OCP MX v1.0 (FP4: 4.25 bits a value)")
-        link = ctx.spec.links[h.link]
-        bw, lat = ctx.field(link, "bandwidth"), ctx.field(link, "latency")
+        bw, lat, _ = route_terms(ctx, h)
         wire = d_out / bw
         cost = field(ctx, h, "handoff", "cost") * d_in
         if h.payload is KvPayload.PLAIN and h.at == "gpu":
@@ -169,7 +184,7 @@ class _Path:
             stream = D.emax(module, wire)
             fixed = lat + ctx.field(plug, "latency")
         self.add("transform", "transform on the prefill GPUs", t_x, "exact", "max(cost KV / (g peak eff), (KV + sent) / (g mem_bw mem_eff)); 0 in a module (it streams)", "domain.md section 6 (the transform's roofline)")
-        service = self.add("handoff", "hand-off (link busy)", fixed + stream, "exact", "latency + sent / bandwidth; in a module latency + module latency + max(KV / module rate, sent / bandwidth)", "inference.md: a stage that streams with the transfer costs max(stage, transfer)")
+        service = self.add("handoff", "hand-off (link busy)", fixed + stream, "exact", "latency + sent / bandwidth; in a module latency + module latency + max(KV / module rate, sent / bandwidth); over a route, each segment's latency (or the route-counted link's) and the narrowest bandwidth", "inference.md: a stage that streams with the transfer costs max(stage, transfer); docs/cost-model.md, a route's segments")
         s2 = service * service + (self.cv * stream) * (self.cv * stream)
         layers = pf.layers
         exposed = service if h.mode is HandoffMode.WHOLE else D.emax(service / layers, service - tp * (layers - 1) / layers)
@@ -195,16 +210,33 @@ class _Path:
             self.add("link_wait", "hand-off queue wait", w_l, "exact", "lambda E[S^2] / (2 (1 - rho)), M/G/1", PK)
         else:
             sp_, exposed = tp, D.zero(U.TIME)
-            caps["colocated"] = self.n_entry / (1 / self.prefill_cap + 1 / self.decode_cap)
-        rho_p, w_p = _wait(lam_p, sp_, sp_ * sp_ * (1 + self.cv * self.cv))
-        self.add("prefill_utilisation", "prefill utilisation (an instance)", rho_p, "exact", "lambda / instances x prefill", PK)
-        self.add("prefill_wait", "prefill queue wait", w_p, "approximation", "lambda E[S^2] / (2 (1 - rho)), E[S^2] = T_p^2 (1 + cv_prompt^2)", PK)
+            if self.pf.chunk is None:
+                caps["colocated"] = self.n_entry / (1 / self.prefill_cap + 1 / self.decode_cap)
+            else:  # each request: n chunks on decode steps, and (output - 1) / bmax full steps, at least n of them
+                n = self.terms_value("prefill_chunks")
+                caps["colocated"] = self.n_entry / (D.emax(o1 / bmax, n) * self.df.decode(bmax, self.c) + n * self.piggyback(bmax))
         lam_d = self.lam / self.n_decode
         t0, k1 = self.df.decode_memory_parts(self.c)
-        free = 1 - rho_p if self.h is None else _n(1)
+        residual = D.zero(U.TIME)
+        if self.h is None and self.pf.chunk is not None:
+            sp_, free, residual = self.chunked_colocated(lam_p, o1, t0, k1)
+        rho_p, w_p = _wait(lam_p, sp_, sp_ * sp_ * (1 + self.cv * self.cv))
+        if self.h is not None:
+            free = _n(1)
+        elif self.pf.chunk is None:
+            free = 1 - rho_p
+            # a prompt waits for the decode step in progress too (a prefill starts at a step's end): its mean
+            # residual T_dec / 2 times the chance one is running, 1 - e^-b (the count decoding Poisson, mean b)
+            b0 = lam_d * o1 * (t0 + k1) / (free - lam_d * o1 * k1)
+            busy = 1 - DimExpr(sp.exp(-b0.e), U.ONE)
+            residual = self.add("step_residual", "wait for the step in progress", busy * self.df.decode(b0 + 1, self.c) / 2, "approximation", "(1 - e^-b) T_dec(1 + b) / 2", "renewal theory, mean residual life; the decode count Poisson (M/G/infinity)")
+        w_p = w_p + residual
+        self.add("prefill_utilisation", "prefill utilisation (an instance)", rho_p, "exact", "lambda / instances x prefill", PK)
+        self.add("prefill_wait", "prefill queue wait", w_p, "approximation", "lambda E[S^2] / (2 (1 - rho)), E[S^2] = T_p^2 (1 + cv_prompt^2)" + ("" if self.h else " (+ the step in progress)"), PK)
         tpot_little = (t0 + k1) / (free - lam_d * o1 * k1)
         b = self.add("decode_batch", "mean decode batch", lam_d * o1 * tpot_little, "approximation", "lambda_d (output - 1) TPOT (Little), TPOT = (t0 + k1) / (1 - lambda_d (output - 1) k1)", LITTLE)
-        tpot = self.add("tpot", "TPOT (time per output token)", self.df.decode(b + 1, self.c) / free, "approximation", "decode step at the batch a sequence sees, itself and the mean batch of the others, at context prompt + output / 2" + ("" if self.h else ", over the share of time not prefilling"), LITTLE)
+        share = "" if self.h else (", over the share of time not prefilling" if self.pf.chunk is None else ", over 1 - lambda n dT (the chunks riding on decode steps)")
+        tpot = self.add("tpot", "TPOT (time per output token)", self.df.decode(b + 1, self.c) / free, "approximation", "decode step at the batch a sequence sees, itself and the mean batch of the others, at context prompt + output / 2" + share, LITTLE)
         ttft = self.add("ttft", "TTFT (mean)", w_p + sp_ + exposed + (self.terms_value("link_wait") or D.zero(U.TIME)), "approximation", "prefill wait + prefill (+ transform) + hand-off wait + hand-off exposed", "inference.md, metrics; " + PK)
         tail = _tail(w_p, rho_p, q)
         if self.h is not None:
@@ -215,14 +247,40 @@ class _Path:
         self.energy(b, caps)
         return self.terms, caps
 
+    def chunked_colocated(self, lam: DimExpr, o1: DimExpr, t0: DimExpr, k1: DimExpr) -> tuple[DimExpr, DimExpr]:
+        """(prefill service, decode's free share) of a colocated instance batching chunked prefill.
+
+        Each decode step carries at most one chunk; a request's n chunks add n dT to the
+        instance's time, dT what a chunk adds to a decode step (`piggyback`), so a decode step
+        takes T_dec + f dT on average with f = lambda n TPOT chunks a step, and TPOT = T_dec /
+        (1 - lambda n dT): 1 - lambda n dT takes the place of 1 - rho_prefill. dT is read at the
+        batch a sequence sees, 1 + b, with b Little's batch at dT of one sequence (one refinement).
+        A prompt is in prefill for n hybrid steps, its service n (T_dec + dT); a chunk starts
+        only when the step in progress ends, so its wait adds that step's mean residual, T_dec / 2
+        (a step of nearly constant length), times the chance a step is in progress, 1 - e^-b (the
+        number decoding is Poisson of mean b, an M/G/infinity count: Kleinrock vol. 1, section 4.7).
+        Returns (service, free share, residual)."""
+        lam_d = self.lam / self.n_decode
+        n = self.terms_value("prefill_chunks")
+        one = _n(1)
+        free1 = 1 - lam * n * self.piggyback(one)
+        b1 = lam_d * o1 * (t0 + k1) / (free1 - lam_d * o1 * k1)
+        d_t = self.add("chunk_added", "a chunk on a decode step", self.piggyback(b1 + 1), "approximation", "hybrid step - decode step at the batch 1 + b", CHUNKED)
+        free = 1 - lam * n * d_t
+        b = lam_d * o1 * (t0 + k1) / (free - lam_d * o1 * k1)
+        t_dec = self.df.decode(b + 1, self.c)
+        service = self.add("prefill_chunked", "prefill on decode steps (n hybrid steps)", n * (t_dec + d_t), "approximation", "n (T_dec(1 + b) + dT)", CHUNKED)
+        busy = 1 - DimExpr(sp.exp(-b.e), U.ONE)
+        residual = self.add("step_residual", "wait for the step in progress", busy * t_dec / 2, "approximation", "(1 - e^-b) T_dec(1 + b) / 2", "renewal theory, mean residual life; the decode count Poisson (M/G/infinity)")
+        return service, free, residual
+
     def energy(self, b: DimExpr, caps: dict[str, DimExpr]) -> DimExpr:
         """Energy per output token at the workload's rate (capped at the sustainable rate)."""
         pf, df, s, c = self.pf, self.df, self.s, self.c
         one = _n(1)
         per_request = pf.energy(pf.prefill_flops(one, s), pf.prefill_bytes(one, s))
         if self.h is not None:
-            link = self.ctx.spec.links[self.h.link]
-            per_request = per_request + self.terms_value("handoff_bytes") * self.ctx.field(link, "energy_per_byte")
+            per_request = per_request + self.terms_value("handoff_bytes") * route_terms(self.ctx, self.h)[2]
         seen = b + 1
         per_token = df.energy(df.decode_flops(seen, c), df.decode_bytes(seen, c)) / seen
         static = pf.static_power * self.n_entry + (df.static_power * self.n_decode if self.h is not None else D.zero(U.POWER))
@@ -234,6 +292,23 @@ class _Path:
 
     def terms_value(self, key: str) -> DimExpr | None:
         return next((t.value for t in self.terms if t.key == key), None)
+
+
+def route_terms(ctx: Context, h) -> tuple[DimExpr, DimExpr, DimExpr]:
+    """(bandwidth, latency, energy per byte) of a hand-off's route, a link per segment, as training
+    charges a route (docs/cost-model.md, 'Latency and energy along a route'): the bytes at the narrowest
+    segment's bandwidth (the transfer streams through them all); each segment's latency and energy per
+    byte once, or, where a link on it is `counted = route`, that link's alone (its figure is the whole
+    route's, end to end; each such link once). One link is the route of one segment."""
+    links = [ctx.spec.links[n] for n in h.route]
+    whole = list({l.name: l for l in links if l.counted is Counted.ROUTE}.values())
+    charged = whole or links
+    bws = [ctx.field(l, "bandwidth") for l in links]
+    bw = D.emin(*bws) if len(bws) > 1 else bws[0]
+    lat, energy = ctx.field(charged[0], "latency"), ctx.field(charged[0], "energy_per_byte")
+    for l in charged[1:]:
+        lat, energy = lat + ctx.field(l, "latency"), energy + ctx.field(l, "energy_per_byte")
+    return bw, lat, energy
 
 
 # ---- evaluation -------------------------------------------------------------------------------
@@ -269,9 +344,11 @@ def path_result(ctx: Context, path: ServingPath, env: Env) -> PathResult:
     for key, label, e in (("throughput", "throughput", served), ("tokens_per_s", "output tokens per second", served * p.o)):
         out[key] = ServingTermResult(key, label, _quantity(sub(e), env), "exact", "min(rate, sustainable) (x output)", SISTER)
     goodput, gbind = _goodput(p, terms, sustainable.value, binding, env)
+    targets = {k: _quantity(field(ctx, p.slo, "slo", k), env) for k in ("ttft", "tpot", "e2e") if p.slo is not None and getattr(p.slo, k) is not None}
     return PathResult(
         path.name, path.workload, path.entry, path.handoff, p.h.display if p.h else None, path.decode, _quantity(rate, env),
         FrozenDict(out), FrozenDict(cap_q), sustainable, binding, over, goodput, gbind,
+        FrozenDict(targets), _quantity(p.q, env).value if p.slo is not None else None,
     )
 
 

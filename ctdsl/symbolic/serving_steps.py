@@ -20,7 +20,15 @@ hardware.py and examples/results.md), so that its published step times reproduce
   ring) and one activation hop per pipeline boundary, and for an MoE model with ep > 1 an
   all-to-all dispatch and combine per MoE layer, 2 k S (ep - 1)/ep / B + (ep - 1) latency
   each (GShard, arXiv:2006.16668), not overlapped;
-- the KV cache fits beside the weights: floor((g memory kv_memory - P v) / k) tokens.
+- the KV cache fits beside the weights: floor((g memory kv_memory - P v) / k) tokens;
+- chunked prefill (`batching = chunked`, Sarathi-Serve, arXiv:2403.02310): a step carries
+  b decode sequences holding X positions and a chunk of m prompt tokens at offset p of n
+  prompts: FLOPs 2 M (b + n m) + 4 L d X + 2 L d n m (2 p + m + 1) (the chunk attends to
+  the p positions before it and causally within itself), bytes the weights once, (b + n m)
+  d v, X k read, n m k written and n p k of the chunk's earlier KV read. A decode step is
+  this step with no chunk, a prefill with one chunk at offset 0, so the sums over a
+  prompt's chunks give its unchunked FLOPs exactly and its bytes plus a weight read and
+  the earlier KV per further chunk.
 
 k is the model's KV bytes per token, 2 L g_kv d_h v (ctdsl.model.payload).
 """
@@ -33,6 +41,7 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.language import schema as S
+from ctdsl.language.serving import Batching
 from ctdsl.model import payload as PL
 from ctdsl.model.serving import Instance
 from ctdsl.symbolic import dimensioned as D
@@ -79,6 +88,7 @@ class InstanceForms:
     moe_layers: DimExpr | None = None
     experts: DimExpr | None = None  # routed experts a layer, E
     expert_bytes: DimExpr | None = None  # all the routed experts' weights, bytes (in `streamed`)
+    chunk: DimExpr | None = None  # prompt tokens a step carries (chunked batching); None: whole prompts
 
     def weights_read(self, tokens: DimExpr) -> DimExpr:
         """Weight bytes a step over `tokens` tokens reads: all of them for a dense model; for an MoE one the
@@ -130,6 +140,28 @@ class InstanceForms:
         """One decode step of `b` sequences at context `c` each."""
         return self.roofline(self.decode_flops(b, c), self.decode_bytes(b, c)) + self.overhead + self.comm(b)
 
+    def step_flops(self, b: DimExpr, x: DimExpr, prompts: DimExpr, m: DimExpr, p: DimExpr) -> DimExpr:
+        """FLOPs of a step of b decode sequences holding x positions and a chunk of m tokens at offset p of `prompts` prompts."""
+        tokens = b + prompts * m
+        return (2 * self.matmul_params * tokens + 4 * self.layers * self.width * x + 2 * self.layers * self.width * prompts * m * (2 * p + m + 1)) * FLOP
+
+    def step_bytes(self, b: DimExpr, x: DimExpr, prompts: DimExpr, m: DimExpr, p: DimExpr) -> DimExpr:
+        """Bytes of that step: the weights once, a row per token, the decode's KV read, the chunk's written and its earlier KV read."""
+        tokens = b + prompts * m
+        return self.weights_read(tokens) + tokens * self.row + x * self.kv + prompts * (m + p) * self.kv
+
+    def step(self, b: DimExpr, x: DimExpr, prompts: DimExpr, m: DimExpr, p: DimExpr) -> DimExpr:
+        """One step of chunked batching: decode sequences and a prompt chunk together (Sarathi-Serve's hybrid batch)."""
+        return self.roofline(self.step_flops(b, x, prompts, m, p), self.step_bytes(b, x, prompts, m, p)) + self.overhead + self.comm(b + prompts * m)
+
+    def chunks(self, s: DimExpr) -> tuple[DimExpr, DimExpr, DimExpr]:
+        """(n, m, p): a prompt of s tokens as n = ceil(s / chunk) equal chunks of m = s / n tokens, p = (n - 1) m / 2 the
+        chunks' mean offset. FLOPs and bytes are linear in the offset, so n steps at the mean offset sum to the chunks'
+        FLOPs and bytes exactly (the time too where every chunk is in one regime of the roofline)."""
+        n = DimExpr(sp.ceiling((s / self.chunk).e), U.ONE)
+        m = s / n
+        return n, m, (n - 1) * m / 2
+
     def energy(self, flops: DimExpr, nbytes: DimExpr) -> DimExpr:
         """Dynamic energy of a step: its FLOPs and its memory bytes at the device's energies."""
         return flops * self.energy_per_flop + nbytes * self.energy_per_byte
@@ -179,6 +211,7 @@ def instance_forms(ctx: Context, inst: Instance) -> InstanceForms:
         energy_per_flop=ctx.field(dev, "energy_per_flop"),
         energy_per_byte=ctx.field(dev, "energy_per_byte"),
         static_power=gpus * ctx.field(dev, "static_power"),
+        chunk=g("chunk") if inst.batching is Batching.CHUNKED and inst.chunk is not None else None,
         **_experts(ctx, inst, model),
     )
 

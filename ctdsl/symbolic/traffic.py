@@ -34,8 +34,8 @@ Which links carry a group, and how its collective runs across nodes, is collecti
 Megatron's rank order lays each group over nodes (TP consecutive, CP tp apart, EP
 consecutive, PP neighbours tp cp R apart); inside a node on the replica's `scaleup_link`,
 across nodes as NCCL's rings and trees do (the node boundary over the group's NICs
-together), every link at its `efficiency`. Degrees given by params are placed at their
-defaults.
+together), every link at its `efficiency`. A degree given by a param moves the layout with it over the
+param's range (collectives.py, "Layout").
 """
 
 from __future__ import annotations
@@ -94,6 +94,7 @@ class ReplicaLinks:
         self.dc = spec.dcs[dc]
         self.rep = spec.replicas[self.dc.replica]
         self.env = ctx.symbols.defaults()
+        self.box = ranges(ctx)
         self.notes = notes
         q = lambda x, default: ctx.q(x, U.ONE) if x is not None else DimExpr(sp.Integer(default), U.ONE)  # noqa: E731
         self.gpn = q(self.rep.gpus_per_node, 8)
@@ -113,21 +114,18 @@ class ReplicaLinks:
         self.fabric = CO.Fabric(self.scale_up, self.scale_out)
         self.replicas = ctx.q(self.dc.replicas, U.ONE) if self.dc.replicas is not None else D.one()
 
-    def number(self, x: DimExpr, what: str) -> float:
+    def number(self, x: DimExpr) -> float:
+        """A count at the params' defaults."""
         try:
-            v = value(x.e, self.env)
+            return value(x.e, self.env)
         except (NumericError, ZeroDivisionError):  # pragma: no cover - counts are checked
-            v = float("inf")
-        if x.free_symbols:
-            note = f"{what} is placed at its default ({v:g})"
-            if note not in self.notes:
-                self.notes.append(note)
-        return v
+            return float("inf")
 
-    def layout(self, n: DimExpr, stride: DimExpr, what: str) -> CO.Layout:
-        """Megatron's layout of a group of n members `stride` ranks apart (collectives.py)."""
-        lay = CO.layout(n, stride, self.domain, lambda x: self.number(x, what))
-        if not lay.spans and self._no_scaleup and self.number(n, what) > 1:
+    def layout(self, n: DimExpr, stride: DimExpr) -> CO.Layout:
+        """Megatron's layout of a group of n members `stride` ranks apart (collectives.py): whole
+        numbers where the params' ranges cannot move it, else forms in the params."""
+        lay = CO.layout(n, stride, self.domain, self.number, self.box)
+        if not lay.spans and self._no_scaleup and self.number(n) > 1:
             note = f"replica '{self.rep.name}' names no scaleup_link: traffic inside a node is costed on {self.scale_out.link}"
             if note not in self.notes:
                 self.notes.append(note)
@@ -136,6 +134,12 @@ class ReplicaLinks:
     def note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
+
+
+def ranges(ctx: Context) -> dict[sp.Symbol, tuple[float, float]]:
+    """Each param's range (lo, hi), where it has one: what a sweep, the explorer or a break-even
+    may move it over; a param without one is held at no value (its layouts are forms)."""
+    return {i.symbol: (float(i.param.lo), float(i.param.hi)) for i in ctx.symbols.info.values() if i.param.lo is not None and i.param.hi is not None}
 
 
 def efficiency(ctx: Context, link) -> DimExpr:
@@ -170,12 +174,12 @@ class ReplicaTraffic:
         if self.tp.e == 1:
             return None
         links = self.links
-        lay = links.layout(self.tp, D.one(), "tp")
+        lay = links.layout(self.tp, D.one())
         size = self.b * (self.s / self.cp) * self.d * self.beta
         n = 4 + 2 * self.again
         one, at = CO.all_reduce(links.fabric, lay, size, links.rep.algorithm, links.env)
         if len(at) > 1:
-            where = f"over {lay.k} GPUs a node" if lay.spans else "in one node"
+            where = f"over {lay.at[0]} GPUs a node" if lay.spans else "in one node"
             links.note(f"tp all-reduce ({where}): {one.algorithm} " + "(" + ", ".join(f"{k} {v * 1e3:.3g} ms" for k, v in sorted(at.items())) + " each at the defaults)")
         per = self.stage_layers * n * 2 * (self.tp - 1) / self.tp * size
         time = self.stage_layers * n * one.time
@@ -184,8 +188,8 @@ class ReplicaTraffic:
     def context(self) -> Traffic | None:
         if self.cp.e == 1:
             return None
-        lay = self.links.layout(self.cp, self.tp, "cp")
-        link = self.links.fabric.out if lay.spans else self.links.fabric.up  # each ring step: one GPU's transfer
+        lay = self.links.layout(self.cp, self.tp)
+        link = self.links.fabric.link(lay)  # each ring step: one GPU's transfer
         chunk = 2 * self.b * (self.s / self.cp) * (self.kv / self.tp) * self.dh * self.beta
         t_kv = link.latency + chunk / link.bandwidth
         c = PL.attention_factor(self.model)
@@ -199,7 +203,7 @@ class ReplicaTraffic:
     def expert(self) -> Traffic | None:
         if self.ep.e == 1 or not PL.is_moe(self.model):
             return None
-        lay = self.links.layout(self.ep, D.one(), "ep")
+        lay = self.links.layout(self.ep, D.one())
         tokens = self.b * self.s / self.cp / (self.tp if self.sp_on else 1)
         size = tokens * self.ctx.shape(self.model, "experts_per_token") * self.d * self.beta
         moe = PL.moe_layers(self.model, self.ctx.formulas) * self.stage_layers / self.L
@@ -215,7 +219,7 @@ class ReplicaTraffic:
         if self.pp.e == 1:
             return None
         # neighbouring stages are tp cp dp ranks apart (Megatron's order: pipeline outermost)
-        lay = self.links.layout(self.pp, self.tp * self.cp * self.links.replicas, "pp")
+        lay = self.links.layout(self.pp, self.tp * self.cp * self.links.replicas)
         size = self.b * (self.s / self.cp) * self.d * self.beta / self.tp
         hop = CO.p2p(self.links.fabric, lay, size)
         link, one = hop.link, hop.time

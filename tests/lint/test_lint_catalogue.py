@@ -48,7 +48,7 @@ def test_the_catalogue_is_complete_on_import():
         print(json.dumps({"codes": sorted(catalogue.RULES), "six": catalogue.lookup("bit-byte-slip").code}))
         """
     )
-    assert got == {"codes": [f"CTL{i:03d}" for i in range(1, 14)], "six": "CTL006"}
+    assert got == {"codes": [f"CTL{i:03d}" for i in range(1, 17)], "six": "CTL006"}
 
 
 def test_the_renderer_imports_nothing_of_the_pipeline():

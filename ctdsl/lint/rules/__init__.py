@@ -10,7 +10,7 @@ never reported themselves; a user's definition that extends one is.
 One module per subject: `definitions` (CTL001), `modules` (CTL002, CTL003),
 `links` (CTL004, CTL005), `bit_byte` (CTL006), `payloads` (CTL007), `schemes`
 (CTL008, CTL010), `sweeps` (CTL009), `suppressions` (CTL011, which the runner
-applies), `replicas` (CTL012, CTL013); `shared` holds what they share. `ctdsl.lint.catalogue` gathers them.
+applies), `replicas` (CTL012, CTL013), `serving` (CTL014-CTL016); `shared` holds what they share. `ctdsl.lint.catalogue` gathers them.
 Constants a rule compares against are named in its module, with where they come
 from; tolerances come from `ctdsl.language.tolerances`.
 """

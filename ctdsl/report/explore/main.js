@@ -36,4 +36,11 @@ window.ctdslExplorer = {
   curve: () => ({ x: Array.from(xsCurve), y: curveData.map((a) => Array.from(a.slice(0, xsCurve.length))) }),
   format: (v, dim, digits) => fmt(v, dim, digits),  // ctdsl.units.format_quantity
   g: (v) => pyG(v),  // Python's "{:g}"
+  // serving (view_serving.js), on a page that serves: the curves against the rate, each path's SLO, goodput
+  serving: () => (typeof SV === "undefined" || !SV ? null : {
+    x: Array.from(svCurve.x), param: SV.x === null ? null : P[SV.x].nameText,
+    ttft: svCurve.ttft.map((a) => Array.from(a.slice(0, svCurve.x.length))), ttftP: svCurve.ttftP.map((a) => Array.from(a.slice(0, svCurve.x.length))),
+    tpot: svCurve.tpot.map((a) => Array.from(a.slice(0, svCurve.x.length))), paths: SV.paths.map((p) => p.nameText),
+    slos: SV.paths.map((p) => sloValues(p, vals)), done: svState.done }),
+  servingNow: () => { clearTimeout(svState.timer); computeGoodput(); },
 };

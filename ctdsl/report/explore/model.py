@@ -16,7 +16,10 @@ result tree's exact expressions by `jsprint` and from the checker's bounds by
   where some scheme has them `cost`, `co2e`, `utilisation`, `mfu`); `evalTimes`,
   time to target, is also the winner map's;
 - `CHECKS`: one function per bound the checker tested on an expression of
-  params (`checks.py`), so that the page refuses what `ctdsl solve --set` refuses.
+  params (`checks.py`), so that the page refuses what `ctdsl solve --set` refuses;
+- on a spec that serves, `evalServing(a, out)`: every term, capacity and the
+  sustainable rate of every serving path (`Solution.serving`), and `SLOS`, each
+  SLO's targets and percentile printed as the bounds are (`serving_model`).
 
 A new view adds the outputs it shows to `evalAll` here (a `_Outputs.add` per
 quantity, its index in the view's data) and reads them from the frame of
@@ -29,13 +32,15 @@ the script inserts only these strings.
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.language.components import ComponentId, Side
 from ctdsl.language.tolerances import CEIL_SLACK
 from ctdsl.report.encode import html_text
-from ctdsl.report.explore.checks import checks_model
+from ctdsl.report.explore.checks import checks_model, js_check
 from ctdsl.report.explore.jsprint import js_functions
 from ctdsl.report.explore.mathml import display_mathml
 from ctdsl.report.explore.palette import palette
@@ -244,6 +249,59 @@ def _quantities(solution) -> list[tuple]:
     return [q for q in QUANTITIES if q[0] in ALWAYS or any(_finite(getattr(r, q[1])) for r in rs)]
 
 
+# serving (docs/serving.md): the terms the page shows of each path, and the rule of
+# ctdsl.symbolic.serving (`_settles`, `_QUEUED`): a path is over capacity unless its rate is below the
+# sustainable one and its queues settle (each utilisation in [0, 1), TPOT > 0, the mean decode batch in
+# [0, the largest]); then its waits and what follows from them are infinite
+SERVING_TERMS = ("prefill", "transform", "handoff", "handoff_exposed", "prefill_utilisation", "link_utilisation", "prefill_wait",
+                 "link_wait", "decode_batch", "decode_batch_max", "tpot", "ttft", "ttft_p", "e2e", "e2e_p", "throughput")
+SERVING_QUEUED = ("link_wait", "prefill_wait", "decode_batch", "tpot", "ttft", "ttft_p", "e2e", "e2e_p", "energy_per_token")
+SLO_TARGETS = (("ttft", "ttft_p"), ("tpot", "tpot"), ("e2e", "e2e_p"))  # an SLO's target and the term it holds
+
+
+def _path_text(r) -> str:
+    return f"{r.workload}: {r.entry} -> {r.handoff_label} -> {r.decode}" if r.handoff else f"{r.workload}: {r.entry} (colocated)"
+
+
+def serving_model(solution, pnames: list[str], out: _Outputs) -> tuple[dict | None, str]:
+    """The page's data of each serving path (its outputs' places in `evalServing`) and `const SLOS = [...]`:
+    per SLO, its targets and percentile as functions of the params' values (`checks.js_check`: numbers
+    and params only), or null where it gives none."""
+    rows = getattr(solution, "serving", ())
+    if not rows:
+        return None, "const SLOS = [];"
+    index = {n: k for k, n in enumerate(pnames)}
+    by_symbol = {i.symbol: k for k, i in enumerate(solution.symbols.info.values())}  # a param's symbol: its place
+    sv = solution.spec.serving
+    slos = list(sv.slos)
+    paths = []
+    for r in rows:
+        rate = r.rate.expr
+        w = sv.workloads[r.workload]
+        paths.append({
+            "name": html_text(r.name),
+            "label": html_text(_path_text(r)),
+            "handoff": html_text(r.handoff_label) if r.handoff else None,
+            "rate": out.add(r.rate),
+            # the param the rate is, when it is one: the curves are drawn against it
+            "rate_param": by_symbol.get(rate),
+            "caps": [[k, out.add(q)] for k, q in r.capacities.items()],
+            "sustainable": out.add(r.sustainable),
+            "terms": {k: out.add(r.term(k).quantity) for k in SERVING_TERMS if r.term(k) is not None},
+            "slo": slos.index(w.slo) if w.slo in sv.slos else None,
+            # solve's goodput at the start values: the page's own needs the rate as a param to bisect over
+            "goodput0": [r.goodput.value, html_text(r.goodput_binding)] if r.goodput is not None and math.isfinite(r.goodput.value) else None,
+        })
+    fns = []
+    for name in slos:
+        slo = sv.slos[name]
+        parts = [getattr(slo, k) for k, _ in SLO_TARGETS] + [slo.percentile]
+        fns.append("[" + ", ".join("null" if e is None else js_check(e, index) for e in parts) + "]")
+    data = {"paths": paths, "slos": [html_text(n) for n in slos], "targets": [[k, t] for k, t in SLO_TARGETS], "queued": list(SERVING_QUEUED),
+            "rate_dim": list(U.FREQUENCY.exps)}
+    return data, "const SLOS = [\n" + ",\n".join(fns) + "\n];"
+
+
 def page_model(solution, fit: tuple[str, float, str] | None = None) -> tuple[dict, str, str]:
     """(the data the page reads, the JavaScript functions of the answers, the functions of the bounds)."""
     infos = list(solution.symbols.info.values())
@@ -256,12 +314,14 @@ def page_model(solution, fit: tuple[str, float, str] | None = None) -> tuple[dic
     quantities = _quantities(solution)
     checks, check_code = checks_model(solution.spec, pnames)
     spec = solution.spec
+    sv_out = _Outputs()
+    serving, slo_code = serving_model(solution, pnames, sv_out)
     data = {
         "title": html_text(str(spec.root)),
         "params": [_param(i.param, i.param.name in spec.whole) for i in infos],
         "schemes": schemes,
         "components": [html_text(c.label) for c in components],
-        "palette": palette(max(len(schemes), len(components))),
+        "palette": palette(max(len(schemes), len(components), len(serving["paths"]) if serving else 0)),
         "baseline": names.index(solution.baseline) if solution.baseline in names else None,
         "breakevens": [_breakeven(b, names, pnames) for b in solution.breakevens if b.on in {q[0] for q in quantities}],
         "quantities": [[key, list(dim.exps), words] for key, _, dim, words, _ in quantities],
@@ -278,10 +338,17 @@ def page_model(solution, fit: tuple[str, float, str] | None = None) -> tuple[dic
         "n": {"full": len(full.exprs), "q": len(schemes)},
         "ceil_slack": CEIL_SLACK,
         "scan_steps": SCAN_STEPS,
+        "serving": serving,
     }
+    data["n"]["serving"] = len(sv_out.exprs)
     groups = {"evalAll": full.exprs}
+    if serving is not None:
+        groups["evalServing"] = sv_out.exprs
     for key, field, _, _, fn in quantities:
         groups[fn] = [getattr(r, field) and getattr(r, field).expr for r in solution.schemes.values()]
     code = js_functions(args, groups)
     code += "\nconst QFUN = new Map([" + ", ".join(f'["{key}", {fn}]' for key, _, _, _, fn in quantities) + "]);"
+    code += "\n" + slo_code
+    if serving is None:
+        code += "\nfunction evalServing() {}"
     return data, code, check_code

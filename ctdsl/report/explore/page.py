@@ -129,6 +129,22 @@ RESOURCES = """<section id="job" aria-labelledby="h-job">
 </section>"""
 
 
+SERVING = """<section id="serving" class="main" aria-labelledby="h-serving">
+<h2 id="h-serving">Serving: TTFT and TPOT against the arrival rate</h2>
+<div class="sv-charts"><div><canvas id="sv-ttft" role="img" aria-label="each path's TTFT against the arrival rate, with the SLO's target"></canvas></div>
+<div><canvas id="sv-tpot" role="img" aria-label="each path's TPOT against the arrival rate, with the SLO's target"></canvas></div></div>
+<ul class="legend" id="serving-legend"></ul>
+<p id="serving-caption" class="note"></p>
+</section>
+<section id="serving-tables" aria-labelledby="h-serving-cap">
+<h3 id="h-serving-cap">Serving: capacity of each pool and link, and goodput</h3>
+<div id="serving-box"></div>
+<p class="note">Requests/s each part of a path can serve; the binding one (outlined) sets the sustainable rate. Goodput: the highest rate at which every target of the SLO holds.</p>
+<h3>Serving: latency at the current rate</h3>
+<div id="serving-latency-box"></div>
+</section>"""
+
+
 def opening_comment(text: str) -> str:
     """The spec's opening comment: its first lines that are comments (after blank ones), without the `#`."""
     lines = []
@@ -170,6 +186,10 @@ def _equations(solution) -> str:
     )
 
 
+def _hidden(section: str) -> str:
+    return section.replace("<section ", "<section hidden ")
+
+
 def views(solution, sim: dict | None = None, sensitivity: str = "", diagnostics: tuple[str, ...] = ()) -> list[View]:
     """The page's views, in the order of the page."""
     out = [
@@ -187,6 +207,10 @@ def views(solution, sim: dict | None = None, sensitivity: str = "", diagnostics:
         View(_diagnostics(diagnostics)),
         View(_equations(solution)),  # its script is in view_steps.js
     ]
+    if getattr(solution, "serving", ()):
+        if not solution.schemes:  # serving only: the views of training stay in the page (their scripts run) but hidden
+            out = [View(_hidden(v.section), v.script) if v.section not in (PARAMS, SCENARIOS) and 'id="diagnostics"' not in v.section else v for v in out]
+        out.insert(1, View(SERVING, "view_serving.js"))  # a spec that serves: first after the params
     if sensitivity:
         out.append(View(sensitivity))
     if sim is not None:

@@ -127,7 +127,7 @@ view({
       setData(c.binding, "value", bindKey(j));
       if (c.tr._winner !== (j === f.winner)) { c.tr._winner = j === f.winner; c.tr.classList.toggle("winner", c.tr._winner); }
     });
-    setHTML($("winner-now"), f.winner >= 0 ? "Fastest to target here: <strong>" + S[f.winner].label + "</strong>, " + fmt(f.best, TIME) + "." : "No scheme has a time to target.");
+    setHTML($("winner-now"), f.winner >= 0 ? "Fastest to target here: <strong>" + S[f.winner].label + "</strong>, " + fmt(f.best, TIME) + "." : S.length ? "No scheme has a time to target." : "");
   },
 });
 
