@@ -130,7 +130,7 @@ _TABLE = [
     Code("CT436", "inner-sync-cannot-apply", "inner = dc without dcs of replicas, with a sync period of 1, or with a collective that has no phase across dcs"),
     Code("CT440", "virtual-stages-do-not-divide", "interleaved virtual stages that do not split the layers of every pipeline stage into whole chunks (an uneven end stage: v - 1 chunks of the others' size and one of 1 to that size)"),
     Code("CT441", "operations-cannot-be-timed", "a replica with compute = operations whose model gives no full shape with seq or whose device gives no mem_bw, or an FP8 precision on a device without peak_fp8"),
-    Code("CT442", "operations-field-unread", "a replica field that only compute = operations reads (flash, the precisions, the MoE execution's) with compute = block, or the MoE execution's on a dense model, where it would change nothing"),
+    Code("CT442", "operations-field-unread", "a replica field that only compute = operations reads (flash, the precisions, tp_async_backward, the MoE execution's) with compute = block, or the MoE execution's on a dense model, where it would change nothing"),
     Code("CT450", "tp-overlap-needs-sequence-parallel", "tp_comm_overlap on a replica without sequence parallelism (Megatron's overlap pipelines the all-gather and reduce-scatter that sequence parallelism makes of each all-reduce)"),
     Code("CT470", "workload-at-decode", "a workload whose requests enter a decode pool"),
     Code("CT471", "prefill-without-handoff", "a workload entering a prefill pool that no hand-off leaves"),

@@ -229,3 +229,42 @@ def test_recompute_share_in_the_memory_check(tmp_path):
     full, none = activations("recompute = full", "f.ct"), activations("recompute = none", "n.ct")
     half = activations("recompute = full; recompute_share = 0.5", "h.ct")
     assert none > full and close(half, (full + none) / 2)
+
+
+@pytest.mark.parametrize("extra, n, sp, slow", [
+    ("recompute = none", 4, True, False),  # sequence parallelism: 3 of 4 all-reduce equivalents waited for
+    ("recompute = full; sequence_parallel = false", 6, False, False),  # the forward's and the recomputed forward's 4 of 6
+    ("recompute = none; sequence_parallel = false", 4, False, True),  # a slow link: the weight gradients hide part of each
+])
+def test_tp_async_backward(tmp_path, extra, n, sp, slow):
+    """The backward's column-parallel collectives beside the weight-gradient GEMMs (overlaps.py),
+    by hand: with t_tp a micro-batch's TP time without the option (n all-reduce equivalents a
+    layer, t_1 = t_tp / (L n) each), a micro-batch waits for t_tp (n - 2) / n + L sum_w max(0,
+    t_1 - w) without sequence parallelism, t_tp (n - 1) / n + L sum_w max(0, t_1 / 2 - w) with it;
+    w the QKV and MLP-up GEMMs' forward times (a weight gradient has its forward's shape)."""
+    text = SPEC if not slow else SPEC.replace("link nv {{ bandwidth = 100 GB/s", "link nv {{ bandwidth = 1 GB/s")
+
+    def tp_time(more):
+        r = solve_text(tmp_path, text.format(extra=extra + more, gpn=2), name=f"t{len(more)}.ct").schemes["step"]
+        (term,) = [t for t in r.terms if t.id.id == "tensor_parallel"]
+        assert term.behind == ("the weight-gradient GEMMs of the column-parallel layers" if more else None)
+        return term.value.value
+
+    t_tp = tp_time("") / MICRO
+    one = t_tp / (LAYERS * n)
+    part, waited = (one / 2, n - 1) if sp else (one, n - 2)
+    windows = (gemm(T, h, (a + 2 * g) * dh / tp), gemm(T, h, f / tp))
+    hidden = sum(max(0.0, part - w) for w in windows)
+    assert (hidden > 0) == slow  # the fast link's collectives hide whole; the slow one's do not
+    assert close(tp_time("; tp_async_backward = true"), MICRO * (t_tp * waited / n + LAYERS * hidden))
+
+
+def test_optimiser_passes_at_the_memory_rate(tmp_path):
+    """The optimiser step (timeline.py, after Megatron's mixed-precision optimiser), by hand: per
+    parameter of the GPU's shard, 4 B (the gradient norm) + 28 B (Adam: gradient, master, m, v
+    read; master, m, v written) + 6 B (the fp32 master read, the 16-bit weight written) + 4 B (the
+    gradient buffer zeroed), one replica (nothing to shard over), at mem_bw x mem_efficiency."""
+    layer_params = 4 * h * h + 2 * h * f  # Q, K, V, O (a d_h = g d_h = h) and the GeLU MLP
+    shard = (LAYERS * layer_params + V * h) / tp  # one stage; the tied embedding once
+    got = terms(tmp_path)["optimiser"]
+    assert close(got, shard * 42 / MEM)  # the model counts no norm weights (norms unset)

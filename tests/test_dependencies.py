@@ -75,8 +75,15 @@ def scan() -> list[tuple[str, str, int, bool]]:
     return out
 
 
-IMPORTS = scan()
-THIRD_PARTY = [i for i in IMPORTS if i[1].split(".")[0] not in sys.stdlib_module_names | {"ctdsl", "__future__"}]
+@pytest.fixture(scope="module")
+def imports() -> list[tuple[str, str, int, bool]]:
+    """`scan()`, once, on the worker that runs these tests (not at collection, on every worker)."""
+    return scan()
+
+
+@pytest.fixture(scope="module")
+def third_party(imports) -> list[tuple[str, str, int, bool]]:
+    return [i for i in imports if i[1].split(".")[0] not in sys.stdlib_module_names | {"ctdsl", "__future__"}]
 
 
 def _entry_point_plugins() -> dict[str, str]:
@@ -88,11 +95,11 @@ def _entry_point_plugins() -> dict[str, str]:
     return out
 
 
-def test_the_scan_sees_the_imports_it_should():
+def test_the_scan_sees_the_imports_it_should(third_party):
     """Not vacuous: the scan finds a module-level and a function-level third-party import it must judge."""
-    assert any(m.startswith("ctdsl.syntax") and i.startswith("lark") and not f for m, i, _, f in THIRD_PARTY)
-    assert any(i == "pyarrow" and f for _, i, _, f in THIRD_PARTY)
-    assert any(i.startswith("pygls") and not f for _, i, _, f in THIRD_PARTY)
+    assert any(m.startswith("ctdsl.syntax") and i.startswith("lark") and not f for m, i, _, f in third_party)
+    assert any(i == "pyarrow" and f for _, i, _, f in third_party)
+    assert any(i.startswith("pygls") and not f for _, i, _, f in third_party)
 
 
 def test_the_extras_table_agrees_with_pyproject():
@@ -102,12 +109,12 @@ def test_the_extras_table_agrees_with_pyproject():
         assert _name(dist) not in DEPENDENCIES, f"{dist} is a dependency; it needs no extra"
 
 
-def test_every_runtime_import_is_declared():
+def test_every_runtime_import_is_declared(imports, third_party):
     dists = packages_distributions()
     plugins = _entry_point_plugins()
-    lazy_only = {m for m, i, _, f in IMPORTS if i.split(".")[0] in EXTRAS and not f}  # modules that import an extra's module at their top
+    lazy_only = {m for m, i, _, f in imports if i.split(".")[0] in EXTRAS and not f}  # modules that import an extra's module at their top
     wrong = []
-    for mod, imported, line, in_function in THIRD_PARTY:
+    for mod, imported, line, in_function in third_party:
         top = imported.split(".")[0]
         names = {_name(d) for d in dists.get(top, [top])}
         where = f"{mod}:{line} imports {imported}"
@@ -121,15 +128,15 @@ def test_every_runtime_import_is_declared():
             continue
         wrong.append(f"{where}: {sorted(names)} is in no dependency nor extra of pyproject.toml")
     # a module that imports an extra at its top is itself imported only inside functions
-    for mod, imported, line, in_function in IMPORTS:
+    for mod, imported, line, in_function in imports:
         if imported in lazy_only and not in_function and mod != imported:
             wrong.append(f"{mod}:{line} imports {imported} (which needs an extra) at module level")
     assert wrong == []
 
 
-def test_the_plugin_module_is_loaded_only_by_its_library():
+def test_the_plugin_module_is_loaded_only_by_its_library(imports):
     for mod in _entry_point_plugins():
-        assert not [m for m, i, _, _ in IMPORTS if i == mod], f"{mod} is imported by ctdsl itself"
+        assert not [m for m, i, _, _ in imports if i == mod], f"{mod} is imported by ctdsl itself"
 
 
 def _hidden(monkeypatch, *modules):

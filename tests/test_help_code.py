@@ -166,17 +166,20 @@ def _helps() -> list[tuple[str, str, list[str]]]:
     return [(code, h, where, texts) for (code, h), (where, texts) in sorted(out.items())]
 
 
-HELPS = _helps()
+@pytest.fixture(scope="module")
+def helps() -> list[tuple[str, str, str, list[str]]]:
+    """The help lines, gathered once, on the worker that runs this file's tests (not at collection, on every worker)."""
+    return _helps()
 
 
-def test_there_are_help_lines_offering_code():
-    offering = [h for _, h, _, _ in HELPS if PAIR.search(re.sub(r"'[^']*'", "", h))]
+def test_there_are_help_lines_offering_code(helps):
+    offering = [h for _, h, _, _ in helps if PAIR.search(re.sub(r"'[^']*'", "", h))]
     assert len(offering) >= 30, offering
 
 
-def test_every_help_line_offers_valid_code():
+def test_every_help_line_offers_valid_code(helps):
     bad = []
-    for code, h, where, texts in HELPS:
+    for code, h, where, texts in helps:
         for p in code_problems(h, texts):
             bad.append(f"{where}: {code} help {h!r}: {p}")
     assert not bad, "\n".join(bad)
@@ -206,12 +209,12 @@ def test_the_checker_of_help_lines_accepts_placeholders_and_valid_code():
     assert code_problems("add pluggable = p to dc 'c'", ["pluggable p { ops = [dct] }"]) == []
 
 
-def test_the_catalogues_help_lines_are_all_tested_here():
+def test_the_catalogues_help_lines_are_all_tested_here(helps):
     """docs/diagnostics.md shows help lines mostly from the same chunks; the others (codes
     no chunk can show: limits, solver errors) are checked here without a spec around them."""
     doc = (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")
     shown = {m.strip() for m in re.findall(r"^\s*= help: (.*)$", doc, re.M)}
-    checked = {h for _, h, _, _ in HELPS}
+    checked = {h for _, h, _, _ in helps}
     assert len(shown & checked) >= 40
     bad = {h: code_problems(h, []) for h in shown - checked}
     assert not any(bad.values()), bad

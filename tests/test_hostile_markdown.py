@@ -58,7 +58,14 @@ PAYLOADS = [
     "\\<b>bold?</b>",
     "[ ] not a task",
     "a\u2028b",
+    "**bold** and *it* and `code` and __b__ and _i_ and ~~del~~ and ~s~ and ``c`` and *x*y_z_",
 ]
+# the elements that Markdown's inline syntax makes: from spec text, each one is markup obeyed
+INLINE = ("em", "strong", "code", "del", "s")
+
+
+def inline_markup(rendered: str) -> list[str]:
+    return [t for t, _ in parse(rendered).tags if t in INLINE]
 
 
 class _Html(HTMLParser):
@@ -135,6 +142,7 @@ def test_no_spec_text_becomes_a_live_element(payload):
         assert active(rendered) == [], (name, active(rendered), rendered)
         assert "javascript" not in " ".join(a.get("href", "") + a.get("src", "") for _, a in parse(rendered).tags)
         assert "evil.example/t.png" not in " ".join(a.get("src", "") for _, a in parse(rendered).tags)
+        assert inline_markup(rendered) == ["em", "code", "code"], (name, rendered)  # _document's own, no more
 
 
 @pytest.mark.parametrize("payload", [p for p in PAYLOADS if "\u2028" not in p], ids=lambda p: p[:20])
@@ -165,6 +173,7 @@ switch tor { sum = true }
 dc east { workers = 4; device = accel; link = nvlink4; switch = tor }
 dc west : east {}
 scheme dense { payload = dense; collective = hier_allreduce; steps = 1000; label = "[docs] ![x][img] [a](javascript:alert(4))" }
+scheme fancy { payload = dense; collective = hier_allreduce; steps = 1100; label = "**bold** and *it* and `code`" }
 wan east <-> west = eth100g
 """
 
@@ -186,6 +195,38 @@ def test_report_md_shows_the_opening_comment_and_labels_as_text(here):
         shown = words(rendered)
         assert "> [docs]: javascript:alert(1)" in shown and "[docs] ![x][img] [a](javascript:alert(4))" in shown, name
         assert any(t == "img" for t, _ in parse(rendered).tags), "the report's own figures are there"
+        assert "**bold** and *it* and `code`" in shown, name
+        assert not _obeyed(rendered), (name, _obeyed(rendered))
+
+
+class _Inline(HTMLParser):
+    """The text of each <em>, <strong> and <code>, nested ones included."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.open: list[list[str]] = []
+        self.done: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in INLINE:
+            self.open.append([])
+
+    def handle_endtag(self, tag):
+        if tag in INLINE and self.open:
+            self.done.append("".join(self.open.pop()))
+
+    def handle_data(self, data):
+        for parts in self.open:
+            parts.append(data)
+
+
+def _obeyed(rendered: str) -> list[str]:
+    """Inline markup made from the label `**bold** and *it* and `code``: an element that holds one of its
+    words without the delimiters around it (ctdsl's own bold around the whole label holds them)."""
+    p = _Inline()
+    p.feed(rendered)
+    p.close()
+    return [t for t in p.done if t.strip() in ("bold", "it", "code")]
 
 
 def test_solve_markdown_shows_labels_as_text(here):
@@ -194,6 +235,12 @@ def test_solve_markdown_shows_labels_as_text(here):
     for name, rendered in renderings(r.stdout).items():
         assert active(rendered) == [], (name, active(rendered))
         assert "[docs] ![x][img] [a](javascript:alert(4))" in words(rendered), name
+    (here / "t.ct").write_text(SPEC.replace("steps = 1100", "steps = 900"), encoding="utf-8")  # fancy first: its label shown
+    r = CliRunner().invoke(app, ["solve", "t.ct", "-f", "markdown"])
+    assert r.exit_code == 0, r.output
+    for name, rendered in renderings(r.stdout).items():
+        assert "**bold** and *it* and `code`" in words(rendered), name
+        assert not _obeyed(rendered), (name, _obeyed(rendered))
 
 
 # ---- the language server's hover ------------------------------------------------------------------------

@@ -170,10 +170,10 @@ def test_piled_up_fragment_syncs_run_at_the_links_pace():
 
 def test_piled_up_fragments_in_the_spec_reach_the_closed_forms_pace():
     """The spec's pileup (H = F = 2, delay 2): at a 6 GB/s WAN a fragment sync takes 1.38 s against an
-    inner step of 0.68 s and the backlog binds at once; at 12 GB/s it takes 0.69 s against 0.684 s
-    (links at their efficiency, docs/cost-model.md "Collectives over nodes") and grows a few ms a step, so the steps keep their inner pace for some 90 steps before they slow to
+    inner step of 0.68 s and the backlog binds at once; at 12 GB/s it takes 0.691 s against 0.688 s
+    (links at their efficiency, docs/cost-model.md "Collectives over nodes") and grows 2.5 ms a step, so the steps keep their inner pace for some 300 steps before they slow to
     the link's. Measured after that, the simulated step is the closed form's."""
-    for bw, warm in (("6 GB/s", 10), ("12 GB/s", 200)):
+    for bw, warm in (("6 GB/s", 10), ("12 GB/s", 500)):
         p = build_plans(free_spec(ctdsl.load(SPEC, {"wan_bw": bw}).spec), ["pileup"])["pileup"]
         sy = p.step_plan.syncs[0]
         assert sy.tau > sy.period * p.chains[0].step  # tau_F > H/F inner steps

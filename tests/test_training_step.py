@@ -98,9 +98,13 @@ def inner_parts(tp=tp, pp=pp, cp=cp, v=1, recompute="none"):
     # pipeline parallel over the NICs (span tp cp pp = 8 > 4): b (s/cp) d beta / tp a transfer
     p2p = nic_lat + (s / cp) * d * beta / tp / nic_bw
     t_pp = (2 * v * m + 2 * (pp - 1)) * p2p if pp > 1 else 0.0
-    # optimiser: 32 bytes per parameter a GPU updates, its dense shard over cp R ranks (ZeRO 1)
+    # optimiser (Megatron's passes, the device has no mem_efficiency): per parameter a GPU
+    # updates, its dense shard over cp R ranks (ZeRO 1), the gradient norm's read of the fp32
+    # gradient (4 B), Adam's reads of gradient, master, m, v and writes of master, m, v (4 + 2 x
+    # 12 B), the copy of the fp32 master to the 16-bit weight (4 + 2 B): 38 B; per parameter it
+    # holds, the fp32 gradient buffer zeroed (4 B)
     shard = (P_layers / pp + V * d) / tp
-    opt = shard / (cp * R) * 32 / mem_bw
+    opt = (shard / (cp * R) * (4 + (4 + 24) + (4 + 2)) + shard * 4) / mem_bw
     return dict(compute=compute, m=m, t_c=t_c, t_r=t_r, t_tp=t_tp, t_cp=t_cp, bubble=bubble, t_pp=t_pp, opt=opt)
 
 
@@ -207,7 +211,8 @@ def test_zero3_gathers_the_parameters_and_drops_the_last_all_gather():
     # the bubble's micro-batches gather their parameters too
     assert close(r.components[C("pipeline_bubble")].value, (pp - 1) * (h["t_c"] + h["t_tp"] + h["t_cp"] + per_micro))
     assert [p.name for p in r.phases] == ["reduce-scatter in each dc", "all-reduce of each slice across dcs"]
-    opt = (P_layers / pp + V * d) / tp / n * 32 / mem_bw  # the same: ZeRO 1 to 3 all shard the optimiser
+    held = (P_layers / pp + V * d) / tp
+    opt = held / n * (38 + 4) / mem_bw  # ZeRO 3 shards the optimiser and the gradient buffer alike
     assert close(r.components[C("optimiser")].value, opt)
 
 

@@ -135,21 +135,30 @@ def test_the_docs_page_shows_the_current_figures(observed):
 # so that a change that makes a set worse fails here. The expected values are the published
 # measurements the specs observe (checked against the data above); one efficiency per set is
 # fitted on its stated row, as the issue allows, and nothing else. At the time of writing, with
-# per-operation compute and node-aware collectives (first baseline in brackets):
+# per-operation compute, node-aware collectives, Megatron's optimiser passes and the backward's
+# asynchronous TP collectives (tp_async_backward) that the runs' Megatron code had on (the
+# previous bounds' figures in brackets):
 #
 #   set                        MAPE            Spearman       best layout
-#   korthikanti_full.ct        4.9%  (23.0%)   -              -
-#   korthikanti_selective.ct   12.1% (24.4%)   -              -
-#   vtrain_3_6b.ct             17.6% (74.1%)   0.97 (0.80)    right (wrong)
-#   vtrain_18_4b.ct            10.0% (22.6%)   0.67 (0.76)    wrong
+#   korthikanti_full.ct        8.5%  (4.9%)    -              -
+#   korthikanti_selective.ct   13.1% (12.1%)   -              -
+#   vtrain_3_6b.ct             14.7% (17.6%)   0.96 (0.97)    right
+#   vtrain_18_4b.ct            9.6%  (10.0%)   0.79 (0.67)    wrong
 #
-# The issue's targets (Table 5 within 5% in both modes, vTrain within 8%, Spearman at least 0.9
-# and the best layout right for both) are met only for Table 5 with full recomputation.
+# Table 5's two bounds are looser than before, on purpose: the specs now state the overlap
+# their runs' code made (Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication, on by
+# default), which hides the backward's TP all-reduces (a third of 22B's TP time) on the row the
+# efficiency is fitted on; the fitted efficiency falls (0.72 -> 0.66 full, 0.65 -> 0.61
+# selective) and the size trend a single efficiency cannot carry shows at 1T (+13.6%, +20.4%).
+# Held at one efficiency of 0.70 instead, all eight Table 5 rows lie within -8.0% .. +7.1%
+# (docs/validation.md, "By component"). Without the option the four sets give 3.3%, 9.3%,
+# 17.5% and 10.0% (the optimiser passes alone). The issue's targets (Table 5 within 5% in both
+# modes, vTrain within 8%, Spearman at least 0.9 and the best layout right for both) are not met.
 BOUNDS = {  # set -> (MAPE bound in percent, Spearman at least, the fastest layout predicted right)
-    "korthikanti_full.ct": (5.5, None, None),
-    "korthikanti_selective.ct": (13.0, None, None),
-    "vtrain_3_6b.ct": (19.0, 0.95, True),
-    "vtrain_18_4b.ct": (11.0, 0.6, None),
+    "korthikanti_full.ct": (9.0, None, None),
+    "korthikanti_selective.ct": (13.5, None, None),
+    "vtrain_3_6b.ct": (15.0, 0.95, True),
+    "vtrain_18_4b.ct": (10.0, 0.75, None),
 }
 
 
@@ -166,3 +175,22 @@ def test_mean_errors_and_rank_correlations_hold(observed):
         if best:
             (group,) = obs.groups
             assert group.best_right, (name, group.best_measured, group.best_predicted)
+
+
+def test_the_by_component_table_is_what_the_model_gives_at_one_efficiency():
+    """docs/validation.md ("By component") quotes every Table 5 row at one efficiency of 0.70,
+    as tools/validation_components.py prints it: the page's figures are the model's, and each
+    row's terms add up to its step."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import validation_components
+
+    text = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
+    table = text[text.index("| row | full: measured |"):]
+    lines = {ln.split("|")[1].strip(): [c.strip() for c in ln.split("|")[2:8]] for ln in table.splitlines()[2:6]}
+    for col, name in ((0, "korthikanti_full.ct"), (3, "korthikanti_selective.ct")):
+        _, found = validation_components.rows(str(VALIDATION / name), 0.70)
+        for scenario, measured, predicted, terms in found:
+            row = lines[scenario.removeprefix("gpt").upper()]
+            assert float(row[col + 1].removesuffix(" s")) == pytest.approx(predicted, abs=0.0051 * max(1, predicted / 10)), (name, scenario)
+            assert row[col + 2] == f"{100 * (predicted - measured) / measured:+.1f}%", (name, scenario)
+            assert sum(terms.values()) == pytest.approx(predicted, rel=1e-9)

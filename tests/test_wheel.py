@@ -134,10 +134,13 @@ def test_the_readme_job_runs_from_the_unpacked_wheel_via_init(wheel, tmp_path):
 # ---- a bare install runs every --help example ------------------------------------------------
 
 
-def help_examples() -> list[tuple[str, str, str]]:
-    """(command, its --help as shown, example line) for every example of every command's --help."""
+def help_examples() -> list[tuple[str, tuple[str, ...], str]]:
+    """(command, its path of subcommands, example line) for every example of every command's --help.
+
+    The help as shown is rendered only where a test reads it (`shown`): at collection,
+    which every worker does, only the commands' help and epilog are read.
+    """
     from typer.main import get_command
-    from typer.testing import CliRunner
 
     from ctdsl.cli import app
 
@@ -149,14 +152,22 @@ def help_examples() -> list[tuple[str, str, str]]:
         lines = text.splitlines()
         if any(line.strip() == "Examples:" for line in lines):
             start = next(i for i, line in enumerate(lines) if line.strip() == "Examples:")
-            shown = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "200", "TERM": "dumb"}).stdout
-            out += [(" ".join(path) or "ctdsl", shown, ln.strip()) for ln in lines[start + 1 :] if ln.strip().startswith("ctdsl ")]
+            out += [(" ".join(path) or "ctdsl", path, ln.strip()) for ln in lines[start + 1 :] if ln.strip().startswith("ctdsl ")]
         for name in sorted(getattr(cmd, "commands", {}) or {}):
             todo.append((path + (name,), cmd.commands[name]))
     return out
 
 
-def _first_of_each(examples: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+def shown(path: tuple[str, ...]) -> str:
+    """The command's --help as a user sees it."""
+    from typer.testing import CliRunner
+
+    from ctdsl.cli import app
+
+    return CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "200", "TERM": "dumb"}).stdout
+
+
+def _first_of_each(examples: list[tuple[str, tuple[str, ...], str]]) -> list[tuple[str, tuple[str, ...], str]]:
     """Each example line once: a line shown in two commands' help (the root's and its own) runs once."""
     seen: set[str] = set()
     return [e for e in examples if not (e[2] in seen or seen.add(e[2]))]
@@ -223,8 +234,8 @@ def test_every_help_example_is_found():
     assert any(" -f parquet " in e for e in lines)
 
 
-@pytest.mark.parametrize("command, text, line", EXAMPLES, ids=[f"{c}: {e}" for c, _, e in EXAMPLES])
-def test_help_example_runs_from_a_bare_install(bare, initialised, tmp_path, command, text, line):
+@pytest.mark.parametrize("command, path, line", EXAMPLES, ids=[f"{c}: {e}" for c, _, e in EXAMPLES])
+def test_help_example_runs_from_a_bare_install(bare, initialised, tmp_path, command, path, line):
     if re.search(r"\|\s*dot\b", line) and shutil.which("dot") is None:
         pytest.skip("pipes into Graphviz's dot, which is not installed here (apt-get install graphviz)")
     cwd = tmp_path / "work"
@@ -238,7 +249,7 @@ def test_help_example_runs_from_a_bare_install(bare, initialised, tmp_path, comm
     m = re.search(r"^CT890 .*\n\s*= help: pip install 'ctdsl\[(\w+)\]'", done.stderr, re.M)
     assert m and done.returncode == 2, f"{line}\nexit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     extra = m.group(1)
-    assert f"ctdsl[{extra}]" in text, f"{command}'s help does not say that {line!r} needs ctdsl[{extra}]"
+    assert f"ctdsl[{extra}]" in shown(path), f"{command}'s help does not say that {line!r} needs ctdsl[{extra}]"
     # with the extra: this environment has every extra installed
     full = _run(line, cwd, Path(sys.executable).parent)
     assert _passed(command, full), f"{line} (with ctdsl[{extra}])\nexit {full.returncode}\n{full.stderr[-3000:]}"

@@ -11,7 +11,10 @@ Expectations are comments that start with `#!`:
 
 - at the end of a line: a diagnostic with that code whose primary span starts
   on this line; `:COL` also fixes its column; each double-quoted text after it
-  must appear in the rendered diagnostic (message, labels, notes or help);
+  must appear in the finding itself: one of its message, label, secondary labels'
+  texts, notes or help (`finding_text`, from the diagnostic's JSON form), never
+  the printed source excerpt, which holds the spec's own text (a comment saying
+  what the rule should find would otherwise pass for the finding);
 - on a line of its own: a diagnostic with that code anywhere, in another file,
   or with no location at all (e.g. a limit on the whole topology).
 
@@ -99,10 +102,19 @@ def _chunk(path: Path, index: int, start: int, lines: list[str]) -> Chunk:
 SPEC_NAME = "spec.ct"  # the name each chunk is checked under, in the chunk file's directory
 
 
-def mismatches(chunk: Chunk, diagnostics, render, spec_file: str = SPEC_NAME) -> list[str]:
+def finding_text(diag) -> str:
+    """The words of a finding, as its JSON form (`Diagnostic.to_json`, what `--format json` prints) has them:
+    message, label, secondary labels' texts, notes and help, one a line; no source excerpt, no file name."""
+    j = diag.to_json()
+    parts = [j["message"], j["label"], *(s["text"] for s in j["secondary"]), *j["notes"], j["help"] or ""]
+    return "\n".join(p for p in parts if p)
+
+
+def mismatches(chunk: Chunk, diagnostics, render=finding_text, spec_file: str = SPEC_NAME) -> list[str]:
     """What differs between the chunk's expectations and `diagnostics` (empty: it passes).
 
-    `render(diag) -> str` gives the text that quoted expectations search.
+    `render(diag) -> str` gives the text that quoted expectations search: the finding's own words
+    (`finding_text`) unless a caller says otherwise. A quoted text (one line) lies within one of them.
     """
     problems: list[str] = []
     remaining = list(diagnostics)
@@ -144,4 +156,5 @@ def _where(d) -> str:
     return f"{d.span.file}:{d.span.line}:{d.span.col}"
 
 
-__all__ = ["Chunk", "Expectation", "read_chunks", "parse_expectations", "mismatches", "SEPARATOR", "SPEC_NAME"]
+__all__ = ["Chunk", "Expectation", "read_chunks", "parse_expectations", "finding_text", "mismatches", "SEPARATOR",
+           "SPEC_NAME"]

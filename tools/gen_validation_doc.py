@@ -20,8 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ctdsl.api import load  # noqa: E402
-from ctdsl.report.observed_out import observed_table, pct, sets_table, shown, table_markdown, worst_rows  # noqa: E402
-from ctdsl.report.table_types import Table  # noqa: E402
+from ctdsl.report.blocks import Grid  # noqa: E402
+from ctdsl.report.document_md import tables_md  # noqa: E402
+from ctdsl.report.observed_out import observed_table, pct, sets_table, shown, worst_rows  # noqa: E402
 
 DOC = ROOT / "docs" / "validation.md"
 BEGIN = "<!-- BEGIN GENERATED validation -->"
@@ -38,8 +39,8 @@ def sets() -> list:
         os.chdir(here)
 
 
-def worst_table(results) -> Table:
-    t = Table("The three largest errors of each set", ["set", "scenario", "measured", "predicted", "error"])
+def worst_table(results) -> Grid:
+    t = Grid("The three largest errors of each set", ["set", "scenario", "measured", "predicted", "error"])
     for obs in results:
         for r in worst_rows(obs):
             t.rows.append([Path(obs.path).name, r.scenario or "defaults", shown(r.measured, r.dim), shown(r.predicted, r.dim), pct(r.error)])
@@ -49,9 +50,8 @@ def worst_table(results) -> Table:
 def render(results: list | None = None) -> str:
     """The generated part of the page, from `results` (every set observed) or solved here."""
     results = sets() if results is None else results
-    parts = [table_markdown(sets_table(results), "###"), table_markdown(worst_table(results), "###")]
-    parts += [table_markdown(observed_table(obs, title=f"Observed: {obs.path}"), "###") for obs in results]
-    return "\n".join(parts)
+    tables = [sets_table(results), worst_table(results)] + [observed_table(obs, title=f"Observed: {obs.path}") for obs in results]
+    return tables_md(tables, 3)
 
 
 def page(results: list | None = None) -> tuple[str, str]:

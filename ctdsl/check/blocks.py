@@ -67,9 +67,9 @@ class BlockChecker:
             spec = table.get(key)
             if spec is None:
                 where = f"{kind} '{block.name}'"
-                hint = S.RENAMED.get((kind, key)) or did_you_mean(key, table) or (
+                hint = S.RENAMED.get((kind, key)) or (  # a stage before a near name ('compute' is not 'counted')
                     f"'{key}' is a stage: write {key} {{ ... }}" if key in S.STAGES and kind == "pluggable" else None
-                )
+                ) or did_you_mean(key, table)
                 self.sink.error(
                     "CT104",
                     f"{where} has no field '{key}'",

@@ -364,6 +364,7 @@ class Builder:
             algorithm=Algorithm(g("algorithm") or Algorithm.AUTO),
             tp_comm_overlap=bool(g("tp_comm_overlap")),
             overlap_p2p=bool(g("overlap_p2p")),
+            tp_async_backward=bool(g("tp_async_backward")),
         )
 
     def _dc(self, b: MergedBlock) -> None:

@@ -42,7 +42,7 @@ from ctdsl.model.graph import count_text, replica_counts, several_sites
 DEGREES = ("tp", "pp", "cp", "ep")
 # replica fields only compute = operations reads (CT442 otherwise), and those of a MoE model's experts
 MOE_EXECUTION = ("capacity_factor", "pad_to_capacity", "moe_imbalance", "grouped_gemm")
-OPERATIONS_FIELDS = ("flash", "gemm_precision", "attention_precision", *MOE_EXECUTION)
+OPERATIONS_FIELDS = ("flash", "gemm_precision", "attention_precision", "tp_async_backward", *MOE_EXECUTION)
 # model shape field -> the degree that must divide it, and what it splits
 _DIVIDES = (("layers", "pp", "layers"), ("heads", "tp", "attention heads"), ("kv_heads", "tp", "key/value heads"), ("experts", "ep", "routed experts"))
 

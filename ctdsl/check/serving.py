@@ -218,7 +218,7 @@ class _Builder:
                 f"hand-off '{b.name}' gives both a link and a route" if both else f"hand-off '{b.name}' gives no link",
                 b.fields["route"].key.span if both else b.definition.span,
                 label="one or the other" if both else "no link or route",
-                help="a route lists the links in turn: route = [a, b]; one link: link = a" if both else "name the link it crosses, e.g. link = ib_ndr, or its route, route = [eth100g, wan, eth100g]",
+                help="keep one: the route (the links it crosses, in turn) or the link" if both else "name the link it crosses, e.g. link = ib_ndr, or its route, route = [eth100g, wan, eth100g]",
             )
             return
         route = (g("link"),) if "link" in b.fields else g("route")

@@ -269,6 +269,7 @@ class Replica(Definition):
     algorithm: Algorithm = Algorithm.AUTO  # how a model-parallel all-reduce runs (collectives.py)
     tp_comm_overlap: bool = False  # TP collectives pipelined with the GEMMs (overlaps.py)
     overlap_p2p: bool = False  # pipeline p2p beside compute (overlaps.py)
+    tp_async_backward: bool = False  # the backward's column-parallel TP collectives beside the weight gradients (overlaps.py)
 
     def __post_init__(self) -> None:
         freeze(self, spans=frozen_map, recompute=Recompute, compute=ComputeModel, gemm_precision=Precision, attention_precision=Precision, algorithm=Algorithm)

@@ -15,8 +15,10 @@ enters its output, so that the text is shown, never obeyed:
   no autolink `<https://...>`, no entity), `{` and `}` escaped (no
   Python-Markdown attribute list `{: onclick=...}`), `$` as an entity (no
   GitHub math), and the first character escaped where it would open a block
-  (a heading, a quote `>`, a list, a fence, a numbered item). Emphasis and code
-  spans are left: they run nothing. Python-Markdown (what MkDocs uses) and
+  (a heading, a quote `>`, a list, a fence, a numbered item). Nor does it form
+  emphasis, a code span or GitHub's strikethrough: `*` and `` ` `` are escaped, `_`
+  unless it is intraword (`llama70b_wan`, which opens nothing in CommonMark or
+  Python-Markdown), and `~` where it could open a strikethrough. Python-Markdown (what MkDocs uses) and
   CommonMark (markdown-it, GitHub) render it as the text it was
   (tests/test_hostile_markdown.py renders with both). A bare `https://...`
   stays text, which GitHub shows as a link to itself. `md_cell` is a table
@@ -72,15 +74,40 @@ def safe_href(url: str) -> str:
 
 # escapes both CommonMark and Python-Markdown undo (backslash before one of Python-Markdown's
 # ESCAPED_CHARS), and entities where Python-Markdown has no escape (`<`, `&`, `$`)
-_MD_INLINE = {"\\": "\\\\", "[": "\\[", "]": "\\]", "{": "\\{", "}": "\\}", "<": "&lt;", "&": "&amp;", "$": "&#36;"}
-_MD_INLINE_RE = re.compile(r"[\\\[\]{}<&$]")
+# (and `*`, `` ` ``, and `_` where it could open or close emphasis: see `_md_underscores`)
+_MD_INLINE = {"\\": "\\\\", "[": "\\[", "]": "\\]", "{": "\\{", "}": "\\}", "<": "&lt;", "&": "&amp;", "$": "&#36;",
+              "*": "\\*", "`": "\\`"}  # fmt: skip
+_MD_INLINE_RE = re.compile(r"[\\\[\]{}<&$*`]|_+|~+(?=\S)")  # a `~` run before a non-space could open GitHub's strikethrough
 _MD_ORDINAL = re.compile(r"^(\d{1,9})([.)])")
 # what opens a block at the start of a line: a heading, a quote, a list, a fence, a table, a definition
 _MD_BLOCK = {"#": "\\#", ">": "\\>", "-": "\\-", "+": "\\+", "*": "\\*", "`": "\\`", "~": "&#126;", "=": "&#61;", ":": "&#58;", "|": "&#124;"}
 
 
+def _md_underscores(m: re.Match) -> str:
+    """A run of `_` as it is when a letter or digit stands on both sides of it (as in `llama70b_wan`), else escaped.
+
+    Such a run is intraword: CommonMark (spec 0.31, rules 2 and 6 of "Emphasis and strong emphasis") lets `_`
+    open or close emphasis only where the run is not both left- and right-flanking (or the character outside
+    it is punctuation), and Python-Markdown's underscore patterns need a non-word character outside; so
+    intraword `_` is text in both, and names keep their bytes. Anywhere else each `_` is escaped (`\\_`)."""
+    s, i, j = m.string, m.start(), m.end()
+    if i > 0 and j < len(s) and s[i - 1].isalnum() and s[j].isalnum():
+        return m.group()
+    return "\\_" * (j - i)
+
+
 def _md_inline(text: str) -> str:
-    return _MD_INLINE_RE.sub(lambda m: _MD_INLINE[m.group()], printable(text).replace("\n", " "))
+    text = printable(text).replace("\n", " ")
+    return _MD_INLINE_RE.sub(_md_one, text)
+
+
+def _md_one(m: re.Match) -> str:
+    ch = m.group()[0]
+    if ch == "_":
+        return _md_underscores(m)
+    if ch == "~":  # only a run before a non-space can open (GFM's flanking rule), so no other needs it
+        return "&#126;" * len(m.group())  # an entity: Python-Markdown keeps a backslash before `~`
+    return _MD_INLINE[m.group()]
 
 
 def md_text(text: str) -> str:

@@ -285,6 +285,7 @@ class StageCompute:
     forward: DimExpr  # the forward of one micro-batch on the slowest stage (without recomputation)
     layer_forward: DimExpr  # t_layer / 3: one layer's forward
     ops: tuple[Op, ...]  # a layer's forward operations
+    wgrad: tuple[DimExpr, ...] = ()  # per layer: the weight-gradient GEMMs of its column-parallel layers (QKV, MLP up)
 
 
 def stage_compute(x: Dims, r: Rates, stages: "Stages", recompute: str) -> StageCompute:
@@ -314,7 +315,10 @@ def stage_compute(x: Dims, r: Rates, stages: "Stages", recompute: str) -> StageC
         per[K.RECOMPUTE] = L * layer
     elif recompute == "selective":
         per[K.RECOMPUTE] = L * forward(ops, r, names=CORE)
-    return StageCompute(per, L * layer + D.emax(first, last, middle), layer, tuple(ops + dense + moe))
+    # a weight-gradient GEMM has its forward's shape, so its time is the forward's (overlaps.py)
+    up = forward(dense, r, names=("MLP up",)) * (1 - share) + (forward(moe, r, names=("experts up",)) * share if moe else D.zero(U.TIME))
+    wgrad = (forward(ops, r, names=("QKV",)), up)
+    return StageCompute(per, L * layer + D.emax(first, last, middle), layer, tuple(ops + dense + moe), wgrad)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,29 @@ and t_r the recomputation of one stage (timeline.py), t_f = t_c / 3 its forward 
   is the micro-batch's whole compute: the GEMMs are most of it, and the per-operation
   compute can narrow it to them. Calculon's `tensor_par_overlap = pipe` is the same
   structure (calculon/llm/llm.py, `LinearOverlapped`: the first tile exposed).
+- **The backward pass's tensor-parallel collectives with the weight-gradient GEMMs**
+  (`tp_async_backward = true` on a replica with `compute = operations`, without
+  `tp_comm_overlap`, which subsumes it: Megatron-LM's default since 2021 and
+  Megatron-DeepSpeed's, `LinearWithGradAccumulationAndAsyncCommunication` in
+  `megatron/core/tensor_parallel/layers.py`, its `async_tensor_model_parallel_allreduce`
+  and the sequence-parallel path of the same backward). A column-parallel layer (QKV, MLP
+  up) launches the collective of its input gradient asynchronously and computes its
+  weight gradient meanwhile: without sequence parallelism the all-reduce (the backward of
+  the operator f; the row-parallel layers' g is the identity backward), with it the
+  reduce-scatter (half an all-reduce's bytes), while the all-gather of the row-parallel
+  layers' output gradient (the backward of the forward's reduce-scatter) is waited for.
+  The forward's collectives, and the recomputed forward's, are waited for. With n the
+  all-reduce equivalents of a layer (4, + 2 with full recomputation), t_1 = t_tp / (L n)
+  one of them and w_QKV, w_up the weight-gradient GEMMs (each the time of its forward), a
+  micro-batch waits for
+
+      t_tp (n - 2) / n + L sum_w max(0, t_1 - w)            without sequence parallelism
+      t_tp (n - 1) / n + L sum_w max(0, t_1 / 2 - w)        with it
+
+  (the sequence-parallel all-gather of the column-parallel layers' input again in the
+  backward pass runs beside the input-gradient GEMM and is not counted as traffic; the
+  weight gradient is what the collective may hide behind, so a GEMM slower than its
+  collective leaves the difference exposed).
 - **Pipeline point-to-point with compute** (`overlap_p2p = true`; Megatron's
   `--overlap-p2p-communication`, batched isend/irecv): the 2 v m transfers of the steady
   state run beside the m micro-batches' compute, the 2 (pp - 1) of the warm-up and
@@ -55,11 +78,20 @@ from ctdsl.symbolic.traffic import positive
 TP_RULE = "max(t_tp / tp, t_tp - (t_c + t_r)) per micro-batch"
 P2P_RULE = "2 (pp - 1) t_p2p + max(0, 2 v m t_p2p - m (t_c + t_r))"
 GATHER_RULE = "max(T_ag / B, T_ag - t_f)"
+ASYNC_RULE = "t_tp (n - 2) / n + L sum_w max(0, t_1 - w) per micro-batch (with sequence parallelism (n - 1) / n and t_1 / 2)"
 
 
 def tensor(t_tp: DimExpr, hide: DimExpr, tp: DimExpr) -> DimExpr:
     """Exposed TP time of one micro-batch whose collectives are pipelined with its `hide` of compute."""
     return D.emax(t_tp / tp, t_tp - hide)
+
+
+def backward_async(t_tp: DimExpr, n: DimExpr, sp: bool, wgrad: tuple[DimExpr, ...], layers: DimExpr) -> DimExpr:
+    """Exposed TP time of one micro-batch whose column-parallel layers' input-gradient collectives
+    run beside their weight-gradient GEMMs `wgrad` (per layer), the rest waited for."""
+    one = t_tp / (layers * n)
+    part, waited = (one / 2, n - 1) if sp else (one, n - 2)
+    return t_tp * waited / n + layers * D.total([positive(part - w) for w in wgrad], t_tp.dim)
 
 
 def pipeline(one: DimExpr, steady: DimExpr, fill: DimExpr, hide: DimExpr) -> DimExpr:
@@ -77,4 +109,4 @@ def exposure(behind: str, window: DimExpr, rule: str) -> Exposure:
     return Exposure(behind, window, D.zero(window.dim), rule)
 
 
-__all__ = ["tensor", "pipeline", "param_gather", "exposure", "TP_RULE", "P2P_RULE", "GATHER_RULE"]
+__all__ = ["tensor", "backward_async", "ASYNC_RULE", "pipeline", "param_gather", "exposure", "TP_RULE", "P2P_RULE", "GATHER_RULE"]

@@ -23,10 +23,12 @@ v; Calculon's `_compute_batch_stats` for what is exposed):
     tensor parallel    m t_tp      (and context, expert parallel alike)
     pipeline bubble    (pp - 1) / v x (t_c + t_r + t_tp + t_cp + t_ep + t_g)
     pipeline parallel  (2 v m + 2 (pp - 1)) (alpha + b (s/cp) d beta / tp / W)
-    optimiser          the model states of the parameters a GPU updates, read and
-                       written once: (2 w + g + 2 o) bytes per parameter (w, g, o = 2, 4,
-                       12, Megatron's), over the dc's cp R data-parallel ranks under ZeRO
-                       1 to 3, / the device's mem_bw
+    optimiser          Megatron's optimiser step's passes over memory: 38 B per
+                       parameter a GPU updates (the gradient norm, Adam, the copy to the
+                       16-bit weights; the parameters over the dc's cp R data-parallel
+                       ranks under ZeRO 1 to 3) and 4 B per parameter it holds (the
+                       gradient buffer zeroed), / (mem_bw x mem_efficiency; mem_bw
+                       alone with compute = block)
     parameter gathers  ZeRO-3 only: the dense shard all-gathered among the dc's cp R
                        ranks before each micro-batch's forward and backward, prefetched
                        layer by layer: t_g = max(T_ag / L_st, T_ag - t_f) + max(T_ag / L_st,
@@ -65,8 +67,20 @@ from ctdsl.symbolic.convert import NumericError, value
 from ctdsl.symbolic.dimensioned import DimExpr, per_dc_max
 
 K = ComponentKey
-_UPDATE = 2 * MEM.MEGATRON.weights + MEM.MEGATRON.grads + 2 * MEM.MEGATRON.optimizer
-UPDATE_BYTES = sp.Rational(_UPDATE.numerator, _UPDATE.denominator)  # 32 B per parameter updated
+# The optimiser step's passes over memory, after Megatron-LM's mixed-precision optimiser
+# (megatron/core/optimizer/optimizer.py, MixedPrecisionOptimizer.step and zero_grad; w, g, o =
+# 2, 4, 12 B a parameter: 16-bit weights, fp32 main gradients, fp32 master weights and Adam's
+# two moments), per parameter a GPU updates:
+#   the gradient norm for clipping (clip_grad_norm_fp32) reads the gradient       g       4 B
+#   Adam (multi-tensor) reads the gradient, master, m and v, writes master, m, v   g + 2 o 28 B
+#   the master weights are copied to the 16-bit model weights (read, write)       o/3 + w 6 B
+# and, per parameter whose gradient the GPU holds (all of its shard's, or its ZeRO 2-3 share),
+# the gradient buffer is zeroed for the next step (zero_grad_buffer): g = 4 B. All at
+# mem_bw x mem_efficiency (with compute = operations; mem_bw with compute = block).
+_P = MEM.MEGATRON
+_UPDATE = _P.grads + (_P.grads + 2 * _P.optimizer) + (_P.optimizer / 3 + _P.weights)
+UPDATE_BYTES = sp.Rational(_UPDATE.numerator, _UPDATE.denominator)  # 38 B per parameter updated
+ZEROED_BYTES = sp.Rational(_P.grads.numerator, _P.grads.denominator)  # 4 B per parameter held
 
 
 def applies(spec, model) -> bool:
@@ -156,6 +170,9 @@ def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Com
     if rep.tp_comm_overlap and K.TENSOR_PARALLEL in per_micro:  # overlaps.py
         per_micro[K.TENSOR_PARALLEL] = OV.tensor(per_micro[K.TENSOR_PARALLEL], t_c + t_r, tr.tp)
         exposures[K.TENSOR_PARALLEL] = OV.exposure("the GEMMs of each micro-batch", micro * (t_c + t_r), OV.TP_RULE)
+    elif rep.tp_async_backward and rep.compute is ComputeModel.OPERATIONS and K.TENSOR_PARALLEL in per_micro:  # overlaps.py: Megatron's asynchronous backward collectives
+        per_micro[K.TENSOR_PARALLEL] = OV.backward_async(per_micro[K.TENSOR_PARALLEL], 4 + 2 * tr.again, bool(rep.sequence_parallel), sc.wgrad, tr.stage_layers)
+        exposures[K.TENSOR_PARALLEL] = OV.exposure("the weight-gradient GEMMs of the column-parallel layers", micro * tr.stage_layers * D.total(list(sc.wgrad), U.TIME), OV.ASYNC_RULE)
     if gather is not None:  # ZeRO-3: every micro-batch, the bubble's ones too, gathers before its forward and backward
         t_f, t_b = t_c / 3, 2 * t_c / 3 + t_r
         one_layer = gather / stage_layers
@@ -216,9 +233,14 @@ def _optimiser(ctx: Context, model: Model, dc: str, dev, rep, notes: list[str]) 
     except NumericError:  # pragma: no cover - a ZeRO stage is checked
         stage = 1
     dense, experts = shard.dense, shard.experts
+    held = dense + experts  # the gradient buffer: the whole shard's, but under ZeRO 2 and 3 (below)
     if stage >= 1:
         dense = dense / ranks
         experts = experts / (ranks * tp / ep) if PL.is_moe(model) else experts
     params = dense + experts
-    updated = DimExpr(params.e * UPDATE_BYTES, U.DATA)
-    return updated / ctx.field(dev, "mem_bw")
+    if stage >= 2:  # the gradients sharded too
+        held = params
+    moved = DimExpr(params.e * UPDATE_BYTES + held.e * ZEROED_BYTES, U.DATA)
+    # the device's mem_efficiency where the replica times its operations by their rooflines (compute = block reads none of their fields)
+    mem_eff = ctx.field(dev, "mem_efficiency") if dev.mem_efficiency is not None and rep.compute is ComputeModel.OPERATIONS else D.one()
+    return moved / (ctx.field(dev, "mem_bw") * mem_eff)

@@ -272,15 +272,17 @@ def _unexpected_token(err: UnexpectedToken, pos: Positions) -> Diagnostic:
             secondary=(brace,),
             help=f"close the block with '}}' before line {lead_line}",
         )
-    return Diagnostic("CT002", f"unexpected {_token_words(tok, shown, wordlike)}", span, label=label, help=_token_help(tok, expected, wordlike))
+    return Diagnostic("CT002", f"unexpected {_token_words(tok, shown, wordlike)}", span, label=label, help=_token_help(tok, expected, wordlike, prev))
 
 
-def _token_help(tok, expected: set[str], wordlike: bool) -> str | None:
+def _token_help(tok, expected: set[str], wordlike: bool, prev=None) -> str | None:
     if tok.type == "SLASH" and "UNIT" in expected:
         return "write compound units without spaces, e.g. GB/s"
+    if tok.type == "EQUAL" and prev is not None and prev.type == "EQUAL" and prev.end_pos == tok.start_pos:
+        return "fields take a single '='"  # `bandwidth == 5 GB/s`
     if tok.type == "EQUAL" and "EQUAL" not in expected:
         return "'=' only appears in 'key = value' fields and params"
-    if wordlike and "EQUAL" in expected:
+    if (wordlike or tok.type == "NUMBER") and "EQUAL" in expected:  # `distance 10 km`
         return "a field is written 'key = value'"
     return None
 

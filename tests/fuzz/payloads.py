@@ -64,6 +64,8 @@ MARKDOWN = [
     f"~~~",
     f"    [{M}]: javascript:alert(1)",
     f"trailing backslash \\",
+    f"**{M} strong** and *{M} em* and `{M} code`",
+    f"__{M} strong__ and _{M} em_ and ~~{M} del~~ and ``{M} code``",
 ]
 # the opening comment: blocks of lines ("" is a blank comment line, a paragraph break)
 MARKDOWN_BLOCKS = [

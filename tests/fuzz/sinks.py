@@ -9,8 +9,12 @@ of them.
   it) and Python-Markdown (what MkDocs uses, with the extensions MkDocs sites turn
   on). A link reference definition, raw HTML, a `javascript:` (or other
   non-web) link, an image whose source is not one of the report's own `data:`
-  pictures, or a heading that holds spec text is a leak; so is anything the HTML
-  rules below find in the rendered page.
+  pictures, or a heading that holds spec text is a leak, and so is emphasis, strong
+  emphasis, a code span or a strikethrough (GitHub's `~~`, on in markdown-it here)
+  whose whole text is one of the payloads' (`{MARKER} em`, `{MARKER} strong`,
+  `{MARKER} code`, `{MARKER} del`: ctdsl's own bold title around spec text holds
+  the payload's delimiters too, so it is not one); so is anything the HTML rules
+  below find in the rendered page.
 - `html`: read with html.parser: no element or attribute named from spec text, no
   event handler attribute, no `javascript:` URL, no remote image, no <iframe>,
   <object>, <embed>, <base>, <form> or refresh; a <script> holding spec text, or
@@ -154,6 +158,11 @@ def _bad_url(url: str) -> bool:
     return not (_WEB.match(cleaned) or cleaned.lower().startswith("data:image/"))
 
 
+INLINE_MARKUP = ("em", "strong", "code", "del", "s")
+# the text inside the delimiters of the inline-markup payloads (payloads.MARKDOWN): rendered as that element, spec text was obeyed
+INLINE_PAYLOADS = {f"{MARKER} em", f"{MARKER} strong", f"{MARKER} code", f"{MARKER} del"}
+
+
 class _Scan(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -161,6 +170,7 @@ class _Scan(HTMLParser):
         self.scripts: list[tuple[dict, list[str]]] = []
         self.csp: list[tuple[str, int]] = []  # (content, how many scripts came before it)
         self.headings: list[list[str]] = []
+        self.inline: list[tuple[str, list[str]]] = []  # open <em>, <strong>, <code>, <del>, <s> and their text
         self.tags: set[str] = set()
 
     def _leak(self, rule: str, what: str) -> None:
@@ -195,6 +205,8 @@ class _Scan(HTMLParser):
             self.scripts.append((a, []))
         if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
             self.headings.append([])
+        if tag in INLINE_MARKUP:
+            self.inline.append((tag, []))
 
     def handle_startendtag(self, tag, attrs):
         self.handle_starttag(tag, attrs)
@@ -205,12 +217,18 @@ class _Scan(HTMLParser):
             if f"{MARKER} heading" in text:  # the payloads' heading (a name may hold MARKER in a heading of ctdsl's)
                 self._leak("heading from spec text", text)
             self.headings[-1] = None  # closed
+        if tag in INLINE_MARKUP and self.inline and self.inline[-1][0] == tag:
+            text = "".join(self.inline.pop()[1]).strip()
+            if text in INLINE_PAYLOADS:  # markup the payload asked for, made from spec text
+                self._leak(f"<{tag}> from spec text", text)
 
     def handle_data(self, data):
         if self.lasttag == "script" and self.scripts and self.cdata_elem == "script":
             self.scripts[-1][1].append(data)
         if self.headings and self.headings[-1] is not None:
             self.headings[-1].append(data)
+        for _, parts in self.inline:
+            parts.append(data)
 
 
 def _scripts(scan: _Scan) -> None:
@@ -266,7 +284,7 @@ _DATA_URI = re.compile(r"data:image/(png|svg\+xml|jpeg);base64,[A-Za-z0-9+/=]{16
 def _markdown_it(src: str) -> tuple[list[Leak], str]:
     from markdown_it import MarkdownIt
 
-    md = MarkdownIt("commonmark").enable("table")
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"])  # GitHub's tables and ~~strikethrough~~
     env: dict = {}
     tokens = md.parse(src, env)
     leaks = []

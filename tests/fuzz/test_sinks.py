@@ -76,6 +76,10 @@ def test_ctdsl_annotations_pass_only_in_the_github_format_and_only_well_formed()
     ("[a](javascript:alert(1))", "rendered: javascript: or other non-web URL"),
     (f"# {MARKER} heading", "rendered: heading from spec text"),
     ("a paragraph\n{: onclick=alert(1) }", "rendered: event handler attribute"),
+    (f"a **{MARKER} strong** b", "rendered: <strong> from spec text"),
+    (f"a _{MARKER} em_ b", "rendered: <em> from spec text"),
+    (f"a `{MARKER} code` b", "rendered: <code> from spec text"),
+    (f"a ~~{MARKER} del~~ b", "rendered: <s> from spec text"),
 ])
 def test_markdown_that_obeys_spec_text_is_a_leak(text, rule):
     assert rule in rules(sinks.markdown(text))
@@ -85,7 +89,8 @@ def test_markdown_that_shows_spec_text_is_not_a_leak():
     shown = (
         "# Report\n\nIntro \\> \\[x\\]: javascript:alert(1) and \\[x\\] &lt;img src=x&gt; \\# not a heading\n\n"
         "| a | b |\n|---|---|\n| x \\| y | ![plot](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB) |\n\n"
-        "```latex\nb^{*}\n```\n"
+        "```latex\nb^{*}\n```\n\n"
+        f"**\\*\\*{MARKER} strong\\*\\* and \\_{MARKER} em\\_ and \\`{MARKER} code\\` and &#126;&#126;{MARKER} del~~**\n"
     )
     assert sinks.markdown(shown) == []
 

@@ -3,7 +3,9 @@
 Fixtures use the chunked format of tools/chunkedfile.py (chunks separated by lines
 of `---`, expectations `#! CODE:COL "text"` at the end of the line where a finding
 must start), with lint codes (CTL001) as well as checker codes. A chunk without
-marks must lint clean. Each chunk is linted as `spec.ct` in the fixture's folder.
+marks must lint clean. Each chunk is linted as `spec.ct` in the fixture's folder. A mark's
+quoted texts are looked for in the findings' own words (`chunkedfile.finding_text`: message,
+labels, notes, help), not in the printed diagnostic, whose excerpt holds the spec's source.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ LINT_TESTS = ROOT / "tests" / "lint"
 FIXTURES = LINT_TESTS / "fixtures"
 sys.path.insert(0, str(ROOT / "tools"))
 
-from chunkedfile import SPEC_NAME, Chunk, mismatches, read_chunks  # noqa: E402
+from chunkedfile import SPEC_NAME, Chunk, finding_text, mismatches, parse_expectations, read_chunks  # noqa: E402, F401
 
 from ctdsl.diagnostics import render_text  # noqa: E402
 from ctdsl.lint.config import LintConfig  # noqa: E402
@@ -38,5 +40,5 @@ def lint_text(text: str, config: LintConfig | None = None):
 def chunk_problems(chunk: Chunk, config: LintConfig | None = None) -> tuple[list[str], str]:
     report = lint_text(chunk.text, config)
     rendered = {id(d): render_text(d, report.sources) for d in report.diagnostics}
-    problems = mismatches(chunk, report.diagnostics, lambda d: rendered[id(d)])
+    problems = mismatches(chunk, report.diagnostics, finding_text)  # the findings' words, not the printed excerpt
     return problems, "\n\n".join(rendered.values())

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from lintkit import FIXTURES, ROOT, all_fixture_chunks, chunk_problems, lint_chunks
+from lintkit import FIXTURES, ROOT, Chunk, all_fixture_chunks, chunk_problems, lint_chunks, parse_expectations
 
 from ctdsl.diagnostics import Severity
 from ctdsl.lint import LintConfig, all_rules, lint_paths
@@ -24,6 +24,20 @@ def test_fixture_chunk(chunk, monkeypatch):
     monkeypatch.chdir(chunk.file.parent)
     problems, shown = chunk_problems(chunk)
     assert not problems, f"{chunk.file.name}:{chunk.first_line}\n" + "\n".join(problems) + f"\n\n{shown}"
+
+
+def test_a_quoted_text_is_looked_for_in_the_finding_not_in_the_printed_source(monkeypatch):
+    """A mark's text that the finding does not say fails, though the printed excerpt (which shows the
+    line, mark and all) holds it: the check reads the findings' own words."""
+    chunk = next(c for c in CHUNKS if c.file.name == "CTL001.ct")
+    monkeypatch.chdir(chunk.file.parent)
+    assert chunk_problems(chunk)[0] == []
+    wrong = chunk.text.replace("#! CTL001:8 \"device 'old'\"", "#! CTL001:8 \"device 'old' is read by nothing\"")
+    assert wrong != chunk.text
+    problems, shown = chunk_problems(Chunk(chunk.file, chunk.index, chunk.first_line, wrong, parse_expectations(wrong)))
+    assert "device 'old' is read by nothing" in shown  # in the excerpt...
+    assert len(problems) == 1 and problems[0].startswith('expected CTL001 at line 9:8 with "device \'old\' is read by nothing"')
+    assert "CTL001 at spec.ct:9:8" in problems[0]  # the finding is there, at its place: its words are not
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
