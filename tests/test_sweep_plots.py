@@ -86,11 +86,11 @@ def test_figure_panels_and_labels():
     fig.canvas.draw()
     texts = [t.get_text() for ax in fig.axes for t in ax.texts] + [t.get_text() for ax in fig.axes for t in ax.get_children() if hasattr(t, "get_text")]
     joined = "\n".join(texts)
-    # the break-evens, labelled with their values (solve's table: 79.28 GB/s and 29.64 GB/s)
+    # the break-evens, labelled with their values (solve's table: 79.23 GB/s and 29.63 GB/s)
     for b in sol.breakevens:
         (root,) = b.roots
         assert f"{b.x} = {b.y}\n{U.format_quantity(root.value, b.dim)}" in joined
-    assert "band_switch = adamw\n79.28 GB/s" in joined and "band_module = adamw\n29.64 GB/s" in joined
+    assert "band_switch = adamw\n79.23 GB/s" in joined and "band_module = adamw\n29.63 GB/s" in joined
     curve, notes, bars, stages = fig.axes
     assert curve.get_xscale() == "log" and curve.get_yscale() == "log"
     assert "GB/s" in curve.get_xlabel() and "(h)" in curve.get_ylabel()
