@@ -55,7 +55,7 @@ class ComponentKey(str, Enum):
     SYNC_IN_SITE = "sync_in_site"  # a phase of a sync inside each site (qualifier: the phase)
     SYNC_ACROSS_SITES = "sync_across_sites"  # a phase that crosses a WAN (qualifier: the phase)
     EXPOSED_SYNC = "exposed_sync"  # what the step waits for of an overlapped sync (qualifier: the sync)
-    QUEUEING = "queueing"  # M/D/1 waits on loaded links (qualifier: the links)
+    QUEUEING = "queueing"  # waits of bursts on loaded links, queueing.py (qualifier: the links)
     OVERHEAD = "overhead"
 
     def __str__(self) -> str:

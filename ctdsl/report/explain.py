@@ -188,15 +188,19 @@ def _roofline_lines(r) -> list[str]:
 
 
 def _queueing_lines(ph) -> list[str]:
-    """Which loaded links a phase waits for, and the M/D/1 wait it pays per step."""
+    """Which loaded links a phase waits for, and what its burst of steps waits there per step."""
     q = ph.queueing
     if q is None:
         return []
-    out = [f"     queueing: each step waits {_fmt(q.seconds_per_step)} (M/D/1, once per loaded link on a route)"]
+    out = [
+        f"     queueing: each step waits {_fmt(q.seconds_per_step)} on average (its steps are a burst on each loaded "
+        "link: the first waits the M/D/1 mean, each later one the background that came while the one before "
+        "was queued; the largest over the links)"
+    ]
     for w in q.waits:
         out.append(
             f"       {w.link} {w.source} -> {w.target}: rho = {w.load:.3g}, background transfer "
             f"{_fmt(w.transfer)} = S {_fmt(w.service)}, "
-            f"wait rho S / (2 (1 - rho)) = {_fmt(w.wait)}"
+            f"first wait rho S / (2 (1 - rho)) = {_fmt(w.wait)}"
         )
     return out

@@ -277,7 +277,8 @@ def _roofline(x) -> dict:
 
 
 def _queueing(ph) -> dict | None:
-    """The M/D/1 waits a phase pays per step, on the loaded links its transfers cross."""
+    """What a phase's burst of steps waits per step on average, and the loaded links its transfers
+    cross (each with the M/D/1 wait of one transfer, the burst's first)."""
     q = ph.queueing
     if q is None:
         return None

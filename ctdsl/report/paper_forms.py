@@ -110,7 +110,7 @@ class Printer:
             return Form(ratio[0], ratio[1], label, False, value, _unhide(ratio[2], self.hidden), regimes)
         e = self._tidy(e)
         terms, widths = [], []
-        for i, t in enumerate(e.as_ordered_terms() if e.is_Add else [e]):
+        for i, t in enumerate(self._spread(e.as_ordered_terms() if e.is_Add else [e], names)):
             neg = t.could_extract_minus_sign()
             body = tex_of(-t if neg else t, names)
             sign = ("- " if neg else "+ ") if i else ("-" if neg else "")
@@ -126,6 +126,19 @@ class Printer:
             widths.append(width(body) + (1.5 if i else 0))
         return Form(tuple(terms), tuple(widths), label, False, value, _unhide(e, self.hidden), regimes)
 
+    def _spread(self, ts: list, names: dict) -> list:
+        """Terms wider than a line that are a sum over a factor (a burst's waits over b: queueing.py)
+        spread into that sum's terms, each over the factor, which lines may break between."""
+        out = []
+        for t in ts:
+            if _over_one(t) and width(tex_of(t, names)) > self.room:
+                parts = sp.Add.make_args(sp.expand_mul(t, deep=False))
+                if len(parts) > 1:
+                    out.extend(parts)
+                    continue
+            out.append(t)
+        return out
+
     def _split(self, t: sp.Expr, names: dict) -> list[str] | None:
         """A term that is a number times one hidden max / min, as pieces a line may break between:
         `c \\max\\bigl(` (a line may end with it), each term of the first argument, `,\\ ` and the
@@ -137,7 +150,7 @@ class Printer:
         word, args = self.args[rest]
         pieces = [(tex_of(c, {}) + r"\," if c != 1 else "") + rf"{word}\bigl("]
         for j, a in enumerate(args):
-            ts = a.as_ordered_terms() if a.is_Add else [a]
+            ts = self._spread(a.as_ordered_terms() if a.is_Add else [a], names)
             for i, x in enumerate(ts):
                 neg = x.could_extract_minus_sign()
                 body = tex_of(-x if neg else x, names)
@@ -160,7 +173,7 @@ class Printer:
         Printed `\\frac{N}{D}` when it is narrow; else as `(N) / (D)` with the
         factors of each as the pieces that lines may break between.
         """
-        if e.is_Add or sp.count_ops(e) > MAX_OPS // 10:  # factoring is the costly step: small forms only
+        if e.is_Add or sp.count_ops(e) > MAX_OPS // 10 or _high_power(e):  # factoring is the costly step: small forms only
             return None
         n, d = sp.fraction(sp.together(e))
         if not d.free_symbols or not (n.is_Add or d.is_Add or any(f.is_Add for f in sp.Mul.make_args(d))):
@@ -438,3 +451,19 @@ def lines(terms: tuple[str, ...], widths: tuple[float, ...], first: float, rest:
         out[-1].append(t)
         used += w
     return [" ".join(line) for line in out]
+
+
+def _over_one(t: sp.Expr) -> bool:
+    """A sum over a param (a number times a sum times b^-k), no max or min in it."""
+    if not t.is_Mul or t.has(sp.Max, sp.Min):
+        return False
+    sums = [f for f in t.args if f.is_Add]
+    rest = [f for f in t.args if not f.is_Add]
+    over = [f for f in rest if f.is_Pow and f.base.is_Symbol and f.exp.is_negative]
+    return len(sums) == 1 and len(over) >= 1 and all(f.is_Number or f in over for f in rest)
+
+
+def _high_power(e: sp.Expr) -> bool:
+    """A power above 8 (a burst's rho^n, queueing.py: 707 on the flagship): factoring its fraction
+    takes minutes, so the root is printed as it is."""
+    return any(p.exp.is_Integer and abs(int(p.exp)) > 8 for p in e.atoms(sp.Pow))

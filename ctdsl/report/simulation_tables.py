@@ -95,12 +95,12 @@ def step_table(res) -> Grid:
                 _pm(s.step),
                 _ci(s.step),
                 _x(s.step.mean, p.free_step),
-                _inside(s.step, p.step),
+                _inside(s.step, p.step) + (" (queueing: a lower bound)" if p.queues and s.step.n >= 2 and s.step.interval[0] > p.step else ""),
             ]
         )
         t.marked.add((i, 6))
     t.notes.append("no load, no jitter: the symbolic step with every link the job's alone and equal workers (ctdsl solve of the spec without them)")
-    t.notes.append("closed form: ctdsl solve's step, with the M/D/1 queueing wait and the stragglers term where the spec sets load or jitter")
+    t.notes.append("closed form: ctdsl solve's step, with the queueing wait of its bursts (queueing.py) and the stragglers term where the spec sets load or jitter")
     t.notes.append("growth: simulated step over the no-load, no-jitter step; intervals: Student t over the seeds (independent replications)")
     for name, s in res.schemes.items():
         if s.plan.bound is not None:
@@ -132,7 +132,7 @@ def parts_table(res) -> Grid | None:
             row += [_t(p.stragglers), _mean_ci(s.stragglers)]
         t.rows.append(row)
     if has_q:
-        t.notes.append("queueing: the sync's time over the same sync with no waits (closed: the M/D/1 terms)")
+        t.notes.append("queueing: the sync's time over the same sync with no waits (closed: the queueing terms)")
     if has_s:
         t.notes.append("stragglers: compute over the slowest dc's deterministic compute (closed: the expected slowest worker)")
     return t

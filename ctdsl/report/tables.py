@@ -169,7 +169,7 @@ def oversubscribed(r) -> list[str]:
     for (link, rho, busy, bound), edges in over.items():
         out.append(
             f"{link} {' and '.join(edges)} {'is' if len(edges) == 1 else 'are'} over-subscribed: background "
-            f"{_pct(rho)} + sync {_pct(busy / step)} of the step; the M/D/1 wait does not hold there, and in the "
+            f"{_pct(rho)} + sync {_pct(busy / step)} of the step; the burst's queueing wait does not hold there, and in the "
             f"long run the step takes at least {U.format_quantity(bound, U.TIME)} (sync busy time / (1 - rho))"
         )
     return out

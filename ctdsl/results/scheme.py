@@ -34,7 +34,8 @@ class LinkUse:
 
 @dataclass(frozen=True, slots=True)
 class QueueWait:
-    """The M/D/1 wait on one loaded directed edge that a phase's transfers cross."""
+    """One loaded directed edge that a phase's transfers cross, with the M/D/1 wait of one transfer
+    arriving at a random time (the first of the phase's burst, queueing.py)."""
 
     source: str
     target: str

@@ -296,7 +296,7 @@ def _tidy(e: sp.Expr) -> sp.Expr:
     a shipped spec has (276 nodes, in that example). A quadratic's root (a square root in it) is
     kept as solved too: cancel takes the radical for a new variable and multiplies it out (that
     root of 276 nodes came back with 837)."""
-    if not e.free_symbols or larger_than(e, MAX_TIDY_NODES) or _has_radical(e):
+    if not e.free_symbols or larger_than(e, MAX_TIDY_NODES) or _has_radical(e) or _has_high_power(e):
         return e
     try:
         return sp.cancel(e)
@@ -306,3 +306,12 @@ def _tidy(e: sp.Expr) -> sp.Expr:
 
 def _has_radical(e: sp.Expr) -> bool:
     return any(p.exp.is_Rational and not p.exp.is_Integer for p in e.atoms(sp.Pow))
+
+
+HIGH_POWER = 8  # a power past which a root is kept as solved (below)
+
+
+def _has_high_power(e: sp.Expr) -> bool:
+    """A burst's waits hold (1 - rho^n) / (1 - rho) with n its jobs (queueing.py, 706 on the flagship):
+    cancel divides it out into the n terms 1 + rho + ... + rho^(n - 1)."""
+    return any(p.exp.is_Integer and abs(int(p.exp)) > HIGH_POWER for p in e.atoms(sp.Pow))

@@ -258,8 +258,8 @@ def _behind(sy: Sync) -> str:
 
 
 def queueing_terms(edges: Mapping[Edge, EdgeTerms], syncs: tuple[Sync, ...]) -> list[Term]:
-    """The M/D/1 waits of the plain syncs' phases on loaded links, one term per set of links a
-    phase waits on (charged within those phases)."""
+    """The waits of the plain syncs' phases on loaded links (each phase's steps a burst, queueing.py),
+    one term per set of links a phase waits on (charged within those phases)."""
     waits: dict[str, DimExpr] = {}
     for sy in syncs:
         if sy.exposed is not None:

@@ -22,8 +22,10 @@ link, a deadline):
   step's last micro-batch (length w) computes them, at w / B, 2 w / B, ..., w, and
   sent first in, first out, each taking tau (the collective's time for 1/B of the
   payload, latencies included). The last bucket finishes
-  max(B tau - w (B - 1) / B, tau) after the backward pass ends (the larger of:
-  the link busy from the first release on, and the last bucket alone).
+  max(B tau + Q_B - w (B - 1) / B, tau + Q_1) after the backward pass ends (the
+  larger of: the link busy from the first release on, and the last bucket alone),
+  where Q_B is what the B buckets wait on loaded links as one burst sent back to
+  back and Q_1 what one bucket waits alone (burst.py; zero with no load).
 - `delay = tau_d` inner steps (Streaming DiLoCo's overlap; 1 is a one-step delayed
   update): the sync may run on while training goes on, so the step waits only for
   what outlasts tau_d x the step it runs beside (the inner step: compute and
@@ -50,6 +52,7 @@ from typing import Callable
 from ctdsl import units as U
 from ctdsl.language.enums import Collective, InnerSync, Readiness
 from ctdsl.model.entities import Model, Scheme
+from ctdsl.symbolic import burst as BU
 from ctdsl.symbolic import counts as C
 from ctdsl.symbolic import dimensioned as D
 from ctdsl.symbolic import fragments as FR
@@ -102,15 +105,19 @@ def _may_queue(F: DimExpr, delay: DimExpr, every: DimExpr) -> bool:
     return bool(x.e > 0)
 
 
-def exposed_time(tau: DimExpr, buckets: DimExpr, window: DimExpr, slack: DimExpr, labels: dict | None = None) -> DimExpr:
+def exposed_time(
+    tau: DimExpr, buckets: DimExpr, window: DimExpr, slack: DimExpr, labels: dict | None = None, queued: tuple[DimExpr, DimExpr] | None = None
+) -> DimExpr:  # fmt: skip
     """Exposed time of one sync of B buckets of tau each, released over a window w, with a slack;
-    `labels` gets what each argument of a max means (the break-even table's "what binds")."""
+    `labels` gets what each argument of a max means (the break-even table's "what binds");
+    `queued`: (the B buckets' summed waits on loaded links as one burst, one bucket's alone), burst.py."""
     labels = {} if labels is None else labels
+    q_all, q_one = queued if queued is not None else (D.zero(U.TIME), D.zero(U.TIME))
     if window == 0 or D.is_one(buckets):
-        out = positive(tau - slack)
-        labels.setdefault((tau - slack).e, "the sync beyond its slack")
+        out = positive(tau + q_all - slack)
+        labels.setdefault((tau + q_all - slack).e, "the sync beyond its slack")
         return out
-    busy, last = buckets * tau - window * (buckets - 1) / buckets, tau
+    busy, last = buckets * tau + q_all - window * (buckets - 1) / buckets, tau + q_one
     labels.setdefault(busy.e, "the link, busy from the first bucket on,")
     labels.setdefault(last.e, "the last bucket alone")
     out = D.emax(busy, last)
@@ -245,28 +252,36 @@ class SyncPlan:
         if gathers:  # the parameter all-gather beside the next forward pass, the rest as without it (overlaps.py)
             rest = lambda scale=1: [ph for ph in phases_of(scale) if not ph.name.startswith(GATHERS)]  # noqa: E731
             one = tuple(rest(1 / B))
-            tau = _sum(one)
-            grads = exposed_time(tau, B, window, slack, labels) if window != 0 else tau
+            tau, queued = self._burst(one, B)
+            grads = exposed_time(tau, B, window, slack, labels, queued) if window != 0 else tau + queued[0]
+            tau = tau + queued[1]
             t_ag = _sum(gathers)
             exposed = (grads + OV.param_gather(t_ag, self._buckets(F), forward)) / every
             return Sync(name, phases, every, exposed, B, tau, F, slack, window, one, gather=forward)
         one = tuple(phases_of(1 / (F * B)))
-        tau = _sum(one)
+        tau, queued = self._burst(one, B)
         layered = self._layered(F, backward)
         early: tuple[DimExpr, ...] = ()
         if layered is not None:
-            exposed = RD.exposed(exposed_time(tau, B, window, slack, labels), backward, *layered, every)
+            exposed = RD.exposed(exposed_time(tau, B, window, slack, labels, queued), backward, *layered, every)
             early = tuple(RD.hidden(backward, *layered))
         else:
-            exposed = exposed_time(tau, B, window, slack, labels) * F / every
+            exposed = exposed_time(tau, B, window, slack, labels, queued) * F / every
         if slack != 0 and _may_queue(F, delay, every):
-            # the link must also keep up: F syncs of B tau each per `every` steps cannot be faster
-            # than the link carries them, so a step is at least F B tau / every (steady state);
-            # only where a sync may still run when the next starts (F delay > every)
-            keep_up = F * B * tau / every - step
+            # the link must also keep up: F syncs of B tau each (and their waits) per `every` steps cannot
+            # be faster than the link carries them, so a step is at least F (B tau + Q) / every (steady
+            # state); only where a sync may still run when the next starts (F delay > every)
+            keep_up = F * (B * tau + queued[0]) / every - step
             labels.setdefault(keep_up.e, "the link carrying every sync (they queue)")
             exposed = D.emax(exposed, keep_up)
-        return Sync(name, phases, every, exposed, B, tau, F, slack, window, one, early)
+        return Sync(name, phases, every, exposed, B, tau + queued[1], F, slack, window, one, early)
+
+    def _burst(self, one: tuple[Phase, ...], B: DimExpr) -> tuple[DimExpr, tuple[DimExpr, DimExpr]]:
+        """One bucket's phases without waits (tau), and the waits on loaded links of the B buckets
+        sent back to back as one burst and of one bucket alone (burst.py)."""
+        tau = D.total([ph.steps * ph.free_step_time for ph in one], U.TIME)
+        edges = self.ctx.edges
+        return tau, (BU.wait(one, edges, B), BU.wait(one, edges))
 
     def _buckets(self, F: DimExpr) -> DimExpr:
         """B per fragment: ceil(the GPU's own gradients / (F bucket)), or with `bucket = layer` one a

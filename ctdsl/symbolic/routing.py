@@ -25,10 +25,13 @@ paid by every transfer that enters it: passing through, or ending there to be
 summed (an in-network sum) or forwarded; a transfer leaving a switch does not
 pay it again.
 
-A link with a background load (`load`, `transfer`) adds to every transfer that
-crosses it the M/D/1 mean wait rho S / (2 (1 - rho)), once per loaded link on the
-route and per step (`queueing.py`); `Phase.waits` says which loaded links a phase
-pays for, and `Phase.queueing` how much that adds to one step.
+A link with a background load (`load`, `transfer`) queues the phase's steps: on
+each loaded edge they are a burst of `steps` jobs back to back, whose waits add up
+to Q(steps) (`queueing.burst_wait`; the first waits the M/D/1 mean rho S / (2 (1 -
+rho)), each later one the background that came while the one before was queued),
+and the phase waits the largest Q over its loaded edges (`burst.py`);
+`Phase.waits` says which loaded links a phase crosses, and `Phase.queueing` what
+the burst adds to one step on average.
 
 Phases per collective (N workers; in the hierarchical ones N_dc data centres of L
 workers; c is the payload, u what goes up to a switch):
@@ -62,6 +65,7 @@ from ctdsl.model.entities import Spec
 from ctdsl.model.graph import NEXT, switch_id, worker_id
 from ctdsl.model.topology import Topology
 from ctdsl.symbolic import dimensioned as D
+from ctdsl.symbolic import burst as BU
 from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic.dimensioned import DimExpr, emax
 
@@ -127,8 +131,8 @@ class Phase:
     latency: DimExpr = D.zero(U.TIME)  # latency part of one step (slowest route)
     bottlenecks: dict[sp.Expr, str] = field(default_factory=dict)  # Max argument -> which edge
     route_latency: list[DimExpr] = field(default_factory=list)  # per transfer: links and switches on its route
-    # queueing (links with a background load): the M/D/1 wait of each loaded edge the
-    # phase's transfers cross, and the step time without those waits
+    # queueing (links with a background load): each loaded edge the phase's transfers cross
+    # (with its M/D/1 wait for one transfer), and the step time without the burst's waits
     waits: dict[Edge, DimExpr] = field(default_factory=dict)
     free_step_time: DimExpr = D.zero(U.TIME)
     # bytes per step that pay each edge's energy per bit: every edge of a link counted
@@ -137,7 +141,7 @@ class Phase:
 
     @property
     def queueing(self) -> DimExpr:
-        """Queueing wait in one step: the step time with waits less the step time without."""
+        """Queueing wait in one step on average: the burst's summed waits over the steps."""
         return self.step_time - self.free_step_time if self.waits else D.zero(U.TIME)
 
     def bytes_on(self, edge: Edge) -> DimExpr:
@@ -234,16 +238,15 @@ class Router:
         route_latency: list[DimExpr] = []
         waits: dict[Edge, DimExpr] = {}
         bottlenecks: dict[sp.Expr, str] = {}
-        terms: dict[DimExpr, None] = {}
         free: dict[DimExpr, None] = {}
         lats: dict[DimExpr, None] = {}
         for t in transfers:
             lat = self.route_latency(t, charged)
             route_latency.append(lat)
-            # M/D/1 wait, once per loaded link on the route (queueing.py)
-            crossed = [(e, self.edge(e).queue.wait) for e in t.edges if self.edge(e).queue is not None]
-            for e, w in crossed:
-                waits.setdefault(e, w)
+            # the loaded links on the route: their waits are the phase's burst (burst.py)
+            for e in t.edges:
+                if self.edge(e).queue is not None:
+                    waits.setdefault(e, self.edge(e).queue.wait)
             shares = {}
             for e in t.edges:
                 share = loads[e] / self.edge(e).bandwidth
@@ -253,21 +256,25 @@ class Router:
             for arg, e in shares.items():
                 bottlenecks.setdefault(arg.e, f"{self.edge(e).link} {e[0]} -> {e[1]}")
             free[lat + bw_time] = None
-            terms[lat + D.total([w for _, w in crossed], U.TIME) + bw_time if crossed else lat + bw_time] = None
             lats[lat] = None
-        step = emax(*terms) if len(terms) > 1 else next(iter(terms))
+        free_step = emax(*free) if len(free) > 1 else next(iter(free))
+        step, time = free_step, steps * free_step
+        if waits:  # the phase's steps are a burst of jobs on each loaded edge (queueing.py, burst.py)
+            probe = Phase(name, steps, transfers, loads, waits=waits)
+            queued = BU.wait([probe], self.edges)
+            step, time = free_step + queued / steps, time + queued
         return Phase(
             name,
             steps,
             transfers,
             loads,
             step_time=step,
-            time=steps * step,
+            time=time,
             latency=emax(*lats) if len(lats) > 1 else next(iter(lats)),
             bottlenecks=bottlenecks,
             route_latency=route_latency,
             waits=waits,
-            free_step_time=(emax(*free) if len(free) > 1 else next(iter(free))) if waits else step,
+            free_step_time=free_step,
             charged=charged,
         )
 
