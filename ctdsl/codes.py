@@ -137,6 +137,11 @@ _TABLE = [
     Code("CT472", "handoff-roles", "a hand-off that does not go from a prefill pool to a decode pool"),
     Code("CT473", "handoff-models-differ", "a hand-off between pools that serve different models"),
     Code("CT474", "handoff-link-and-route", "a hand-off that names both a link and a route"),
+    Code("CT475", "handoff-breakeven-measure", "a break-even of two hand-offs on a measure of training (time, cost or co2e to target)"),
+    Code("CT476", "scheme-vs-handoff", "a break-even of a training scheme against a serving hand-off"),
+    Code("CT477", "handoffs-of-different-workloads", "a break-even of two hand-offs that no one workload's requests can take"),
+    Code("CT478", "scheme-breakeven-serving-measure", "a break-even of two schemes on a serving measure (ttft, ttft_p, e2e, e2e_p)"),
+    Code("CT479", "self-breakeven-handoff", "a break-even of a hand-off against itself"),
     Code("CT490", "plot-axes-dropped", "sweep --plot over three or more swept params: a figure draws at most two (a winner map), and does not drop the others silently"),
     # imports
     Code("CT501", "import-not-found", "an imported file that does not exist, cannot be read, is not a regular file or is not a .ct file"),

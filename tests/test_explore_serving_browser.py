@@ -1,6 +1,6 @@
 """The explorer's serving view, in a real browser, against the CLI's JSON (`ctdsl solve --format json`).
 
-specs/llama70b_disagg.ct (params: the arrival rate and the 25 GbE link's bandwidth): every value of
+specs/llama70b_disagg.ct (params: the arrival rate, the 25 GbE link's bandwidth and the transit module's budget): every value of
 the serving view (each path's capacities in requests/s, the sustainable rate and the binding part,
 the latency terms at the current rate, whether the path is over capacity, goodput and what sets
 it) and the TTFT and TPOT curves against the rate equal what `ctdsl solve --set ... --format json`
@@ -155,7 +155,7 @@ def test_serving_view_matches_the_cli_at_random_points(study):
     page = study.page
     want = cli_json(DISAGG, {})
     params = want["params"]
-    assert sorted(params) == ["link_bw", "rate"]
+    assert sorted(params) == ["link_bw", "rate", "transit_budget"]
     got = page.evaluate(READ)
     bad = compare_serving(got, want, "defaults")
     xs = got["sv"]["x"]
@@ -163,7 +163,7 @@ def test_serving_view_matches_the_cli_at_random_points(study):
     rng = random.Random(29)
     ks = [rng.randrange(400), rng.randrange(400), min(range(400), key=lambda k: abs(xs[k] - 11.0))]
     for n, k in enumerate(ks):
-        point = {**random_point(rng, params), "rate": xs[k]} if n < 2 else {"rate": xs[k], "link_bw": 3.125}
+        point = {**random_point(rng, params), "rate": xs[k]} if n < 2 else {"rate": xs[k], "link_bw": 3.125, "transit_budget": 320.0}
         type_point(page, point)
         got = page.evaluate(READ)
         assert got["sv"]["x"] == xs
@@ -189,7 +189,7 @@ def test_slo_lines_and_percentile_are_the_specs(study):
 def test_a_refused_value_is_refused_at_its_box_and_nothing_is_redrawn(study):
     """rate = 0 and link_bw = -1 GB/s are the CLI's CT301; the table keeps its values."""
     page = study.page
-    type_point(page, {"rate": 4.0, "link_bw": 3.125})
+    type_point(page, {"rate": 4.0, "link_bw": 3.125, "transit_budget": 320.0})
     before = page.evaluate(READ)["cap"]
     for i, (name, value) in enumerate((("rate", "0"), ("link_bw", "-1"))):
         idx = page.evaluate("(n) => Array.from(document.querySelectorAll('#params input.num')).findIndex((e) => e.dataset.param === n)", name)

@@ -92,6 +92,10 @@ class Checker:
     def _statements(self) -> None:
         schemes = self.draft.schemes
         for stmt in self.ns.breakevens:
+            kinds = [self.ns.defs[n.text].kind if n.text in self.ns.defs else None for n in (stmt.x, stmt.y)]
+            if "handoff" in kinds:
+                self._handoff_breakeven(stmt, kinds)
+                continue
             ok = True
             for n in (stmt.x, stmt.y):
                 ok &= self.ns.expect(n, "scheme")
@@ -100,7 +104,15 @@ class Checker:
                 self.sink.error("CT415", "a break-even compares two different schemes", stmt.span)
                 ok = False
             on = stmt.on.text if stmt.on is not None else S.BREAKEVEN_ON[0]
-            if on not in S.BREAKEVEN_ON:
+            if on in S.SERVING_BREAKEVEN_ON and on not in S.BREAKEVEN_ON:
+                self.sink.error(
+                    "CT478",
+                    f"a break-even of two schemes compares their {', '.join(S.BREAKEVEN_ON)} to target, not '{on}', a measure of a serving path",
+                    stmt.on.span,
+                    help="compare two hand-offs on it instead: breakeven HANDOFF vs HANDOFF over PARAM on " + on,
+                )
+                ok = False
+            elif on not in S.BREAKEVEN_ON:
                 choices = ", ".join(S.BREAKEVEN_ON)
                 self.sink.error("CT108", f"a break-even compares one of {choices} to target, not '{on}'", stmt.on.span, help=did_you_mean(on, S.BREAKEVEN_ON))
                 ok = False
@@ -117,5 +129,62 @@ class Checker:
                 continue
             if self.ns.expect(stmt.scheme, "scheme"):
                 self.draft.baseline = stmt.scheme.text
+
+    def _handoff_breakeven(self, stmt, kinds: list[str | None]) -> None:
+        """`breakeven h1 vs h2 over p on ttft_p`: two hand-offs compared on a serving path's measure,
+        on the paths of the first workload whose requests can take either (docs/serving.md)."""
+        names = (stmt.x, stmt.y)
+        if kinds[0] != kinds[1]:
+            i = kinds.index("handoff")
+            other, handoff = names[1 - i], names[i]
+            if kinds[1 - i] != "scheme":
+                self.ns.expect(other, "handoff")  # CT101 or CT102, with the near names
+                return
+            self.sink.error(
+                "CT476",
+                f"a break-even compares two schemes or two hand-offs, not scheme '{other.text}' with hand-off '{handoff.text}'",
+                other.span,
+                label="a training scheme",
+                help="training and serving share no measure: compare two schemes, or two hand-offs",
+            )
+            return
+        ok = self.ns.expect(stmt.over, "param")
+        if stmt.x.text == stmt.y.text:
+            self.sink.error("CT479", "a break-even compares two different hand-offs", stmt.span)
+            ok = False
+        on = stmt.on.text if stmt.on is not None else S.SERVING_BREAKEVEN_ON[0]
+        if on not in S.SERVING_BREAKEVEN_ON:
+            choices = ", ".join(S.SERVING_BREAKEVEN_ON)
+            if on in S.BREAKEVEN_ON:
+                self.sink.error(
+                    "CT475",
+                    f"two hand-offs are compared on one of {choices} (a serving path's, at its workload's rate), not '{on}', a measure of training to target",
+                    stmt.on.span,
+                    help="ttft_p is the TTFT at the SLO's percentile; energy is the energy per output token",
+                )
+            else:
+                self.sink.error("CT108", f"a break-even of hand-offs compares one of {choices}, not '{on}'", stmt.on.span, help=did_you_mean(on, S.SERVING_BREAKEVEN_ON))
+            ok = False
+        serving = self.draft.serving
+        if not ok or serving is None:
+            return
+        taken: dict[str, set[str]] = {}
+        for path in serving.paths:
+            if path.handoff is not None:
+                taken.setdefault(path.workload, set()).add(path.handoff)
+        both = [w for w, hs in taken.items() if {stmt.x.text, stmt.y.text} <= hs]
+        if not both:
+            def of(h: str) -> str:
+                ws = [w for w, hs in taken.items() if h in hs]
+                return f"'{h}' carries {', '.join(repr(w) for w in ws)}" if ws else f"no workload's requests take '{h}'"
+            self.sink.error(
+                "CT477",
+                f"no one workload's requests can take both hand-offs: {of(stmt.x.text)}; {of(stmt.y.text)}",
+                stmt.span,
+                help="two hand-offs are compared on the paths of one workload: hand-offs that leave the pool its requests enter",
+            )
+            return
+        self.draft.breakevens.append(M.Breakeven(stmt.x.text, stmt.y.text, stmt.over.text, stmt.span, on, both[0]))
+
 
 __all__ = ["Checker", "Span"]

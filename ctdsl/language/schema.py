@@ -323,6 +323,9 @@ STAGES: dict[str, dict[str, FieldSpec]] = {
 
 # what a break-even may compare (`breakeven x vs y over p on cost`): the first is the default
 BREAKEVEN_ON = ("time", "energy", "cost", "co2e")
+# what a break-even of two hand-offs may compare (`breakeven h1 vs h2 over p on ttft_p`): a serving path's
+# term at the workload's rate (energy: per output token); the first is the default
+SERVING_BREAKEVEN_ON = ("ttft", "ttft_p", "e2e", "e2e_p", "energy")
 
 # the fields that price a spec or give its carbon: a spec that sets none gets no cost or CO2e to target
 MONEY_FIELDS = {

@@ -357,6 +357,7 @@ class Breakeven:
     over: str
     span: Span
     on: str = "time"  # what to target is compared: time, energy, cost or co2e (`on cost`)
+    workload: str | None = None  # set when x and y are hand-offs: the workload whose paths through them are compared
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -104,7 +104,7 @@ def spec_to_json(spec: M.Spec) -> dict:
         }
         for name, v in sorted(spec.variants.items())
     }
-    out["breakevens"] = [{"x": b.x, "y": b.y, "over": b.over, **({"on": b.on} if b.on != "time" else {}), "where": _where(b.span)} for b in spec.breakevens]
+    out["breakevens"] = [{"x": b.x, "y": b.y, "over": b.over, **({"on": b.on} if b.on != "time" else {}), **({"workload": b.workload} if b.workload else {}), "where": _where(b.span)} for b in spec.breakevens]
     out["baseline"] = spec.baseline
     out["simulation"] = _definition(spec.simulation, env) if spec.simulation is not None else None
     return out

@@ -301,9 +301,13 @@ def _breakeven(b) -> dict:
     out = {"x": b.x, "y": b.y, "over": b.over, "unit": b.dim.symbol(), "roots": [], "never": True, "reason": b.missing}
     if b.on != "time":  # compared on energy, cost or CO2e to target (docs/codesign.md); "faster" reads as "less"
         out["on"] = b.on
+    if b.workload:  # two hand-offs compared on this workload's paths (docs/serving.md)
+        out["workload"] = b.workload
     if b.result is None:
         return out
     r = b.result
+    if r.settled:
+        out["settled"] = r.settled
     out.update(
         {
             "range": [_num(r.lo), _num(r.hi)],

@@ -293,8 +293,8 @@ def memory_table(sol) -> Grid | None:
 
 
 def all_tables(sol) -> list[Grid]:
-    if sol.serving and not sol.schemes:  # a serving spec: its tables alone (docs/serving.md)
-        return serving_tables(sol)
+    if sol.serving and not sol.schemes:  # a serving spec: its tables alone (docs/serving.md), and its hand-offs' break-evens
+        return serving_tables(sol) + [b for b in [breakeven_table(sol)] if b is not None]
     return _training_tables(sol) + serving_tables(sol)
 
 

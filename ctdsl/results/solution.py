@@ -22,12 +22,15 @@ class BreakevenResult:
     result: Any  # the solver's answer (roots with exact forms and values), or None
     missing: str | None = None  # why it could not be asked (no steps to target)
     symbols: Symbols | None = None
-    on: str = "time"  # what to target is compared: time, energy, cost or co2e
+    on: str = "time"  # what to target is compared: time, energy, cost or co2e; for hand-offs ttft, ttft_p, e2e, e2e_p or energy (a token's)
+    workload: str | None = None  # hand-offs compared: the workload whose paths through them are
 
     @property
     def better(self) -> str:
         """What the scheme named below or above a root is: faster, or cheaper, ..."""
-        return {"time": "faster", "energy": "less energy", "cost": "cheaper", "co2e": "less CO2e"}.get(self.on, self.on)
+        words = {"time": "faster", "energy": "less energy", "cost": "cheaper", "co2e": "less CO2e"}
+        words.update({"ttft": "lower TTFT", "ttft_p": "lower TTFT at the percentile", "e2e": "lower end to end", "e2e_p": "lower end to end at the percentile"})
+        return words.get(self.on, self.on)
 
     @property
     def roots(self):

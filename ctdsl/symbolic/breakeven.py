@@ -92,6 +92,7 @@ class Breakeven:
     outside: list[float] = field(default_factory=list)  # roots that fall outside the range
     faster_at_lo: str | None = None
     faster_at_hi: str | None = None
+    settled: str | None = None  # a hand-off break-even: where the paths' queues settle, when not the whole range
 
     @property
     def never(self) -> bool:

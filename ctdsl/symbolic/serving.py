@@ -333,7 +333,7 @@ def path_result(ctx: Context, path: ServingPath, env: Env) -> PathResult:
     sustainable = _quantity(sub(sustainable_e), env)
     lam = _quantity(rate, env).value
     values = {t.key: _quantity(sub(t.value), env) for t in terms}
-    over = not (lam < sustainable.value and _settles({k: q.value for k, q in values.items()}))
+    over = not (lam < sustainable.value and settles({k: q.value for k, q in values.items()}))
     out = {}
     for t in terms:
         q = values[t.key]
@@ -360,7 +360,8 @@ _QUEUED = ("link_wait", "prefill_wait", "decode_batch", "tpot", "ttft", "ttft_p"
 _SETTLE = ("prefill_utilisation", "tpot", "decode_batch", "decode_batch_max")
 
 
-def _settles(v: dict) -> bool:
+def settles(v: dict) -> bool:
+    """Whether the queues settle at these values of a path's terms (by key)."""
     rhos = [v["prefill_utilisation"]] + ([v["link_utilisation"]] if "link_utilisation" in v else [])
     return all(0 <= r < 1 for r in rhos) and v["tpot"] > 0 and 0 <= v["decode_batch"] <= v["decode_batch_max"]
 
@@ -374,11 +375,11 @@ def _goodput(p: _Path, terms: list[Term], ceiling: float, binding: str, env: Env
     best, why = ceiling, binding
     hi = ceiling * (1 - 1e-9)
     watched = {k: real_function(by_key[k].e, RATE, env) for k in _SETTLE + (("link_utilisation",) if "link_utilisation" in by_key else ())}
-    settles = lambda x: _settles({k: f(x) for k, f in watched.items()})  # noqa: E731
+    settled = lambda x: settles({k: f(x) for k, f in watched.items()})  # noqa: E731
     for name, metric, target in targets:
         limit = value(target.e, env)
         f = real_function(metric.e, RATE, env)
-        holds = lambda x, f=f, limit=limit: settles(x) and f(x) <= limit  # noqa: E731
+        holds = lambda x, f=f, limit=limit: settled(x) and f(x) <= limit  # noqa: E731
         lo = ceiling * 1e-9
         if not holds(lo):
             return Quantity(sp.Integer(0), 0.0, U.FREQUENCY), name
@@ -390,6 +391,18 @@ def _goodput(p: _Path, terms: list[Term], ceiling: float, binding: str, env: Env
     return Quantity(sp.Float(best, 15), best, U.FREQUENCY), why
 
 
+def path_forms(ctx: Context, path: ServingPath) -> tuple[dict[str, DimExpr], DimExpr]:
+    """(each term by its key, the sustainable rate) of a path, at the workload's rate: its closed forms in the params."""
+    p = _Path(ctx, path)
+    terms, caps = p.build()
+    rate = ctx.sym(p.w.rate)
+    sub = lambda e: DimExpr(e.e.subs(RATE, rate), e.dim)  # noqa: E731
+    sustainable = D.emin(*caps.values()) if len(caps) > 1 else next(iter(caps.values()))
+    out = {t.key: sub(t.value) for t in terms}
+    out["rate"] = DimExpr(rate, U.FREQUENCY)
+    return out, sub(sustainable)
+
+
 def serving_results(ctx: Context, env: Env) -> tuple[PathResult, ...]:
     sv = ctx.spec.serving
     if not sv:
@@ -397,4 +410,4 @@ def serving_results(ctx: Context, env: Env) -> tuple[PathResult, ...]:
     return tuple(path_result(ctx, path, env) for path in sv.paths)
 
 
-__all__ = ["RATE", "path_result", "serving_results"]
+__all__ = ["RATE", "path_forms", "path_result", "serving_results", "settles"]

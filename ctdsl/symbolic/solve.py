@@ -34,6 +34,7 @@ from ctdsl.symbolic.dimensioned import DimExpr
 from ctdsl.symbolic.fit import fits
 from ctdsl.symbolic.money import money
 from ctdsl.symbolic.serving import serving_results
+from ctdsl.symbolic.serving_breakeven import solve_handoff_breakeven
 from ctdsl.symbolic.targets import solve_targets
 
 __all__ = ["solve", "breakeven", "default_over", "costs_of", "Solution"]
@@ -54,15 +55,18 @@ def solve(spec: Spec) -> Solution:
     ctxs = contexts(spec, symbols)
     costs = costs_of(spec, ctxs)
     schemes = {name: scheme_result(ctxs[spec.schemes[name].sites], c, env) for name, c in costs.items()}
-    pairs = [(b.x, b.y, b.over, b.on) for b in spec.breakevens]
-    if not pairs and spec.baseline:
+    pairs = [(b.x, b.y, b.over, b.on, b.workload) for b in spec.breakevens]
+    if not any(p[4] is None for p in pairs) and spec.baseline:
         over = default_over(spec)
         if over is not None:
-            pairs = [(name, spec.baseline, over, "time") for name in spec.schemes if name != spec.baseline]
+            pairs += [(name, spec.baseline, over, "time", None) for name in spec.schemes if name != spec.baseline]
     solved: dict[tuple, BreakevenResult] = {}  # a break-even stated more than once is solved once
-    for x, y, over, on in pairs:
-        if (x, y, over, on) not in solved:
-            solved[(x, y, over, on)] = breakeven(ctxs, costs, x, y, over, env, on)
+    for x, y, over, on, workload in pairs:
+        if (x, y, over, on, workload) not in solved:
+            if workload is None:
+                solved[(x, y, over, on, workload)] = breakeven(ctxs, costs, x, y, over, env, on)
+            else:
+                solved[(x, y, over, on, workload)] = handoff_breakeven(ctxs[None], x, y, over, env, on, workload)
     breakevens = [solved[pair] for pair in pairs]
     used = dict.fromkeys(s.model for s in spec.schemes.values())
     declared = ctxs[None]
@@ -115,3 +119,18 @@ def breakeven(ctxs: dict[str | None, Context], costs: dict[str, SchemeCost], x: 
             span, label = spec.schemes[x].span, f"compared with the baseline {y}"
         raise Failure([Diagnostic(exc.code, exc.message, span, label=label, help=exc.help)]) from None
     return BreakevenResult(x, y, over, p.dim, result, None, declared.symbols, on)
+
+
+def handoff_breakeven(declared: Context, x: str, y: str, over: str, env: Env, on: str, workload: str) -> BreakevenResult:
+    """Two hand-offs compared on the workload's paths through them (serving_breakeven.py); raises Failure (CT7xx)."""
+    spec = declared.spec
+    p = spec.params[over]
+    lo, hi = (p.lo, p.hi) if p.lo is not None else (p.default * 1e-6, p.default * 1e6)
+    log = p.spacing == "log" or p.lo is None
+    show = lambda v: U.format_quantity(v, p.dim)  # noqa: E731
+    try:
+        result, _ = solve_handoff_breakeven(declared, workload, x, y, on, declared.symbols[over], env, lo, hi, log, show)
+    except Unsolvable as exc:
+        stmt = next(s for s in spec.breakevens if (s.x, s.y, s.over, s.on, s.workload) == (x, y, over, on, workload))
+        raise Failure([Diagnostic(exc.code, exc.message, stmt.span, label="this break-even", help=exc.help)]) from None
+    return BreakevenResult(x, y, over, p.dim, result, None, declared.symbols, on, workload)

@@ -250,7 +250,7 @@ def _quantities(solution) -> list[tuple]:
 
 
 # serving (docs/serving.md): the terms the page shows of each path, and the rule of
-# ctdsl.symbolic.serving (`_settles`, `_QUEUED`): a path is over capacity unless its rate is below the
+# ctdsl.symbolic.serving (`settles`, `_QUEUED`): a path is over capacity unless its rate is below the
 # sustainable one and its queues settle (each utilisation in [0, 1), TPOT > 0, the mean decode batch in
 # [0, the largest]); then its waits and what follows from them are infinite
 SERVING_TERMS = ("prefill", "transform", "handoff", "handoff_exposed", "prefill_utilisation", "link_utilisation", "prefill_wait",

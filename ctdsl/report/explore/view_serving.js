@@ -20,7 +20,7 @@ let svTtftChart = null, svTpotChart = null;
 const reqs = (v) => (v === null || v === undefined || Number.isNaN(v) ? "n/a" : !Number.isFinite(v) ? "inf" : sig(v, 4) + " req/s");
 // the values of each path at the params' values `a`, into out (evalServing's layout)
 function servingAt(a, out) { evalServing(a, out); return out; }
-// whether path p's queues settle in the values `o` (ctdsl.symbolic.serving._settles): each utilisation
+// whether path p's queues settle in the values `o` (ctdsl.symbolic.serving.settles): each utilisation
 // in [0, 1), a positive TPOT, the mean decode batch within the largest
 function settles(p, o) {
   const t = p.terms, v = (k) => (has(t, k) ? o[t[k]] : NaN);
