@@ -50,7 +50,7 @@ def test_the_notebook_runs_and_its_outputs_are_small(executed):
     code = [c for c in executed.cells if c.cell_type == "code"]
     solution, scheme, quantity, breakeven, simulation = (_outputs(c) for c in code)
     assert solution["stream"].startswith("<Solution ") and len(solution["stream"]) < 2000
-    assert "band_gpu: step 14.66 s (compute binds), time to target 46.82 h" in solution["stream"]
+    assert "band_gpu: step 14.66 s (compute binds), time to target 46.84 h" in solution["stream"]
     assert scheme["text/plain"].startswith("<SchemeResult band_gpu: step 14.66 s") and "<table>" in scheme["text/html"]
     assert scheme["text/latex"].startswith("$$")
     # float in base units (s), the unit, and ms: 14.661724732872987 s x 1000
