@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import signal
 from contextlib import contextmanager
 from enum import Enum
@@ -298,6 +299,15 @@ class _Terminated(KeyboardInterrupt):
     """SIGTERM: the run stops as with Ctrl-C and says what it kept."""
 
 
+def _quiet_event_loops() -> None:
+    """A stop that cancels runs under a Dask client: the client's event-loop thread can log the futures
+    cancelled beneath it (tornado's "Exception in callback ..." with a traceback, on stderr through
+    logging's last resort). The user asked to stop and the command says what it kept; from here on those
+    loggers print nothing (seen in a full-suite run on a loaded machine: test_simulate_dask's double Ctrl-C)."""
+    for name in ("tornado.application", "tornado.general", "asyncio", "distributed.client", "distributed.utils"):
+        logging.getLogger(name).disabled = True
+
+
 @contextmanager
 def _stop_between_seeds(keeper):
     """Ctrl-C and SIGTERM during the runs: the first asks `keeper` to start no further run and let the
@@ -311,6 +321,7 @@ def _stop_between_seeds(keeper):
         if keeper.keeping:  # writing the file: the stop waits for it, so the file and the message agree
             keeper.urgent = signum
             return
+        _quiet_event_loops()
         raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
     try:
@@ -347,6 +358,7 @@ class _Keeper:
         finally:
             self.keeping = False
         if self.urgent is not None:
+            _quiet_event_loops()
             raise _Terminated() if self.urgent == signal.SIGTERM else KeyboardInterrupt()
 
     def _keep(self, res, done: int, total: int) -> None:
@@ -368,6 +380,7 @@ class _Keeper:
     def raise_pending(self) -> None:
         """After the runs: the signal that stopped them, as the exception the command reports."""
         if self.pending is not None:
+            _quiet_event_loops()
             raise _Terminated() if self.pending == signal.SIGTERM else KeyboardInterrupt()
 
     def message(self, why: str) -> str:
