@@ -312,3 +312,18 @@ def test_hostile_max_falls_back_bounded(sol):
     form = Printer(sol.symbols, "wan_bw").form(q)
     assert len(form.regimes) == 1  # the adamw max still split, the large one kept as it is
     assert sum(t.count(r"\max") for t in form.terms) >= 2
+
+
+def test_max_argument_wider_than_a_line_is_broken_at_its_operators(sol):
+    """A term of a max's argument wider than the line (a burst's wait over b, tests/data/tpxpp_step.ct)
+    is broken as `(N) / (D)` like any other term (it ran 47-54 pt past a two-column article's column)."""
+    info = sol.symbols.info
+    b, r = info["wan_bw"].symbol, info["wan_load"].symbol
+    t2 = sol.schemes["adamw"].phases[1].time
+    wide = 3e-8 * r * (1e7 * r / (1 - r) + 6e7) / b
+    q = Quantity(sp.Max(wide + 0.01, 2 / b + 0.03 * r / (b * (1 - r))), t2.value, t2.dim)
+    narrow = Printer(sol.symbols, None, room=10.5).form(q)
+    assert any(r"\big/" in t for t in narrow.terms) and max(narrow.widths) < 14
+    assert not any(t.lstrip().startswith(",") for t in narrow.terms)
+    whole = Printer(sol.symbols, None, room=1e9).form(q)  # room for it: the fraction kept whole
+    assert not any(r"\big/" in t for t in whole.terms) and max(whole.widths) > 17

@@ -143,7 +143,8 @@ class Printer:
         """A term that is a number times one hidden max / min, as pieces a line may break between:
         `c \\max\\bigl(` (a line may end with it), each term of the first argument, `,\\ ` and the
         next argument's terms, ..., `\\bigr)`; a max inside an argument wider than a few em is
-        broken the same way."""
+        broken the same way, and any other term of an argument wider than a line at its operators
+        (`_break`: a burst's wait over b in a max, tests/data/tpxpp_step.ct)."""
         c, rest = t.as_coeff_Mul()
         if rest not in self.args:
             return None
@@ -159,6 +160,8 @@ class Printer:
                 lead = ""
                 sign = ("- " if neg else "+ ") if i else ("-" if neg else "")
                 inner = self._split(-x if neg else x, names) if width(body) > NESTED_MAX else None
+                if inner is None and width(body) > self.room and not self.one_line:
+                    inner = self._break(-x if neg else x, names)  # wider than a line: broken at its operators
                 if inner is not None:
                     inner[0] = lead + sign + inner[0]
                     pieces.extend(inner)
