@@ -296,3 +296,21 @@ def test_a_sum_of_fractions_over_distinct_primes_counts_every_denominator():
     assert actual > 40 * 49 and C.measure(total).bits >= actual
     assert C.measure(E.Pow(total, Fraction(8))).over()[0] == "CT610"
     assert math.isfinite(C.measure(total).bits)
+
+
+def test_a_serving_instance_whose_degree_is_refused_is_one_finding_not_an_internal_error(tmp_path):
+    """Fuzz campaign round 3, seed 32, input 2702: an instance's `tp = (-10)^(10^64)` is refused at its
+    exponent (CT604), and the layout check of the instance then read the refused field and raised
+    "internal error: TypeError: cannot visit None" on check and every lint format."""
+    from typer.testing import CliRunner
+
+    from ctdsl.cli import app
+
+    text = (ROOT / "specs" / "llama70b_disagg.ct").read_text(encoding="utf-8")
+    assert text.count("\n  tp = 4\n") == 1
+    spec = tmp_path / "s.ct"
+    spec.write_text(text.replace("\n  tp = 4\n", "\n  tp = (-10)^(10^64)\n"), encoding="utf-8")
+    for argv in (["check", str(spec)], ["lint", str(spec), "--format", "sarif"]):
+        r = CliRunner().invoke(app, argv)
+        assert r.exit_code == 1, (argv, r.output)
+        assert "CT604" in r.output and "internal error" not in r.output, r.output
