@@ -108,7 +108,8 @@ def compare(got: dict, want: dict, where: str) -> list[str]:
         if s["module"] is not None and row.get("module") != s["module"]["binding"]:
             bad.append(f"{where}: {n} module binds: page {row.get('module')}, solve {s['module']['binding']}")
     better = {"time": "faster", "energy": "less energy", "cost": "cheaper", "co2e": "less CO2e"}
-    for g, w in zip(got["be"], want["breakevens"], strict=True):  # every break-even, on time, energy, cost or CO2e
+    # every break-even of schemes, on time, energy, cost or CO2e (a hand-off's, with a workload, is not on the page yet)
+    for g, w in zip(got["be"], [b for b in want["breakevens"] if b.get("workload") is None], strict=True):
         roots = [r["value"] for r in w["roots"]]
         if len(g["roots"]) != len(roots) or not all(close(a, b) for a, b in zip(g["roots"], roots)):
             bad.append(f"{where}: break-even {w['x']} vs {w['y']}: page {g['roots']}, solve {roots}")

@@ -109,7 +109,7 @@ class Checker:
                     "CT478",
                     f"a break-even of two schemes compares their {', '.join(S.BREAKEVEN_ON)} to target, not '{on}', a measure of a serving path",
                     stmt.on.span,
-                    help="compare two hand-offs on it instead: breakeven HANDOFF vs HANDOFF over PARAM on " + on,
+                    help="compare two hand-offs on " + on + " instead, or these schemes on time, energy, cost or co2e",
                 )
                 ok = False
             elif on not in S.BREAKEVEN_ON:

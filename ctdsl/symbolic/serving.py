@@ -33,6 +33,10 @@ A path is a colocated pool, or a prefill pool, a hand-off and a decode pool
   step's over the batch, and the instances' static power over the tokens a second;
 - goodput: the highest rate at which the SLO's targets hold (DistServe, OSDI'24), found on
   the same forms by the one root finder (ctdsl.roots.bisect), at most the sustainable rate.
+
+Long: one concept, a path's closed forms built term by term in the order above (each term
+reads the ones before it), and their evaluation at the workload's rate; the step rooflines are
+in serving_steps.py and the hand-off break-evens in serving_breakeven.py.
 """
 
 from __future__ import annotations
