@@ -222,6 +222,35 @@ def _groups(reqs: list[_Req], instance_of: list[int]) -> list[list[_Req]]:
     return [by[i] for i in sorted(by)]
 
 
+def _macro_step(pl: Plan, running: list[_Req], now: float, x: float, until: float) -> tuple[float, float, int]:
+    """A macro-step: the batch is the same until its first sequence finishes or `until` passes, so the
+    steps up to then are taken without touching the requests (the same additions as one by one).
+    Returns (now, x, steps)."""
+    b, most, k = len(running), min(r.left for r in running), 0
+    while k < most:
+        now += pl.decode(b, x)
+        x += b
+        k += 1
+        if now >= until:
+            break
+    return now, x, k
+
+
+def _retire(running: list[_Req], k: int, now: float, x: float) -> tuple[list[_Req], float, float]:
+    """Every running sequence k tokens on; a finished one is done at `now` and leaves the batch.
+    Returns (the sequences still running, x, the KV tokens freed)."""
+    still, freed = [], 0.0
+    for r in running:
+        r.left -= k
+        if r.left == 0:
+            r.done = now
+            x -= r.s + r.o + 1
+            freed += r.s + r.o
+        else:
+            still.append(r)
+    return still, x, freed
+
+
 def _decode(pl: Plan, queue: list[_Req]) -> int:
     """Continuous batching on one decode instance; requests in the order their hand-offs end. Its steps."""
     waiting = deque(queue)
@@ -245,27 +274,11 @@ def _decode(pl: Plan, queue: list[_Req]) -> int:
             if waiting:  # the head does not fit even alone: the checker's CT360 makes this unreachable
                 raise ValueError("a request's KV cache does not fit the decode instance")
             break
-        # a macro-step: the batch is the same until its first sequence finishes or the next hand-off ends, so
-        # the steps up to then are taken without touching the requests (the same additions as one by one)
-        until = waiting[0].first if waiting and waiting[0].first > now else math.inf
-        b, most, k = len(running), min(r.left for r in running), 0
-        while k < most:
-            now += pl.decode(b, x)
-            x += b
-            k += 1
-            if now >= until:
-                break
+        until = waiting[0].first if waiting and waiting[0].first > now else math.inf  # the next hand-off's end
+        now, x, k = _macro_step(pl, running, now, x, until)
         steps += k
-        still = []
-        for r in running:
-            r.left -= k
-            if r.left == 0:
-                r.done = now
-                kv -= r.s + r.o
-                x -= r.s + r.o + 1
-            else:
-                still.append(r)
-        running = still
+        running, x, freed = _retire(running, k, now, x)
+        kv -= freed
     return steps
 
 
@@ -293,24 +306,9 @@ def _colocated(pl: Plan, reqs: list[_Req], instance_of: list[int]) -> int:
                     x += r.s + 2
                 continue
             if running:  # a macro-step, as on a decode instance: until a sequence finishes or a request arrives
-                until = arrivals[0].arrival if arrivals else math.inf
-                b, most, k = len(running), min(r.left for r in running), 0
-                while k < most:
-                    now += pl.decode(b, x)
-                    x += b
-                    k += 1
-                    if now >= until:
-                        break
+                now, x, k = _macro_step(pl, running, now, x, arrivals[0].arrival if arrivals else math.inf)
                 steps += k
-                still = []
-                for r in running:
-                    r.left -= k
-                    if r.left == 0:
-                        r.done = now
-                        x -= r.s + r.o + 1
-                    else:
-                        still.append(r)
-                running = still
+                running, x, _ = _retire(running, k, now, x)
                 continue
             now = arrivals[0].arrival
     return steps
@@ -337,15 +335,7 @@ def _colocated_chunked(pl: Plan, reqs: list[_Req], instance_of: list[int]) -> in
                 off += m
                 steps += 1
                 x += len(running)
-                still = []
-                for r in running:
-                    r.left -= 1
-                    if r.left == 0:
-                        r.done = now
-                        x -= r.s + r.o + 1
-                    else:
-                        still.append(r)
-                running = still
+                running, x, _ = _retire(running, 1, now, x)
                 if off >= cur.s:
                     cur.prefill_end = cur.first = now
                     cur.left = cur.o - 1
@@ -357,24 +347,9 @@ def _colocated_chunked(pl: Plan, reqs: list[_Req], instance_of: list[int]) -> in
                     cur = None
                 continue
             if running:  # a macro-step of decode alone, until a sequence finishes or a request arrives
-                until = arrivals[0].arrival if arrivals else math.inf
-                b, most, k = len(running), min(r.left for r in running), 0
-                while k < most:
-                    now += pl.decode(b, x)
-                    x += b
-                    k += 1
-                    if now >= until:
-                        break
+                now, x, k = _macro_step(pl, running, now, x, arrivals[0].arrival if arrivals else math.inf)
                 steps += k
-                still = []
-                for r in running:
-                    r.left -= k
-                    if r.left == 0:
-                        r.done = now
-                        x -= r.s + r.o + 1
-                    else:
-                        still.append(r)
-                running = still
+                running, x, _ = _retire(running, k, now, x)
                 continue
             now = arrivals[0].arrival
     return steps
