@@ -148,9 +148,6 @@ class _Builder:
 
     def _layout(self, b: MergedBlock, inst: M.Instance, model) -> bool:
         env = self.draft.defaults()
-        parts = [getattr(inst, k) for k in ("pp", "tp", "ep")] + [model.shape.get("layers"), model.shape.get("kv_heads")]
-        if any(e is None for e in parts):
-            return True  # a value refused where it was typed (a cost bound, a bad unit): already reported
         try:
             pp, tp, ep = (E.evaluate(getattr(inst, k), env) for k in ("pp", "tp", "ep"))
             layers, heads = E.evaluate(model.shape["layers"], env), E.evaluate(model.shape["kv_heads"], env)

@@ -252,7 +252,10 @@ _EVALUATE = Visitor(
 
 
 def evaluate(expr: Expr, env: dict[str, float]) -> float:
-    """The value as a float, with params taken from `env`. Raises EvalError."""
+    """The value as a float, with params taken from `env`. Raises EvalError (also for a field that has no
+    expression: one refused where it was typed, already reported there)."""
+    if expr is None:
+        raise EvalError("no value: the field was refused where it was typed")
     v = _EVALUATE(expr, env)
     if type(v) is _Fail:
         raise v.error
