@@ -268,3 +268,14 @@ def test_optimiser_passes_at_the_memory_rate(tmp_path):
     shard = (LAYERS * layer_params + V * h) / tp  # one stage; the tied embedding once
     got = terms(tmp_path)["optimiser"]
     assert close(got, shard * 42 / MEM)  # the model counts no norm weights (norms unset)
+
+
+def test_optimiser_with_loss_scaling(tmp_path):
+    """`loss_scaling = true` (fp16 with a loss scale), by hand from Megatron's fp16 optimiser: per
+    parameter of the GPU's shard, the 38 B above, + 6 B (the 16-bit gradient read, the fp32 main
+    gradient written) + 8 B (the main gradient unscaled in place: read, write) + 2 B (a 16-bit
+    gradient buffer zeroed, not a 4 B one): 54 B, at mem_bw x mem_efficiency."""
+    layer_params = 4 * h * h + 2 * h * f
+    shard = (LAYERS * layer_params + V * h) / tp
+    got = terms(tmp_path, "recompute = none; loss_scaling = true")["optimiser"]
+    assert close(got, shard * 54 / MEM)

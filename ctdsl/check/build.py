@@ -365,6 +365,7 @@ class Builder:
             tp_comm_overlap=bool(g("tp_comm_overlap")),
             overlap_p2p=bool(g("overlap_p2p")),
             tp_async_backward=bool(g("tp_async_backward")),
+            loss_scaling=bool(g("loss_scaling")),
         )
 
     def _dc(self, b: MergedBlock) -> None:

@@ -270,6 +270,7 @@ class Replica(Definition):
     tp_comm_overlap: bool = False  # TP collectives pipelined with the GEMMs (overlaps.py)
     overlap_p2p: bool = False  # pipeline p2p beside compute (overlaps.py)
     tp_async_backward: bool = False  # the backward's column-parallel TP collectives beside the weight gradients (overlaps.py)
+    loss_scaling: bool = False  # fp16 with a loss scale: the optimiser's copy and unscale passes, a 16-bit gradient buffer (timeline.py)
 
     def __post_init__(self) -> None:
         freeze(self, spans=frozen_map, recompute=Recompute, compute=ComputeModel, gemm_precision=Precision, attention_precision=Precision, algorithm=Algorithm)

@@ -81,6 +81,17 @@ _P = MEM.MEGATRON
 _UPDATE = _P.grads + (_P.grads + 2 * _P.optimizer) + (_P.optimizer / 3 + _P.weights)
 UPDATE_BYTES = sp.Rational(_UPDATE.numerator, _UPDATE.denominator)  # 38 B per parameter updated
 ZEROED_BYTES = sp.Rational(_P.grads.numerator, _P.grads.denominator)  # 4 B per parameter held
+# With `loss_scaling` (fp16 with a loss scale, Megatron's --fp16, whose gradient buffer is 16-bit:
+# --accumulate-allreduce-grads-in-fp32 is off unless bf16), Megatron's Float16OptimizerWithFloat16Params
+# (megatron/optimizer/optimizer.py) also, per parameter a GPU updates:
+#   copies the 16-bit gradient to the fp32 main gradient (_copy_model_grads_to_main_grads:
+#   main_param.grad = model_param.main_grad.float(), read w, write g)                      w + g   6 B
+#   unscales it in place and checks it for inf and NaN (_unscale_main_grads_and_check_for_nan:
+#   torch._amp_foreach_non_finite_check_and_unscale_, read g, write g)                      2 g     8 B
+# and zeroes a 16-bit gradient buffer (w = 2 B a parameter held) in place of the fp32 one (g = 4 B).
+_SCALED = _P.weights + 3 * _P.grads
+SCALED_BYTES = sp.Rational(_SCALED.numerator, _SCALED.denominator)  # 14 B more per parameter updated
+SCALED_ZEROED = sp.Rational(_P.weights.numerator, _P.weights.denominator)  # 2 B per parameter held
 
 
 def applies(spec, model) -> bool:
@@ -240,7 +251,10 @@ def _optimiser(ctx: Context, model: Model, dc: str, dev, rep, notes: list[str]) 
     params = dense + experts
     if stage >= 2:  # the gradients sharded too
         held = params
-    moved = DimExpr(params.e * UPDATE_BYTES + held.e * ZEROED_BYTES, U.DATA)
+    if rep.loss_scaling:
+        moved = DimExpr(params.e * (UPDATE_BYTES + SCALED_BYTES) + held.e * SCALED_ZEROED, U.DATA)
+    else:
+        moved = DimExpr(params.e * UPDATE_BYTES + held.e * ZEROED_BYTES, U.DATA)
     # the device's mem_efficiency where the replica times its operations by their rooflines (compute = block reads none of their fields)
     mem_eff = ctx.field(dev, "mem_efficiency") if dev.mem_efficiency is not None and rep.compute is ComputeModel.OPERATIONS else D.one()
     return moved / (ctx.field(dev, "mem_bw") * mem_eff)
