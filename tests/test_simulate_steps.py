@@ -289,3 +289,19 @@ def test_a_pipeline_that_cannot_be_scheduled_takes_the_closed_forms_makespan(tmp
     assert ch.not_simulated is not None and "multiple of pp" in ch.not_simulated and ch.makespan == ch.closed
     r = _free(p)
     assert r.step == pytest.approx(p.free_step, rel=1e-9)
+
+
+def test_the_end_stages_in_the_schedule_and_the_closed_form(tmp_path):
+    """compute = operations: the last stage carries the LM head (end_stages). The schedule runs
+    every stage at that slot; the closed form's fill and drain pass through the other stages
+    without it, so the schedule is longer by exactly (pp - 1) / v x the extra of a micro-batch,
+    and the validation says so."""
+    text = SPEC.read_text(encoding="utf-8").replace("zero = 1 }", "zero = 1; compute = operations }")
+    path = tmp_path / "ops.ct"
+    path.write_text(text, encoding="utf-8")
+    p = build_plans(free_spec(ctdsl.load(path).spec), ["overlap"])["overlap"]
+    ch = p.chains[0]
+    assert ch.pp == 2 and ch.v == 1 and ch.ends > 0 and ch.not_simulated is None
+    assert ch.makespan - ch.closed == pytest.approx((2 - 1) / 1 * ch.ends, rel=1e-9)
+    (note,) = [w for w in VS.approximations(p) if "end-stage" in w]
+    assert U.format_quantity(ch.ends, U.TIME) in note

@@ -136,33 +136,37 @@ def test_the_docs_page_shows_the_current_figures(observed):
 # measurements the specs observe (checked against the data above); one efficiency per set is
 # fitted on its stated row, as the issue allows, and nothing else. At the time of writing, with
 # per-operation compute, node-aware collectives, Megatron's optimiser passes and the backward's
-# asynchronous TP collectives (tp_async_backward) that the runs' Megatron code had on, and fp16's
-# loss-scaling passes of the optimiser (loss_scaling; the previous bounds' figures in brackets):
+# asynchronous TP collectives (tp_async_backward) that the runs' Megatron code had on, fp16's
+# loss-scaling passes of the optimiser (loss_scaling) and the pipeline bubble without the end
+# stages' extra (the previous bounds' figures in brackets):
 #
 #   set                        MAPE            Spearman       best layout
-#   korthikanti_full.ct        6.6%  (8.5%)    -              -
-#   korthikanti_selective.ct   10.6% (13.1%)   -              -
-#   vtrain_3_6b.ct             14.6% (14.7%)   0.96 (0.96)    right
-#   vtrain_18_4b.ct            9.5%  (9.6%)    0.79 (0.79)    wrong
+#   korthikanti_full.ct        6.3%  (8.5%)    -              -
+#   korthikanti_selective.ct   10.2% (13.1%)   -              -
+#   vtrain_3_6b.ct             14.7% (14.7%)   0.96 (0.96)    right
+#   vtrain_18_4b.ct            8.8%  (9.6%)    0.80 (0.79)    wrong
 #
-# loss_scaling tightened Table 5's bounds (9.0 -> 7.0, 13.5 -> 11.0): the fp16 optimiser's copy
-# and unscale passes (12 B a parameter more, 18 ms at 22B) are a cost the size of the model
-# does not grow, on the row the efficiency is fitted on.
+# loss_scaling tightened Table 5's bounds: the fp16 optimiser's copy and unscale passes (12 B a
+# parameter more, 18 ms at 22B) are a cost the size of the model does not grow, on the row the
+# efficiency is fitted on (8.5% -> 6.6%, 13.1% -> 10.6%). The bubble's fill and drain through the
+# other stages, without the last stage's LM head, tightened 18.4B's (9.5% -> 8.8%: its PP 8 rows)
+# and Table 5's again (6.3%, 10.2%); it moves 3.6B's PP 2 rows the other way (14.6% -> 14.7%,
+# under the bound as it was).
 #
 # Table 5's bounds were loosened before, on purpose, when the specs came to state the overlap
 # their runs' code made (Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication, on by
 # default), which hides the backward's TP all-reduces (a third of 22B's TP time) on the row the
 # efficiency is fitted on; the fitted efficiency falls (0.72 -> 0.66 full, 0.65 -> 0.61
 # selective) and the size trend a single efficiency cannot carry shows at 1T (+13.6%, +20.4%).
-# Held at one efficiency of 0.70 instead, all eight Table 5 rows lie within -6.3% .. +7.1%
+# Held at one efficiency of 0.70 instead, all eight Table 5 rows lie within -6.3% .. +6.4%
 # (docs/validation.md, "By component"). Without the option the four sets give 3.3%, 9.3%,
 # 17.5% and 10.0% (the optimiser passes alone). The issue's targets (Table 5 within 5% in both
 # modes, vTrain within 8%, Spearman at least 0.9 and the best layout right for both) are not met.
 BOUNDS = {  # set -> (MAPE bound in percent, Spearman at least, the fastest layout predicted right)
-    "korthikanti_full.ct": (7.0, None, None),
-    "korthikanti_selective.ct": (11.0, None, None),
+    "korthikanti_full.ct": (6.5, None, None),
+    "korthikanti_selective.ct": (10.5, None, None),
     "vtrain_3_6b.ct": (15.0, 0.95, True),
-    "vtrain_18_4b.ct": (10.0, 0.75, None),
+    "vtrain_18_4b.ct": (9.0, 0.79, None),
 }
 
 

@@ -65,34 +65,3 @@ def test_rank_noise_without_error_ranks_exactly_and_falls_with_it():
     rho10, _, _ = W.rank_noise(measured, 10.0, draws=400)
     assert 1.0 > rho2 > rho10
 
-
-PIPE = """
-model m { layers = 4; width = 1024; heads = 8; kv_heads = 8; mlp = 4096; gated = false; vocab = 32000
-  tied = true; causal = true; seq = 1024; bytes_per_value = 2 B; tokens = 8 * 1024 }
-device d { peak = 100 TFLOP/s; efficiency = 0.5; mem_bw = 1 TB/s; gemm_half = 1 GFLOP; mem_efficiency = 0.8 }
-link nv { bandwidth = 100 GB/s; latency = 0 us }
-switch s {}
-replica r { tp = 1; pp = 2; micro_batch = 2; gpus_per_node = 2; scaleup_link = nv; compute = operations }
-dc a { replica = r; replicas = 1; device = d; link = nv; switch = s }
-"""
-
-
-def test_head_once_takes_the_end_stages_extra_out_of_the_bubble(tmp_path):
-    """--head-once: the bubble less (pp - 1) / v x the end stages' extra of one micro-batch, the
-    rest of the step as it was (pp = 2, v = 1, m = 8 / 2 = 4 micro-batches)."""
-    from solvekit import solve_text
-
-    def terms():
-        r = solve_text(tmp_path, PIPE).schemes["step"]
-        return {t.id.id: float(t.value.value) for t in r.terms}
-
-    before = terms()
-    undo = W.apply(None, head_once=True)
-    try:
-        after = terms()
-    finally:
-        undo()
-    assert before["end_stages"] > 0 and before["pipeline_bubble"] > 0
-    assert after["pipeline_bubble"] == pytest.approx(before["pipeline_bubble"] - (2 - 1) / 1 * before["end_stages"] / 4, rel=1e-12)
-    assert {k: v for k, v in after.items() if k != "pipeline_bubble"} == pytest.approx({k: v for k, v in before.items() if k != "pipeline_bubble"}, rel=1e-12)
-    assert terms() == pytest.approx(before, rel=1e-12)  # undone

@@ -17,10 +17,6 @@ then every set is fitted and scored as `ctdsl validate` does (MAPE, Spearman, be
                   passes (forward m x n, input gradient m x k, weight gradient k x n outputs).
 --mem-eff X       the memory-bound operations run at mem_bw x X instead of the device's
                   mem_efficiency (the optimiser's passes keep the device's).
---head-once       the end stages' extra (the LM head's, `end_stages` per micro-batch) left out
-                  of the pipeline bubble: the fill and drain pass through the other stages, so
-                  the slowest stage's extra is not paid pp - 1 times (the bubble less
-                  (pp - 1) / v x end_stages per micro-batch).
 --rank-noise      no model at all: each vTrain set's measured times, each multiplied by an
                   independent error 1 + N(0, s) (s set so that the mean |error| is the MAPE
                   shown), 4,000 draws a MAPE, seeded: the Spearman and the chance of the
@@ -64,31 +60,19 @@ def gemm_waste(m: int, k: int, n: int, tiles: list[tuple[int, int]], sms: int = 
     return sum(1 / wave_efficiency(a, b, tiles, sms) for a, b in ((m, n), (m, k), (k, n))) / 3
 
 
-def apply(tiles: list[tuple[int, int]] | None, sms: int = SMS_A100, mem_eff: float | None = None, head_once: bool = False):
+def apply(tiles: list[tuple[int, int]] | None, sms: int = SMS_A100, mem_eff: float | None = None):
     """Patch the per-operation compute model of this process with the hypotheses; returns the
     function that undoes it."""
     import sympy as sp
 
     from ctdsl import units as U
-    from ctdsl.language.components import ComponentKey as K
     from ctdsl.symbolic import compute_ops as CO
-    from ctdsl.symbolic import timeline as TL
     from ctdsl.symbolic.dimensioned import DimExpr
 
-    plain, plain_rates, plain_step = CO.gemm, CO.rates, TL._dc_step
+    plain, plain_rates = CO.gemm, CO.rates
 
     def undo() -> None:
-        CO.gemm, CO.rates, TL._dc_step = plain, plain_rates, plain_step
-
-    if head_once:
-
-        def dc_step(*args, **kwargs):
-            step = plain_step(*args, **kwargs)
-            if K.END_STAGES in step.per_micro and K.PIPELINE_BUBBLE in step.components:
-                step.components[K.PIPELINE_BUBBLE] = step.components[K.PIPELINE_BUBBLE] - (step.pp - 1) / step.v * step.per_micro[K.END_STAGES]
-            return step
-
-        TL._dc_step = dc_step
+        CO.gemm, CO.rates = plain, plain_rates
 
     if tiles:
 
@@ -162,7 +146,6 @@ def main() -> None:
     ap.add_argument("--tiles", default=None, help="output tile shapes, e.g. 256x128,128x256")
     ap.add_argument("--sms", type=int, default=SMS_A100)
     ap.add_argument("--mem-eff", type=float, default=None)
-    ap.add_argument("--head-once", action="store_true")
     ap.add_argument("--rank-noise", action="store_true")
     a = ap.parse_args()
     if a.rank_noise:
@@ -172,7 +155,7 @@ def main() -> None:
                 rho, high, right = rank_noise(m, mape)
                 print(f"vTrain {size}B ({len(m)} layouts), row errors of MAPE {mape}%: Spearman {rho:.2f} on average, >= 0.9 in {100 * high:.0f}% of draws, fastest right in {100 * right:.0f}%")
     tiles = [tuple(int(x) for x in t.split("x")) for t in a.tiles.split(",")] if a.tiles else None
-    apply(tiles, a.sms, a.mem_eff, a.head_once)
+    apply(tiles, a.sms, a.mem_eff)
     paths: list[str] = []
     for p in a.paths:
         q = Path(p)

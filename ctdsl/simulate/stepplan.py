@@ -58,6 +58,7 @@ class ChainPlan:
     not_simulated: str | None = None  # why the schedule is the closed form's
     events: int = 0  # SimPy events of the schedule runs
     gathers: float = 0.0  # ZeRO-3's parameter gathers per micro-batch (in `forward`)
+    ends: float = 0.0  # the slowest stage's end-stage work per micro-batch, run on every stage here
 
     @property
     def step(self) -> float:
@@ -156,7 +157,7 @@ def _chain(ctx: Context, c: SchemeCost, dc: str, env: Env) -> ChainPlan:
     sent = SCH.simulate(pp, n, v, forward, backward, compute, p2p, SCH.SENT)
     return ChainPlan(
         dc, pp, v, m, forward, backward, compute, p2p, comps.get(OPTIMISER, 0.0), every.makespan, sent.makespan, closed, inner, None,
-        every.events + sent.events, gathers / n,
+        every.events + sent.events, gathers / n, pm.get(K.END_STAGES, 0.0),
     )  # fmt: skip
 
 

@@ -53,6 +53,14 @@ def approximations(plan: SchemePlan, run: RunResult | None = None) -> list[str]:
                 f"not m + (pp - 1)/v times: {U.format_quantity((ch.pp - 1) / ch.v * ch.gathers, U.TIME)} less"
             )
             break
+    for ch in chains:
+        if ch.ends > 0 and ch.pp > 1 and ch.not_simulated is None:
+            why.append(
+                f"dc {ch.dc}: the schedule runs every stage at the slowest stage's slot, its end-stage work (the LM head's) "
+                f"included; the closed form's fill and drain pass through the other stages without it: "
+                f"{U.format_quantity((ch.pp - 1) / ch.v * ch.ends, U.TIME)} less"
+            )
+            break
     if plan.step_plan is not None:
         why.extend(plan.step_plan.notes)
     if run is not None:

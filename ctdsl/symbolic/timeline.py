@@ -21,7 +21,7 @@ v; Calculon's `_compute_batch_stats` for what is exposed):
     compute            m t_c
     recompute          m t_r
     tensor parallel    m t_tp      (and context, expert parallel alike)
-    pipeline bubble    (pp - 1) / v x (t_c + t_r + t_tp + t_cp + t_ep + t_g)
+    pipeline bubble    (pp - 1) / v x (t_c + t_r + t_tp + t_cp + t_ep + t_g - the end stages' extra)
     pipeline parallel  (2 v m + 2 (pp - 1)) (alpha + b (s/cp) d beta / tp / W)
     optimiser          Megatron's optimiser step's passes over memory: 38 B per
                        parameter a GPU updates (the gradient norm, Adam, the copy to the
@@ -191,7 +191,11 @@ def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Com
     comps = {k: micro * x for k, x in per_micro.items()}
     traffic = [replace(t, sent=micro * t.sent, busy=micro * t.busy) for t in traffic]  # per step
     slot = D.total(list(per_micro.values()), U.TIME)
-    bubble = (tr.pp - 1) / tr.v * slot
+    # the fill and drain pass through the other stages: the slowest stage's end-stage work (the LM
+    # head's, compute = operations) sets the steady state's pace but is not in the bubble's slots
+    # (a pipeline of identical micro-batches takes sum_i t_i + (m - 1) max_i t_i; the other end's
+    # smaller extra, the embedding's lookup, is left out with it)
+    bubble = (tr.pp - 1) / tr.v * (slot - per_micro.get(K.END_STAGES, D.zero(U.TIME)))
     if bubble != 0:
         comps[K.PIPELINE_BUBBLE] = bubble
     pipe = tr.pipeline(micro)
