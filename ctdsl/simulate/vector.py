@@ -29,6 +29,7 @@ import math
 
 import numpy as np
 
+from ctdsl.language.enums import Sharing
 from ctdsl.simulate.engine import RunResult, LinkStats, background_warmup, round_lengths
 from ctdsl.simulate.phases import waited_step
 from ctdsl.simulate.plan import Edge, PhasePlan, QueuePlan, SchemePlan
@@ -58,6 +59,8 @@ def supports(plan: SchemePlan, hold: bool) -> str | None:
             if not all(_finite(x) for x in (tp.latency, tp.unloaded, *(s for _, s in tp.loaded))):
                 return f"phase '{ph.name}': a transfer time that is not a finite, non-negative number"
     for q in plan.queues.values():
+        if q.sharing is Sharing.FAIR:
+            return f"link '{q.link}' is shared fairly (processor sharing): simulated event by event"
         if not (0 < q.rho < 1) or not (q.service > 0 and math.isfinite(q.service)) or not _finite(q.latency):
             return f"link '{q.link}': a background with rho outside (0, 1) or a service time that is not positive and finite"
     return None
