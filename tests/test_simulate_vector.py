@@ -26,6 +26,7 @@ import pytest
 from scipy import stats
 
 from ctdsl.api import load
+from ctdsl.language.enums import Sharing
 from ctdsl.simulate import engine, vector
 from ctdsl.simulate.plan import QueuePlan, build_plans, free_spec
 from ctdsl.simulate.runner import spawn_keys
@@ -46,9 +47,12 @@ def _spec(rel: str, overrides=None):
 def _plans(case, names=None):
     """The round model of each scheme: the flagship's syncs overlap the backward pass or come every
     step, which only SimPy runs step by step (steps.py, tests/test_simulate_steps.py); both engines
-    run the same plan in rounds, its sync in series, and must agree on it."""
+    run the same plan in rounds, its sync in series, and must agree on it. Its loaded links are served
+    first come, first served (`sharing = fifo`): the numpy engine's queue (a link shared fairly is
+    SimPy's alone, tests/test_simulate_closed_forms.py)."""
     spec = _spec(*case)
-    return {n: dataclasses.replace(p, step_plan=None) for n, p in build_plans(spec, names).items()}, spawn_keys(spec)
+    fifo = lambda p: {e: dataclasses.replace(q, sharing=Sharing.FIFO) for e, q in p.queues.items()}  # noqa: E731
+    return {n: dataclasses.replace(p, step_plan=None, queues=fifo(p)) for n, p in build_plans(spec, names).items()}, spawn_keys(spec)
 
 
 def _same(a: float, b: float, rel: float = 1e-9) -> bool:

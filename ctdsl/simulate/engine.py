@@ -47,6 +47,7 @@ import numpy as np
 
 from ctdsl.language.enums import Sharing
 from ctdsl.language.tolerances import REL
+from ctdsl.simulate.fair_link import FairQueue
 from ctdsl.simulate.phases import run_phase
 from ctdsl.simulate.plan import Edge, PhasePlan, QueuePlan, SchemePlan
 
@@ -221,8 +222,6 @@ def background_warmup(queues: list[QueuePlan]) -> float:
 def link_queue(env, plan: QueuePlan, rng: np.random.Generator, hold: bool = False):
     """The SimPy model of a loaded edge: a FairQueue (processor sharing) or a FIFO LinkQueue, as its link's `sharing` says."""
     if plan.sharing is Sharing.FAIR:
-        from ctdsl.simulate.fair_link import FairQueue
-
         return FairQueue(env, plan, rng, hold)
     return LinkQueue(env, plan, rng, hold)
 

@@ -107,7 +107,7 @@ class FairQueue:
                 self.bg_count += 1
         for f in [f for f in self.sync if f[0] <= self.v]:
             self.sync.remove(f)
-            f[3].succeed(now - f[1] - f[2])
+            f[3].succeed(max(0.0, now - f[1] - f[2]))  # rounding: a flow alone waits nothing
         self._schedule()
 
     def _arrivals(self):
