@@ -85,6 +85,27 @@ def test_same_seed_gives_the_simpy_engines_numbers(case):
             _assert_same_run(a, b, f"{name} seed {k}")
 
 
+@pytest.mark.parametrize("hold", [False, True], ids=["propagate", "hold"])
+def test_same_seed_gives_the_simpy_engines_numbers_on_fairly_shared_links(hold):
+    # examples/15_contention.ct as written: its WAN shared fairly (processor sharing), fair_link.py in
+    # SimPy, vector_fair.py here, the same arrivals; the numpy engine measures no background wait
+    spec = _spec(*CONTENTION)
+    keys = spawn_keys(spec)
+    for name, plan in build_plans(spec, ["adamw", "diloco"]).items():
+        plan = dataclasses.replace(plan, step_plan=None)
+        assert {q.sharing for q in plan.queues.values()} == {Sharing.FAIR}
+        assert vector.supports(plan, hold) is None
+        for k in range(2):
+            a = engine.run(plan, SEED, k, 12, 3, spawn_keys=keys, hold=hold)
+            b = vector.run(plan, SEED, k, 12, 3, spawn_keys=keys, hold=hold)
+            what = f"{name} seed {k}"
+            assert a.steps == b.steps and a.background == b.background and _same(a.step, b.step), what
+            assert a.queueing == pytest.approx(b.queueing, rel=1e-7, abs=1e-9 * a.step), what
+            for la, lb in zip(a.links, b.links, strict=True):
+                assert la.sync_count == lb.sync_count and _same(la.utilisation, lb.utilisation) and _same(la.sync_wait, lb.sync_wait, 1e-7), what
+                assert la.background_count > 0 and lb.background_count == 0, what
+
+
 VARIANTS = {
     "overlap": lambda p: dataclasses.replace(p, overlap=True),
     "period 2.5": lambda p: dataclasses.replace(p, period=2.5),  # rounds of 2 and 3 steps
