@@ -368,12 +368,13 @@ def run(
 
 def md1_run(queue: QueuePlan, seed: int, run_index: int, arrivals: int, warmup: int) -> tuple[float, int]:
     """The background stream of one link alone: the mean wait of `arrivals` transfers after
-    `warmup` (for --validate against rho S / (2 (1 - rho))). Returns (mean wait, events)."""
+    `warmup` (for --validate against rho S / (2 (1 - rho)) first come, first served, or, on a link
+    shared fairly, against rho S / (1 - rho) past its S). Returns (mean wait, events)."""
     import simpy
 
     env = simpy.Environment()
     stream = np.random.SeedSequence([seed, run_index]).spawn(1)[0]
-    lq = LinkQueue(env, queue, np.random.Generator(np.random.PCG64(stream)))
+    lq = link_queue(env, queue, np.random.Generator(np.random.PCG64(stream)))
     events = 0
     step = env.step
     while lq.starts < warmup:
