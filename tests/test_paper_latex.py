@@ -153,11 +153,11 @@ def test_queueing_term_is_cancelled_by_hand(sol):
     t2 = sol.schemes["adamw"].phases[1].time
     form = Printer(sol.symbols, "wan_bw").form(t2)
     assert form.unit == "s"
-    # its two WAN steps are a burst (queueing.py): W + rho (W + x), W = rho S / (2 (1 - rho)) with
-    # S = 4 GB / b, so W = 2 rho / (b (1 - rho)) (b in GB/s); x = the 4 flows of P / 4 B each over b,
-    # P / b = 70.55 / b (P_LLAMA70B below)
+    # its two WAN steps are a burst on a WAN shared fairly (queueing.py): one flow of 2 x that waits
+    # 2 x rho / (1 - rho); x = the 4 flows of P / 4 B each over b, P / b = 70.55 / b (b in GB/s,
+    # P_LLAMA70B below), so 141.1 rho / (b (1 - rho))
     tex = " ".join(form.terms)
-    assert r"\frac{2 \rho_{\mathrm{WAN}}}{1 - \rho_{\mathrm{WAN}}}" in tex and "70.55" in tex
+    assert r"\frac{141.1 \rho_{\mathrm{WAN}}}{b_{\mathrm{WAN}} \left(1 - \rho_{\mathrm{WAN}}\right)}" in tex and "70.55" in tex
     assert not any("2 - 2" in t for t in form.terms)
 
 

@@ -55,10 +55,12 @@ def test_json_is_deterministic_and_shows_growth():
     assert data["settings"] == {"steps": 15, "seeds": 3, "warmup": 2, "seed": 0, "latency": "propagate"}
     by = {s["name"]: s for s in data["schemes"]}
     adamw, diloco = by["adamw"], by["diloco"]
-    # the dense scheme that syncs every step grows far more than the one that syncs every 100
-    assert adamw["simulated"]["growth"] > 2 > 1.05 > diloco["simulated"]["growth"]
+    # the dense scheme that syncs every step grows far more than the one that syncs every 100 (its
+    # one long flow every 100 steps is slowed 1 / (1 - rho) on the WAN shared fairly, ~8% of its step)
+    assert adamw["simulated"]["growth"] > 2 > 1.2 > diloco["simulated"]["growth"]
     assert len(adamw["simulated"]["per_seed"]) == 3
-    assert adamw["links"][0]["load"] == 0.9 and adamw["links"][0]["md1_wait"] == pytest.approx(0.9 * 0.32 / 0.2)
+    # a background transfer's closed-form wait past its S = 4 GB / 12.5 GB/s under processor sharing: rho S / (1 - rho)
+    assert adamw["links"][0]["load"] == 0.9 and adamw["links"][0]["md1_wait"] == pytest.approx(0.9 * 0.32 / 0.1)
     c = run("simulate", FLAGSHIP, "--set", "wan_load=0.9", "--format", "json", "--seed", "1", *TWO, *SMALL)
     assert c.stdout != a.stdout
 
@@ -105,7 +107,7 @@ def test_validate_json_lists_every_kind_of_check():
     data = json.loads(r.stdout)
     assert data["schema"] == "ctdsl.simulate.validate/1" and data["ok"] is True
     kinds = {c["kind"] for c in data["checks"]}
-    assert kinds == {"exact", "md1", "stragglers"}
+    assert kinds == {"exact", "ps", "stragglers"}  # its WAN shared fairly: the processor-sharing wait, rho S / (1 - rho)
     exact = [c for c in data["checks"] if c["kind"] == "exact"]
     assert len(exact) == 3 and all(c["relative_difference"] <= 1e-9 for c in exact)
     # the spec's own load (0.5) is among the M/D/1 loads

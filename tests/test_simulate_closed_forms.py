@@ -19,7 +19,7 @@ from ctdsl.language.components import ComponentId, ComponentKey
 from ctdsl.symbolic import stragglers as ST
 from ctdsl import units as U
 from ctdsl.symbolic import dimensioned as D
-from ctdsl.symbolic.queueing import burst_wait, md1_wait
+from ctdsl.symbolic.queueing import burst_wait, fair_burst_wait, md1_wait
 from solvekit import solve_file, solve_text
 
 QUEUEING = ComponentId(ComponentKey.QUEUEING, "shared")
@@ -32,7 +32,7 @@ import std.models
 model job : llama3_8b {{ tokens = 8192 }}
 device gpu0 : h100 {{ efficiency = 0.4 }}
 switch tor {{}}
-link shared {{ bandwidth = 10 GB/s; latency = 1 ms; {link} }}
+link shared {{ bandwidth = 10 GB/s; latency = 1 ms; sharing = fifo; {link} }}
 dc east {{
   workers = 4
   device = gpu0
@@ -103,6 +103,31 @@ def test_a_burst_of_jobs_waits_as_derived_by_hand():
     assert sp.limit(q(n) - n * quarter, n, sp.oo) == (half - quarter) / (1 - half)
 
 
+def test_a_burst_on_a_fairly_shared_link_waits_as_derived_by_hand():
+    # processor sharing (Kleinrock vol. 2 section 4.4): a job of y arriving at a random time stays
+    # y / (1 - rho). Four jobs of x = 1/4 s back to back are one flow of 1 s: at rho = 1/2 it stays
+    # 1 / (1 - 1/2) = 2 s, so the four wait 2 - 1 = 1 s in all (the FIFO form above: 47/32 s, with
+    # S = 1 s; the fair form has no S: insensitivity); at rho = 0 the burst takes its own 1 s
+    half, quarter = sp.Rational(1, 2), sp.Rational(1, 4)
+    q = lambda rho, n: fair_burst_wait(D.DimExpr(rho, U.ONE), D.DimExpr(quarter, U.TIME), D.DimExpr(n, U.ONE))  # noqa: E731
+    assert q(half, 4).e == 1 and q(half, 4).dim == U.TIME
+    assert 4 * quarter + q(half, 4).e == 2
+    assert q(sp.Integer(0), 4).e == 0
+    assert q(half, 1).e == quarter  # one job of 1/4 s: 1/2 s in all
+
+
+def test_sharing_is_fair_by_default_and_fifo_keeps_the_md1_form(tmp_path):
+    # one exchange step of hier_allgather crosses the WAN as one job: a dc's 4 workers' dense updates,
+    # x = 4 x 8,029,995,008 x 2 B / 10 GB/s = 6.424 s; S = 1 GB / 10 GB/s = 0.1 s; rho = 0.6: fair
+    # waits x rho / (1 - rho) = 9.636 s, fifo (one job) the M/D/1 W = rho S / (2 (1 - rho)) = 0.075 s
+    fair = solve_text(tmp_path, SPEC.format(link="load = 0.6; transfer = 1 GB", dc="", west="", scheme="").replace("sharing = fifo; ", ""))
+    fifo = solve(tmp_path, link="load = 0.6; transfer = 1 GB")
+    assert fair.schemes["gather"].components[QUEUEING].value == pytest.approx(4 * 8029995008 * 2 / 1e10 * 0.6 / 0.4, rel=1e-12)
+    assert fifo.schemes["gather"].components[QUEUEING].value == pytest.approx(0.6 * 0.1 / (2 * 0.4), rel=1e-12)
+    notes = {cf.formula for cf in fair.schemes["gather"].closed_forms}
+    assert any("processor sharing" in f for f in notes) and not any("processor sharing" in cf.formula for cf in fifo.schemes["gather"].closed_forms)
+
+
 ONE_WAY = """\
 import std.devices
 import std.links
@@ -111,7 +136,7 @@ param rho = 0.5 in 0 .. 0.95
 model job : llama3_8b {{ tokens = 6.6e8 }}  # 80,000 s of compute: the link relaxes between syncs
 device gpu0 : h100 {{ efficiency = 0.4 }}
 switch tor {{}}
-link loaded {{ bandwidth = 10 GB/s; latency = 1 us; load = rho; transfer = 100 GB }}
+link loaded {{ bandwidth = 10 GB/s; latency = 1 us; load = rho; transfer = 100 GB; sharing = fifo }}
 link clear {{ bandwidth = 10 GB/s; latency = 1 us }}
 dc east {{ workers = 1; device = gpu0; link = ib_ndr; switch = tor }}
 dc west : east {{}}
@@ -120,7 +145,7 @@ scheme dense {{ payload = dense; collective = hier_allreduce; steps = 100 }}
 """
 
 
-def _burst_runs(tmp_path, wan: str, rho: str, seeds: int = 10, steps: int = 80):
+def _burst_runs(tmp_path, wan: str, rho: str, seeds: int = 10, steps: int = 80, text: str = ONE_WAY):
     """(the closed form's queueing, the simulated queueing per step) of ONE_WAY with `wan`, on the
     numpy engine (the same model as SimPy's, tests/test_simulate_vector.py)."""
     from ctdsl.api import load
@@ -130,7 +155,7 @@ def _burst_runs(tmp_path, wan: str, rho: str, seeds: int = 10, steps: int = 80):
     from ctdsl.simulate.stats import estimate
 
     path = tmp_path / "burst.ct"
-    path.write_text(ONE_WAY.format(wan=wan))
+    path.write_text(text.format(wan=wan))
     spec = load(path, {"rho": rho}).spec
     plan = build_plans(spec)["dense"]
     keys = spawn_keys(spec)
@@ -161,6 +186,35 @@ def test_a_burst_over_both_directions_is_a_lower_bound(tmp_path):
     # fork-join); the burst on one link alone can only end sooner (queueing.py)
     for rho in ("0.3", "0.9"):
         closed, sim = _burst_runs(tmp_path, "wan east <-> west = loaded", rho, seeds=6, steps=30)
+        assert closed < sim.interval[0], (rho, closed, sim.interval)
+
+
+FAIR_WAY = ONE_WAY.replace("; sharing = fifo", "")  # the link shared fairly: the default
+
+
+@pytest.mark.parametrize("rho", ["0", "0.3", "0.6", "0.9", "0.95"])
+def test_a_burst_on_one_fairly_shared_link_agrees_with_the_simulation(tmp_path, rho):
+    # the one-way ring above on a link shared fairly, simulated as processor sharing (the numpy
+    # engine's fair link, the SimPy one's draw for draw: tests/test_simulate_vector.py): two steps of
+    # x = 0.803 s, each on one loaded edge, are one flow of 2 x: by hand 2 x rho / (1 - rho); S = 10 s
+    # does not enter (insensitivity)
+    r, x = float(rho), 0.8029995008
+    closed, sim = _burst_runs(tmp_path, "wan east -> west = loaded\nwan west -> east = clear", rho, text=FAIR_WAY)
+    assert closed == pytest.approx(2 * x * r / (1 - r), rel=1e-12, abs=1e-12)
+    lo, hi = sim.interval
+    if r == 0:
+        assert closed == 0 and abs(sim.mean) < 1e-6
+    else:  # 10 seeds x 80 steps, a 99% t interval; the FIFO form of the same burst lies outside it at 0.3 and 0.6
+        assert lo <= closed <= hi, (rho, closed, sim.interval)
+        W = r * 10.0 / (2 * (1 - r))
+        assert r > 0.6 or not lo <= W + r * (W + x) <= hi
+
+
+def test_a_fair_burst_over_both_directions_is_a_lower_bound(tmp_path):
+    # both directions loaded and shared fairly: each step ends when the slower of two processor-sharing
+    # queues lets its flow through (a fork-join); the mean of one link alone is below the mean of the slower
+    for rho in ("0.3", "0.9"):
+        closed, sim = _burst_runs(tmp_path, "wan east <-> west = loaded", rho, seeds=6, steps=30, text=FAIR_WAY)
         assert closed < sim.interval[0], (rho, closed, sim.interval)
 
 

@@ -26,6 +26,7 @@ import pytest
 from scipy import stats
 
 from ctdsl.api import load
+from ctdsl.language.enums import Sharing
 from ctdsl.simulate import engine, vector
 from ctdsl.simulate.plan import QueuePlan, build_plans, free_spec
 from ctdsl.simulate.runner import spawn_keys
@@ -46,9 +47,12 @@ def _spec(rel: str, overrides=None):
 def _plans(case, names=None):
     """The round model of each scheme: the flagship's syncs overlap the backward pass or come every
     step, which only SimPy runs step by step (steps.py, tests/test_simulate_steps.py); both engines
-    run the same plan in rounds, its sync in series, and must agree on it."""
+    run the same plan in rounds, its sync in series, and must agree on it. Its loaded links are served
+    first come, first served (`sharing = fifo`): the numpy engine's queue (a link shared fairly is
+    SimPy's alone, tests/test_simulate_closed_forms.py)."""
     spec = _spec(*case)
-    return {n: dataclasses.replace(p, step_plan=None) for n, p in build_plans(spec, names).items()}, spawn_keys(spec)
+    fifo = lambda p: {e: dataclasses.replace(q, sharing=Sharing.FIFO) for e, q in p.queues.items()}  # noqa: E731
+    return {n: dataclasses.replace(p, step_plan=None, queues=fifo(p)) for n, p in build_plans(spec, names).items()}, spawn_keys(spec)
 
 
 def _same(a: float, b: float, rel: float = 1e-9) -> bool:
@@ -79,6 +83,27 @@ def test_same_seed_gives_the_simpy_engines_numbers(case):
             a = engine.run(plan, SEED, k, 12, 3, spawn_keys=keys)
             b = vector.run(plan, SEED, k, 12, 3, spawn_keys=keys)
             _assert_same_run(a, b, f"{name} seed {k}")
+
+
+@pytest.mark.parametrize("hold", [False, True], ids=["propagate", "hold"])
+def test_same_seed_gives_the_simpy_engines_numbers_on_fairly_shared_links(hold):
+    # examples/15_contention.ct as written: its WAN shared fairly (processor sharing), fair_link.py in
+    # SimPy, vector_fair.py here, the same arrivals; the numpy engine measures no background wait
+    spec = _spec(*CONTENTION)
+    keys = spawn_keys(spec)
+    for name, plan in build_plans(spec, ["adamw", "diloco"]).items():
+        plan = dataclasses.replace(plan, step_plan=None)
+        assert {q.sharing for q in plan.queues.values()} == {Sharing.FAIR}
+        assert vector.supports(plan, hold) is None
+        for k in range(2):
+            a = engine.run(plan, SEED, k, 12, 3, spawn_keys=keys, hold=hold)
+            b = vector.run(plan, SEED, k, 12, 3, spawn_keys=keys, hold=hold)
+            what = f"{name} seed {k}"
+            assert a.steps == b.steps and a.background == b.background and _same(a.step, b.step), what
+            assert a.queueing == pytest.approx(b.queueing, rel=1e-7, abs=1e-9 * a.step), what
+            for la, lb in zip(a.links, b.links, strict=True):
+                assert la.sync_count == lb.sync_count and _same(la.utilisation, lb.utilisation) and _same(la.sync_wait, lb.sync_wait, 1e-7), what
+                assert la.background_count > 0 and lb.background_count == 0, what
 
 
 VARIANTS = {

@@ -314,10 +314,10 @@ def test_a_loaded_wan_in_a_variant_is_simulated(spec_path):
     # only variant `busy` has a loaded link: both directions of its WAN get a random stream
     assert loaded_edges(spec) == [("east.tor", "west.tor"), ("west.tor", "east.tor")]
     plan = build_plans(spec, ["dense_busy"])["dense_busy"]
-    # M/D/1 wait rho S / (2 (1 - rho)), S = 1 GB / 12.5 GB/s = 0.08 s, rho = 0.5: W = 0.04 s for the
-    # first of the 2 steps across dcs; each puts 2 workers' 2 GB / 4 on the WAN, x = 1 GB / 12.5 GB/s =
-    # 0.08 s, and the second step waits for what came meanwhile, rho (W + x) = 0.06 s (queueing.py)
-    assert plan.queueing == pytest.approx(0.04 + 0.5 * (0.04 + 0.08), rel=1e-12)
+    # the WAN is shared fairly (the default sharing: processor sharing, queueing.py): the 2 steps across
+    # dcs each put 2 workers' 2 GB / 4 on it, x = 1 GB / 12.5 GB/s = 0.08 s, one flow of 2 x that
+    # stays 2 x / (1 - rho) at rho = 0.5: it waits 2 x rho / (1 - rho) = 0.16 s
+    assert plan.queueing == pytest.approx(2 * 0.08 * 0.5 / 0.5, rel=1e-12)
     assert plan.free_step == pytest.approx(0.192, rel=1e-12)
     r = engine.run(plan, 7, 0, steps=20, warmup=2, load=True, jitter=False)
     assert r.step > plan.free_step  # it queued behind the background transfers

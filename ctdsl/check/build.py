@@ -24,7 +24,7 @@ from ctdsl.check.names import MergedBlock, Namespace
 from ctdsl.diagnostics import DiagnosticSink, Label, Span
 from ctdsl.language import schema as S
 from ctdsl.language.serving import SERVING_KINDS
-from ctdsl.language.enums import Algorithm, Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, ModuleLatency, Payload, PlacementKind, Precision, Readiness, Recompute, SimLatency
+from ctdsl.language.enums import Algorithm, Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, ModuleLatency, Payload, PlacementKind, Precision, Readiness, Recompute, Sharing, SimLatency
 from ctdsl.model import entities as M
 from ctdsl.model import expr as E
 from ctdsl.units import RATE, format_quantity
@@ -179,6 +179,7 @@ class Builder:
             load=g("load"),
             transfer=g("transfer"),
             counted=Counted(g("counted") or Counted.TRANSFER),  # None: written wrong, reported (CT108)
+            sharing=Sharing(g("sharing") or Sharing.FAIR),  # None: written wrong, reported (CT108)
             price=g("price"),
             efficiency=g("efficiency"),
             in_network=bool(g("in_network")),

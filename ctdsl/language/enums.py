@@ -50,6 +50,13 @@ class Counted(StrEnum):
     ROUTE = "route"  # the route's end-to-end figure: once per transfer that crosses the link, in place of every link's on its route
 
 
+class Sharing(StrEnum):
+    """How a loaded link shares its capacity between the background's transfers and the sync's (docs/cost-model.md, "Queueing of a burst")."""
+
+    FAIR = "fair"  # processor sharing: every active flow gets an equal share at once, as TCP flows share a bottleneck
+    FIFO = "fifo"  # one whole transfer at a time, first come, first served (M/D/1)
+
+
 class ModuleLatency(StrEnum):
     """How a pluggable module's latency is charged (docs/cost-model.md, "Conventions a paper states")."""
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ctdsl import units as U
-from ctdsl.language.enums import Algorithm, Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, ModuleLatency, Operation, Overlap, Payload, Precision, Readiness, Recompute, SimLatency, TransformCharge
+from ctdsl.language.enums import Algorithm, Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, ModuleLatency, Operation, Overlap, Payload, Precision, Readiness, Recompute, Sharing, SimLatency, TransformCharge
 from ctdsl.language.serving import serving_kinds
 from ctdsl.language.transforms import DEFAULT_COST, PAYLOAD_NEEDS, PAYLOAD_WORDS  # noqa: F401  (re-exported)
 
@@ -20,6 +20,7 @@ PAYLOADS = tuple(Payload)
 COLLECTIVES = tuple(Collective)
 JITTER_KINDS = tuple(JitterKind)
 COUNTED = tuple(Counted)
+SHARINGS = tuple(Sharing)
 MODULE_LATENCIES = tuple(ModuleLatency)
 READINESS = tuple(Readiness)
 FRAGMENT_ORDERS = tuple(FragmentOrder)
@@ -147,6 +148,7 @@ KINDS: dict[str, dict[str, FieldSpec]] = {
             F("distance", Q, "length of the link", dim=U.LENGTH, bound="positive", example="800 km"),
             F("load", Q, "background utilisation rho of the link, in [0, 1)", dim=U.ONE, bound="utilisation", example="0.5"),
             F("transfer", Q, "size of one background transfer", dim=U.DATA, bound="positive", example="1 GB"),
+            F("sharing", "enum", "how a loaded link shares its capacity: fair, processor sharing, every active transfer at an equal share at once (as TCP flows share a bottleneck; Ben Fredj, Bonald, Proutiere, Regnie and Roberts, SIGCOMM 2001), or fifo, one whole transfer at a time, first come, first served (M/D/1)", choices=SHARINGS, default="fair", example="fifo"),
             F("price", Q, "rent of its capacity per rate and time, for each connection (a WAN statement, a worker's link): price x bandwidth x time", dim=U.MONEY_PER_DATA, bound="nonneg", example="2000 USD/month / 1 Gb/s"),
         ]
     },

@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ctdsl.diagnostics import Span
-from ctdsl.language.enums import Algorithm, Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, LinkKind, ModuleLatency, Operation, Payload, PlacementKind, Precision, Readiness, Recompute, SimLatency, Spacing, TransformCharge
+from ctdsl.language.enums import Algorithm, Collective, ComputeModel, Counted, Fabric, FragmentOrder, InnerSync, JitterKind, LinkKind, ModuleLatency, Operation, Payload, PlacementKind, Precision, Readiness, Recompute, Sharing, SimLatency, Spacing, TransformCharge
 from ctdsl.model.distribution import Distribution
 from ctdsl.model.expr import Expr, Mul, emin
 from ctdsl.model.topology import Edge, Topology
@@ -144,6 +144,7 @@ class Link(Definition):
     load: Expr | None  # background utilisation (queueing); None: no background traffic
     transfer: Expr | None  # B, one background transfer
     counted: Counted = Counted.TRANSFER  # latency and energy once per transfer, or per hop
+    sharing: Sharing = Sharing.FAIR  # a loaded link's discipline: processor sharing, or FIFO (queueing.py)
     price: Expr | None = None  # USD/B: rent per (B/s x s) of capacity, per connection; None: free
     efficiency: Expr | None = None  # achieved fraction of the line rate; None: 1
     in_network: bool = False  # its switch reduces in the network (NVLink SHARP)

@@ -192,15 +192,20 @@ def _queueing_lines(ph) -> list[str]:
     q = ph.queueing
     if q is None:
         return []
+    how = []
+    if any(w.sharing == "fair" for w in q.waits):
+        how.append("shared fairly, one flow of all the steps' bytes, slowed 1 / (1 - rho)")
+    if any(w.sharing != "fair" for w in q.waits):
+        how.append("first come, first served, the first waiting the M/D/1 mean, each later one the background that came while the one before was queued")
     out = [
         f"     queueing: each step waits {_fmt(q.seconds_per_step)} on average (its steps are a burst on each loaded "
-        "link: the first waits the M/D/1 mean, each later one the background that came while the one before "
-        "was queued; the largest over the links)"
+        f"link: {'; '.join(how)}; the largest over the links)"
     ]
     for w in q.waits:
+        first = "a background transfer waits rho S / (1 - rho) past S" if w.sharing == "fair" else "first wait rho S / (2 (1 - rho))"
         out.append(
-            f"       {w.link} {w.source} -> {w.target}: rho = {w.load:.3g}, background transfer "
+            f"       {w.link} {w.source} -> {w.target} ({w.sharing}): rho = {w.load:.3g}, background transfer "
             f"{_fmt(w.transfer)} = S {_fmt(w.service)}, "
-            f"first wait rho S / (2 (1 - rho)) = {_fmt(w.wait)}"
+            f"{first} = {_fmt(w.wait)}"
         )
     return out

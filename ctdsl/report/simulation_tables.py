@@ -160,7 +160,7 @@ def links_table(res) -> Grid | None:
         return None
     t = Grid(
         "Loaded links",
-        ["scheme", "link", "rho", "utilisation (95%)", "background wait: M/D/1", "background wait: simulated (95%)", "sync job wait (95%)"],
+        ["scheme", "link", "rho", "utilisation (95%)", "background wait: closed form", "background wait: simulated (95%)", "sync job wait (95%)"],
     )
     for name, l in rows:
         t.rows.append(
@@ -175,7 +175,8 @@ def links_table(res) -> Grid | None:
             ]
         )
     t.notes.append("utilisation: busy fraction over the measured window, background and sync together")
-    t.notes.append("sync job: the bytes one phase step puts on the link, queued behind the background first come, first served")
+    t.notes.append("background wait, closed form: past its own time S, rho S / (1 - rho) on a link shared fairly (processor sharing), rho S / (2 (1 - rho)) on one served first come, first served (M/D/1)")
+    t.notes.append("sync job: the bytes one phase step puts on the link, sharing it with the background as the link's sharing says; its wait: its time on the link past its own")
     return t
 
 

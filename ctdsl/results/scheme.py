@@ -34,8 +34,10 @@ class LinkUse:
 
 @dataclass(frozen=True, slots=True)
 class QueueWait:
-    """One loaded directed edge that a phase's transfers cross, with the M/D/1 wait of one transfer
-    arriving at a random time (the first of the phase's burst, queueing.py)."""
+    """One loaded directed edge that a phase's transfers cross, with the mean wait of one background
+    transfer arriving at a random time (queueing.py): rho S / (1 - rho) past its S on a link shared
+    fairly, the M/D/1 rho S / (2 (1 - rho)) on one served first come, first served (the first
+    wait of the phase's burst)."""
 
     source: str
     target: str
@@ -43,7 +45,8 @@ class QueueWait:
     load: float  # rho
     transfer: Quantity  # bytes of one background transfer
     service: Quantity  # S = transfer / bandwidth
-    wait: Quantity  # rho S / (2 (1 - rho))
+    wait: Quantity  # fair: rho S / (1 - rho); fifo: rho S / (2 (1 - rho))
+    sharing: str = "fair"  # the link's sharing: fair (processor sharing) or fifo
 
 
 @dataclass(frozen=True, slots=True)

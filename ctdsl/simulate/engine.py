@@ -1,7 +1,9 @@
 """The SimPy model of one scheme, one seed (docs/simulation.md).
 
-- Each directed edge with a background load is a `simpy.Resource` of capacity
-  one: one transfer on the wire at a time, first come, first served.
+- Each directed edge with a background load is, with `sharing = fifo`, a
+  `simpy.Resource` of capacity one: one transfer on the wire at a time, first
+  come, first served; with `sharing = fair` (the default) a processor-sharing
+  queue (fair_link.py): every active transfer at an equal share of the rate.
 - Cross traffic on it is a Poisson stream of fixed-size transfers, rate
   lambda = rho / S, each holding the link for S = transfer / bandwidth; the
   stream runs from time 0, and training starts after a warm-up of the
@@ -43,7 +45,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ctdsl.language.enums import Sharing
 from ctdsl.language.tolerances import REL
+from ctdsl.simulate.fair_link import FairQueue
 from ctdsl.simulate.phases import run_phase
 from ctdsl.simulate.plan import Edge, PhasePlan, QueuePlan, SchemePlan
 
@@ -215,6 +219,13 @@ def background_warmup(queues: list[QueuePlan]) -> float:
     return t
 
 
+def link_queue(env, plan: QueuePlan, rng: np.random.Generator, hold: bool = False):
+    """The SimPy model of a loaded edge: a FairQueue (processor sharing) or a FIFO LinkQueue, as its link's `sharing` says."""
+    if plan.sharing is Sharing.FAIR:
+        return FairQueue(env, plan, rng, hold)
+    return LinkQueue(env, plan, rng, hold)
+
+
 class _SchemeRun:
     """One scheme, one seed: the SimPy processes of its training, and what they measure.
 
@@ -236,7 +247,7 @@ class _SchemeRun:
             for i, e in enumerate(keys):
                 q = plan.queues.get(e)
                 if q is not None and q.rho > 0:
-                    self.links[e] = LinkQueue(env, q, np.random.Generator(np.random.PCG64(streams[1 + i])), hold)
+                    self.links[e] = link_queue(env, q, np.random.Generator(np.random.PCG64(streams[1 + i])), hold)
         self.lengths, self.warm = round_lengths(plan.period, warmup, steps)
         self.start_at = background_warmup([lq.plan for lq in self.links.values()])
         self.dcs = [d for d in plan.dcs if d.workers > 0]
@@ -357,12 +368,13 @@ def run(
 
 def md1_run(queue: QueuePlan, seed: int, run_index: int, arrivals: int, warmup: int) -> tuple[float, int]:
     """The background stream of one link alone: the mean wait of `arrivals` transfers after
-    `warmup` (for --validate against rho S / (2 (1 - rho))). Returns (mean wait, events)."""
+    `warmup` (for --validate against rho S / (2 (1 - rho)) first come, first served, or, on a link
+    shared fairly, against rho S / (1 - rho) past its S). Returns (mean wait, events)."""
     import simpy
 
     env = simpy.Environment()
     stream = np.random.SeedSequence([seed, run_index]).spawn(1)[0]
-    lq = LinkQueue(env, queue, np.random.Generator(np.random.PCG64(stream)))
+    lq = link_queue(env, queue, np.random.Generator(np.random.PCG64(stream)))
     events = 0
     step = env.step
     while lq.starts < warmup:
@@ -375,4 +387,4 @@ def md1_run(queue: QueuePlan, seed: int, run_index: int, arrivals: int, warmup: 
     return lq.bg_wait / lq.bg_count, events
 
 
-__all__ = ["run", "md1_run", "RunResult", "LinkStats", "LinkQueue", "round_lengths", "background_warmup"]
+__all__ = ["run", "md1_run", "RunResult", "LinkStats", "LinkQueue", "link_queue", "round_lengths", "background_warmup"]

@@ -16,7 +16,8 @@ from queueing.py:
   largest bytes / bandwidth over its unloaded edges and the bytes / bandwidth
   of each loaded edge it crosses (bytes of every transfer of the step that
   shares that edge);
-- per loaded edge: its background utilisation rho, service time S and latency.
+- per loaded edge: its background utilisation rho, service time S, latency and sharing
+  (fair: processor sharing; fifo: first come, first served).
 
 `free_spec` is the same spec with every load and jitter removed: its closed
 forms are what the simulation must reproduce exactly when it runs without them.
@@ -28,6 +29,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from ctdsl.language.components import ComponentKey
+from ctdsl.language.enums import Sharing
 from ctdsl.model.entities import Spec
 from ctdsl.results.scheme import ClosedFormNote
 from ctdsl.simulate import stepplan as SP
@@ -76,6 +78,7 @@ class QueuePlan:
     service: float  # S = transfer / bandwidth
     md1_wait: float
     latency: float = 0.0  # the edge's latency: how much longer a transfer holds it with `latency = hold`
+    sharing: Sharing = Sharing.FIFO  # how the link serves its flows (the spec's `sharing`; fair: fair_link.py)
 
 
 @dataclass
@@ -163,7 +166,7 @@ def _plan(ctx: Context, c: SchemeCost, free: SchemeCost, env: Env) -> SchemePlan
     queues: dict[Edge, QueuePlan] = {}
     for e, le in c.queues.items():
         q = le.queue
-        queues[e] = QueuePlan(e, q.link, value(q.rho, env), value(q.service, env), value(q.wait, env), value(ctx.edges[e].latency, env))
+        queues[e] = QueuePlan(e, q.link, value(q.rho, env), value(q.service, env), value(q.wait, env), value(ctx.edges[e].latency, env), q.sharing)
     phase_plan = lambda ph: _phase_plan(ctx, ph, queues, env)  # noqa: E731
     phases = [phase_plan(ph) for ph in c.phases]
     chains: tuple[SP.ChainPlan, ...] = ()

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ctdsl.language.tolerances import REL
-from ctdsl.simulate.engine import DRAW_ROWS, LinkQueue, LinkStats, RunResult, background_warmup, round_lengths
+from ctdsl.simulate.engine import DRAW_ROWS, LinkStats, RunResult, background_warmup, link_queue, round_lengths
 from ctdsl.simulate.phases import run_phase
 from ctdsl.simulate.plan import SchemePlan
 from ctdsl.simulate.stepplan import SyncSim
@@ -98,7 +98,7 @@ class _StepRun:
             for i, e in enumerate(keys):
                 q = plan.queues.get(e)
                 if q is not None and q.rho > 0:
-                    self.links[e] = LinkQueue(env, q, np.random.Generator(np.random.PCG64(streams[1 + i])), hold)
+                    self.links[e] = link_queue(env, q, np.random.Generator(np.random.PCG64(streams[1 + i])), hold)
         self.start_at = background_warmup([lq.plan for lq in self.links.values()])
         self.warm, measured = lengths(plan, warmup, steps)
         self.total = self.warm + measured

@@ -129,7 +129,7 @@ def _watch(tr, main) -> int:
         if env.now < tr.start_at:
             continue
         for i, lq in enumerate(queues):
-            q = len(lq.res.queue) + len(lq.res.users)
+            q = lq.active if hasattr(lq, "active") else len(lq.res.queue) + len(lq.res.users)
             if q != last[i]:
                 last[i] = q
                 tr._keep(tr.points, [i, env.now, q], MAX_POINTS)

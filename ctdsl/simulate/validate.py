@@ -9,8 +9,10 @@ Four kinds of check, each on the spec's own topology and numbers:
    schedule and each sync's exposed time (validate_steps.py).
 2. **M/D/1 wait** (every link with a background transfer size; at loads 0.3,
    0.6, 0.9 and the spec's own): the background stream alone, simulated by the
-   same `LinkQueue` the model uses; the mean wait of a transfer against
-   rho S / (2 (1 - rho)). Poisson arrivals see time averages, so this is also
+   same queue the model uses for the link's `sharing`; on a FIFO link (`md1`)
+   the mean wait of a transfer against rho S / (2 (1 - rho)), on a link shared
+   fairly (`ps`, processor sharing) its mean time past its own S against
+   rho S / (1 - rho). Poisson arrivals see time averages, so this is also
    the mean wait of a sync arriving at a random time. With no such link the
    WAN (or the first link) is probed with S = 100 ms, and the check says so.
 3. **Slowest of N** (for H = 1 and each other H that a scheme without overlap
@@ -38,7 +40,7 @@ from fractions import Fraction
 
 from ctdsl import units as U
 from ctdsl.language.components import ComponentKey
-from ctdsl.language.enums import JitterKind, LinkKind
+from ctdsl.language.enums import JitterKind, LinkKind, Sharing
 from ctdsl.model import expr as E
 from ctdsl.model.entities import Spec
 from ctdsl.simulate import engine, steps, tasks
@@ -49,7 +51,7 @@ from ctdsl.simulate.runner import Progress, Settings
 from ctdsl.simulate.stats import Estimate, agrees, estimate
 from ctdsl.symbolic import stragglers as ST
 from ctdsl.symbolic.convert import Symbols, to_sympy, value
-from ctdsl.symbolic.queueing import md1_wait
+from ctdsl.symbolic.queueing import md1_wait, ps_wait
 
 FAMILY_ALPHA = 0.01
 EXACT_TOLERANCE = 1e-9  # relative, for the deterministic check
@@ -63,7 +65,7 @@ STRAGGLER_DRAWS = 20_000_000  # jitter draws per seed at most (rounds x H x work
 MAX_SETTLE = 20_000  # warm-up steps at most before syncs that queue on their link are measured (no load, no jitter)
 
 
-STATISTICAL = ("md1", "stragglers", "jitter")
+STATISTICAL = ("md1", "ps", "stragglers", "jitter")
 
 
 @dataclass
@@ -141,17 +143,19 @@ def validate(spec: Spec, cfg: Settings, progress: Progress | None = None) -> Val
     for label, ch in VS.chain_rows(plans):
         checks.extend(_chain_checks(label, ch))
     # ---- 2: M/D/1 ----------------------------------------------------------------------------
-    for link, service, rho, probe, note in md1_cases:
+    for link, service, rho, probe, note, sharing in md1_cases:
         waits = []
-        q = QueuePlan(("", ""), link, rho, service, 0.0)
+        q = QueuePlan(("", ""), link, rho, service, 0.0, 0.0, sharing)
+        fair = sharing is Sharing.FAIR
         for k in range(cfg.seeds):
             w, n = engine.md1_run(q, cfg.seed, k, MD1_ARRIVALS, MD1_WARMUP)
             waits.append(w)
             events += n
-            tick(f"M/D/1 {link}")
-        closed = float(md1_wait(rho, service))
+            tick(f"{'processor sharing' if fair else 'M/D/1'} {link}")
+        closed = float(ps_wait(rho, service) if fair else md1_wait(rho, service))
+        what = "processor-sharing wait past S" if fair else "M/D/1 wait"
         checks.append(
-            Check("md1", f"M/D/1 wait on {link}{note}, rho = {rho:g}, S = {_s(service)}", closed, "exact", estimate(waits), probe=probe)
+            Check("ps" if fair else "md1", f"{what} on {link}{note}, rho = {rho:g}, S = {_s(service)}", closed, "exact", estimate(waits), probe=probe)
         )
     # ---- 3: slowest of N ---------------------------------------------------------------------
     for plan, label, probe in strag_cases:
@@ -254,12 +258,12 @@ def _s(seconds: float) -> str:
 
 
 def _md1_cases(spec: Spec):
-    """(link, S, rho, probe?, note) for every link that carries background transfers."""
+    """(link, S, rho, probe?, note, sharing) for every link that carries background transfers."""
     symbols = Symbols(spec)
     env = symbols.defaults()
     edges = [e for sites in (spec.sites, *spec.variants.values()) for e in sites.topology.edges()]
     memo: dict = {}
-    seen: dict[tuple[str, float], float] = {}
+    seen: dict[tuple[str, float, Sharing], float] = {}
     for d in edges:
         link = spec.link_of(d)
         if link is None or link.transfer is None:
@@ -267,19 +271,20 @@ def _md1_cases(spec: Spec):
         bw = value(to_sympy(d.bandwidth, symbols, memo), env)
         S = value(to_sympy(link.transfer, symbols, memo), env) / bw
         rho = value(to_sympy(link.load, symbols, memo), env) if link.load is not None else 0.0
-        seen.setdefault((d.link, S), rho)
+        seen.setdefault((d.link, S, link.sharing), rho)
     cases = []
     if seen:
-        for (link, S), rho in seen.items():
+        for (link, S, sharing), rho in seen.items():
             loads = list(MD1_LOADS) + ([rho] if rho > 0 and all(abs(rho - x) > 1e-12 for x in MD1_LOADS) else [])
             for r in sorted(loads):
-                cases.append((link, S, r, False, ""))
+                cases.append((link, S, r, False, "", sharing))
         return cases
     probe = next((d for d in edges if d.kind is LinkKind.WAN), None)
     probe = probe or next(iter(edges), None)
     if probe is None:
         return []
-    return [(probe.link, PROBE_SERVICE, r, True, " (probe: no link sets a transfer size)") for r in MD1_LOADS]
+    sharing = link.sharing if (link := spec.link_of(probe)) is not None else Sharing.FAIR
+    return [(probe.link, PROBE_SERVICE, r, True, " (probe: no link sets a transfer size)", sharing) for r in MD1_LOADS]
 
 
 def _jittered(spec: Spec, free_plans) -> tuple[Spec | None, bool]:

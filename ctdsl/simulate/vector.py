@@ -5,9 +5,12 @@ FIFO links with a Poisson background of fixed-size transfers, the sync's jobs in
 phases, every worker's jitter, a sync every H steps. What differs is how it is
 computed:
 
-- a loaded link (vector_link.py) solves the Lindley recursion over each interval
-  between two of the sync's jobs at once: the background arrivals of the interval
-  are drawn in bulk, and their waits are a prefix sum and a running minimum;
+- a loaded link served first come, first served (vector_link.py) solves the
+  Lindley recursion over each interval between two of the sync's jobs at once:
+  the background arrivals of the interval are drawn in bulk, and their waits are
+  a prefix sum and a running minimum; a link shared fairly (vector_fair.py) plays
+  its flows in a plain loop from the last moment it was empty, found by the same
+  recursion, and measures no background wait;
 - the sync's jobs are the only thing computed one at a time, in a plain loop
   (a few per round), because when each starts depends on the waits before it;
 - the barrier's compute of every round is drawn up front, as blocks of rounds
@@ -29,10 +32,12 @@ import math
 
 import numpy as np
 
+from ctdsl.language.enums import Sharing
 from ctdsl.simulate.engine import RunResult, LinkStats, background_warmup, round_lengths
 from ctdsl.simulate.phases import waited_step
 from ctdsl.simulate.plan import Edge, PhasePlan, QueuePlan, SchemePlan
 from ctdsl.simulate.vector_draws import barriers
+from ctdsl.simulate.vector_fair import FairVectorLink
 from ctdsl.simulate.vector_link import VectorLink
 
 
@@ -71,12 +76,13 @@ class _VectorRun:
         keys = spawn_keys if spawn_keys is not None else sorted(plan.queues)
         streams = np.random.SeedSequence([seed, run_index]).spawn(1 + len(keys))
         self.rng_jitter = np.random.Generator(np.random.PCG64(streams[0]))
-        self.links: dict[Edge, VectorLink] = {}
+        self.links: dict[Edge, VectorLink | FairVectorLink] = {}
         if load:
             for i, e in enumerate(keys):
                 q = plan.queues.get(e)
                 if q is not None and q.rho > 0:
-                    self.links[e] = VectorLink(q, np.random.Generator(np.random.PCG64(streams[1 + i])), hold)
+                    link = FairVectorLink if q.sharing is Sharing.FAIR else VectorLink
+                    self.links[e] = link(q, np.random.Generator(np.random.PCG64(streams[1 + i])), hold)
         self.lengths, self.warm = round_lengths(plan.period, warmup, steps)
         self.start_at = background_warmup([lk.plan for lk in self.links.values()])
         self.dcs = [d for d in plan.dcs if d.workers > 0]

@@ -107,7 +107,7 @@ def _phase(ctx: Context, c: SchemeCost, ph: Phase, env: Env, every_step: bool = 
         waits = []
         for (a, b), w in ph.waits.items():
             q = c.queues[(a, b)].queue
-            waits.append(QueueWait(a, b, q.link, value(q.rho, env), quantity(q.transfer, env), quantity(q.service, env), quantity(w, env)))
+            waits.append(QueueWait(a, b, q.link, value(q.rho, env), quantity(q.transfer, env), quantity(q.service, env), quantity(w, env), str(q.sharing)))
         queueing = PhaseQueueing(quantity(ph.queueing, env), tuple(waits))
     return PhaseResult(
         ph.name,

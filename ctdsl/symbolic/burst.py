@@ -5,7 +5,8 @@ on every loaded edge it crosses as one job (x = the step's bytes on the edge ove
 its bandwidth). A burst is phases run back to back, `repeat` times over (a sync's
 B buckets, each the phases of one bucket). On each loaded edge e the burst is
 n_e jobs of x_e each (their mean where phases differ), and its waits there add up
-to Q(n_e) (`queueing.burst_wait`). A step ends when its slowest job does, so the
+to Q(n_e) (`Queue.burst`: n_e x_e rho / (1 - rho) on a link shared fairly, the FIFO
+form `queueing.burst_wait` on one that is not). A step ends when its slowest job does, so the
 burst waits the largest Q over its edges: exact with one loaded edge, a lower
 bound with several at once (a fork-join; queueing.py says why).
 """
@@ -16,7 +17,6 @@ from typing import Iterable, Mapping
 
 from ctdsl import units as U
 from ctdsl.symbolic import dimensioned as D
-from ctdsl.symbolic import queueing as Q
 from ctdsl.symbolic.dimensioned import DimExpr
 
 Edge = tuple[str, str]
@@ -40,8 +40,7 @@ def wait(phases: Iterable, edges: Mapping, repeat: DimExpr | int = 1) -> DimExpr
     repeat = D.one() * repeat
     waits = []
     for e, (n, busy) in jobs(phases, edges).items():
-        q = edges[e].queue
-        waits.append(Q.burst_wait(q.rho, q.service, busy / n, repeat * n))
+        waits.append(edges[e].queue.burst(busy / n, repeat * n))
     if not waits:
         return D.zero(U.TIME)
     return D.emax(*waits) if len(waits) > 1 else waits[0]

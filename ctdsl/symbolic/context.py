@@ -115,7 +115,7 @@ def _edge_terms(spec: Spec, d, q, field_of) -> EdgeTerms:
         bandwidth = bandwidth * field_of(link, "efficiency")
     queue = None
     if link is not None and link.loaded:
-        queue = Q.Queue.of(d.link, field_of(link, "load"), field_of(link, "transfer"), bandwidth)
+        queue = Q.Queue.of(d.link, field_of(link, "load"), field_of(link, "transfer"), bandwidth, link.sharing)
     per_hop = link is None or link.counted is Counted.HOP  # a module's port: per crossing
     count = q(d.count, U.ONE) if d.count is not None else D.one()
     latency = q(d.latency, U.TIME)

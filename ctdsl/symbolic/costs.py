@@ -261,6 +261,7 @@ def queueing_terms(edges: Mapping[Edge, EdgeTerms], syncs: tuple[Sync, ...]) -> 
     """The waits of the plain syncs' phases on loaded links (each phase's steps a burst, queueing.py),
     one term per set of links a phase waits on (charged within those phases)."""
     waits: dict[str, DimExpr] = {}
+    sharing: dict[str, set] = {}
     for sy in syncs:
         if sy.exposed is not None:
             continue
@@ -268,9 +269,9 @@ def queueing_terms(edges: Mapping[Edge, EdgeTerms], syncs: tuple[Sync, ...]) -> 
             if ph.waits:
                 links = ", ".join(dict.fromkeys(edges[e].link for e in ph.waits))
                 waits[links] = waits.get(links, D.zero(U.TIME)) + ph.steps * ph.queueing / sy.every
-    closed = ClosedForm(Q.FORMULA, Q.STATUS, Q.LIMITS)
+                sharing.setdefault(links, set()).update(edges[e].queue.sharing for e in ph.waits)
     return [
-        Term(K.QUEUEING, w, Charge.WITHIN, Where(Place.LINK, tuple(links.split(", "))), links, closed_form=closed, source="queueing.py")
+        Term(K.QUEUEING, w, Charge.WITHIN, Where(Place.LINK, tuple(links.split(", "))), links, closed_form=ClosedForm(*Q.closed_form(sharing[links])), source="queueing.py")
         for links, w in waits.items()
     ]
 
