@@ -30,7 +30,7 @@ import ctdsl
 from ctdsl.cli import app
 from explorekit import launch, open_page, why_no_browser
 from test_explore_browser import BE, close, compare, compare_breakevens, random_point, shown, type_point
-from test_explore_display_browser import OVERFLOW
+from test_explore_display_browser import OVERFLOW, Canvas, labels_under, marks_below, marks_left, runs
 
 ROOT = Path(__file__).resolve().parents[1]
 DISAGG = ROOT / "specs" / "llama70b_disagg.ct"
@@ -248,6 +248,20 @@ def test_a_handoff_breakeven_against_a_second_param_matches_solve(study):
     assert bad == []
     assert got["roots"][0] and not got["roots"][39]
     assert len({round(r[0] / 1e9, 4) for r in got["roots"] if r}) > 10  # the tie moves with the rate
+    assert study.problems == []
+
+
+def test_the_serving_pages_charts_have_ticked_axes(study):
+    """TTFT and TPOT against the rate, and the hand-off break-even against the rate: at least three tick marks
+    below the plot and three left of it, each mark with its label under it (the display tests' rule)."""
+    page = study.page
+    page.evaluate("() => window.ctdslExplorer.be2Now()")
+    for cid in ("sv-ttft", "sv-tpot", "be2-chart"):
+        cv = Canvas(page, cid)
+        below, left = marks_below(cv), marks_left(cv)
+        assert runs(below) >= 3 and runs(left) >= 3, (cid, below, left)
+        firsts = [x for k, x in enumerate(below) if k == 0 or x > below[k - 1] + 1]
+        assert labels_under(cv, firsts), cid
     assert study.problems == []
 
 
