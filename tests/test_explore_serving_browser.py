@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DISAGG = ROOT / "specs" / "llama70b_disagg.ct"
 TRAINING = ROOT / "examples" / "14_breakeven.ct"
 NUMBER_RATE = ROOT / "examples" / "22_serving.ct"
-QUEUED = {"link_wait", "prefill_wait", "decode_batch", "tpot", "ttft", "ttft_p", "e2e", "e2e_p"}
-TERMS = ("prefill_utilisation", "link_utilisation", "ttft", "ttft_p", "tpot", "e2e", "e2e_p")
+QUEUED = {"link_wait", "prefill_wait", "decode_batch", "tpot", "ttft", "ttft_p", "e2e", "e2e_p", "energy_per_token"}
+TERMS = ("prefill_utilisation", "link_utilisation", "ttft", "ttft_p", "tpot", "e2e", "e2e_p", "energy_per_token")
 
 _why = why_no_browser()
 pytestmark = pytest.mark.skipif(_why is not None, reason=_why or "")
