@@ -266,7 +266,8 @@ def test_the_serving_pages_charts_have_ticked_axes(study):
 
 
 # a spec that trains and serves: examples/14_breakeven.ct, and a serving deployment of its model on its
-# device over its WAN link (so that wan_bw moves both), with a count param for the colocated pool
+# device over its WAN link (so that wan_bw moves both), with a count param for the colocated pool, and a
+# break-even of two hand-offs over the WAN's bandwidth beside the example's two of schemes
 BOTH_TAIL = """
 param rate = 4 req/s in 0.5 req/s .. 12 req/s log 24 "\\lambda"
 param n_coloc = 2 in 1 .. 8
@@ -278,6 +279,8 @@ slo chat { ttft = 1 s; tpot = 25 ms; percentile = 0.99 }
 workload disagg { pool = prefill; rate = rate; prompt = 2048 tokens; output = 256 tokens; prompt_cv = 0.5; slo = chat }
 workload coloc : disagg { pool = both }
 handoff w { from = prefill; to = decode; link = wan_link; label = "over the WAN link" }
+handoff w8 { from = prefill; to = decode; link = wan_link; payload = fp8; label = "FP8 over the WAN link" }
+breakeven w vs w8 over wan_bw on ttft
 """
 
 
@@ -291,7 +294,9 @@ def test_a_spec_that_trains_and_serves_has_every_view(browser, tmp_path):
     o = open_page(browser, path)
     page = o.page
     want = cli_json(spec, {})
-    assert len(want["schemes"]) == 3 and len(want["serving"]) == 2
+    assert len(want["schemes"]) == 3 and len(want["serving"]) == 3
+    # the break-evens of schemes and of the hand-offs, listed apart, are compared in solve's order (compare_serving)
+    assert [b.get("workload") for b in want["breakevens"]] == [None, None, "disagg"]
     bad = compare(shown(page), want, "defaults") + compare_serving(page.evaluate(READ), want, "defaults")
     point = {"wan_bw": 3.75, "rate": 2.5, "n_coloc": 3.0}
     type_point(page, point)
