@@ -19,7 +19,9 @@ result tree's exact expressions by `jsprint` and from the checker's bounds by
   params (`checks.py`), so that the page refuses what `ctdsl solve --set` refuses;
 - on a spec that serves, `evalServing(a, out)`: every term, capacity and the
   sustainable rate of every serving path (`Solution.serving`), and `SLOS`, each
-  SLO's targets and percentile printed as the bounds are (`serving_model`).
+  SLO's targets and percentile printed as the bounds are (`serving_model`); with
+  the data of each asked break-even of two hand-offs (its two paths, param, the
+  term compared and the range solve searches), which view_serving_be.js solves.
 
 A new view adds the outputs it shows to `evalAll` here (a `_Outputs.add` per
 quantity, its index in the view's data) and reads them from the frame of
