@@ -21,16 +21,19 @@
     FILE`, both as fresh processes, interleaved, the median of each. target < 1.5x
 (c) the pages' sizes: the flagship's, with --simulate, with --simulate at
     wan_load = 0.9, and the wide page's.                           target < 1.5 MB
-    The serving study (specs/llama70b_disagg.ct: 2 params, 9 paths, two curves of
-    400 points each and goodput after the redraw) is measured as (a) too.
+    The serving study (specs/llama70b_disagg.ct: 3 params, 9 paths, two curves of
+    400 points each; goodput and two break-evens of hand-offs after the redraw) is
+    measured as (a) too.
 (d) the chart of a break-even against a second param, computed after each redraw
-    (40 break-evens): its time, median of 20, on both pages.
+    (40 break-evens): its time, median of 20, on the three pages; the serving
+    study's goodput and its break-evens of hand-offs, each after a redraw.
 
     python bench/bench_explore.py --base DIR   # also (a) of the pages another tree writes
 
 With --base (a checkout of another commit, e.g. `git worktree add /tmp/base main`),
-(a) is measured on both trees' pages in one run, interleaved (base, this, base,
-this), and the ratios of the medians and of the CPU times are printed.
+(a) is measured on both trees' pages in one run (the flagship, the wide page and the
+serving study), interleaved (base, this, base, this), and the ratios of the medians and
+of the CPU times are printed.
 """
 
 from __future__ import annotations
@@ -132,6 +135,7 @@ BE2 = """(n) => { const t = []; for (let k = 0; k < n; k++) { const t0 = perform
 
 
 GOODPUT = BE2.replace("ctdslExplorer.be2Now()", "ctdslExplorer.servingNow()")
+HANDOFFS = BE2.replace("ctdslExplorer.be2Now()", "ctdslExplorer.handoffsNow()")
 
 
 def bench_be2(page_path: Path, measure: str = BE2) -> float:
@@ -161,6 +165,8 @@ VIEW_SHOTS = (
     ("explorer-intro.png", "examples/19_utilisation_targets.ct", ["header"], None),
     ("explorer-diagnostics.png", "examples/19_utilisation_targets.ct", ["#diagnostics"], None),
     ("explorer-serving.png", "specs/llama70b_disagg.ct", ["#controls", "#serving", "#serving-tables"], None),
+    ("explorer-serving-breakevens.png", "specs/llama70b_disagg.ct", ["#serving-breakevens", "#be2"],
+     "() => { ctdslExplorer.handoffsNow(); ctdslExplorer.be2Now(); }"),
 )
 
 
@@ -224,9 +230,14 @@ def main() -> int:
         if why:
             print(f"(a) skipped: {why}")
             return 0
+        serving = Path(tmp) / "serving.html"
+        subprocess.run(ctdsl_command() + ["explore", str(SERVING), "-o", str(serving)], check=True, cwd=ROOT)
+        print(f"(c) page size, serving ({SERVING}): {serving.stat().st_size:,} bytes")
+        serving_name = "serving (specs/llama70b_disagg.ct: 3 params, 9 paths, 2 hand-off break-evens)"
         if args.base:
             base = Path(args.base).resolve()
-            for name, mine, spec in (("flagship (4 params, 9 schemes)", page, SPEC), ("wide (20 params, 30 schemes)", wide, wide_ct)):
+            pages = (("flagship (4 params, 9 schemes)", page, SPEC), ("wide (20 params, 30 schemes)", wide, wide_ct), (serving_name, serving, SERVING))
+            for name, mine, spec in pages:
                 theirs = Path(tmp) / ("base-" + mine.name)
                 base_page(base, spec if spec.is_absolute() else ROOT / spec, theirs)
                 runs = {"base": [], "this": []}
@@ -242,11 +253,10 @@ def main() -> int:
         else:
             report_moves("flagship (4 params, 9 schemes)", bench_moves(page, args.screenshot))
             report_moves("wide (20 params, 30 schemes)", bench_moves(wide))
-        serving = Path(tmp) / "serving.html"
-        subprocess.run(ctdsl_command() + ["explore", str(SERVING), "-o", str(serving)], check=True, cwd=ROOT)
-        print(f"(c) page size, serving ({SERVING}): {serving.stat().st_size:,} bytes")
-        report_moves("serving (specs/llama70b_disagg.ct: 2 params, 9 paths)", bench_moves(serving))
+            report_moves(serving_name, bench_moves(serving))
         print(f"(d) serving: goodput of the 9 paths (60 bisections per SLO target), after a redraw: median {bench_be2(serving, GOODPUT):.2f} ms")
+        print(f"(d) serving: the 2 break-evens of hand-offs (a settle scan, 257 points, bisections), after a redraw: median {bench_be2(serving, HANDOFFS):.2f} ms")
+        print(f"(d) serving: a hand-off break-even against the rate, 40 break-evens after a redraw: median {bench_be2(serving):.2f} ms")
         for name, pg in (("flagship", page), ("wide", wide)):
             print(f"(d) {name}: a break-even against a second param, 40 break-evens after a redraw: median {bench_be2(pg):.2f} ms")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

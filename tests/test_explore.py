@@ -214,3 +214,53 @@ def test_the_palette_is_distinct_and_deterministic():
 
     p = palette(40)
     assert p[:10] == list(BASE) and len(set(p)) == 40 and palette(40) == p and palette(12)[:12] == p[:12]
+
+
+# two hand-offs over a 25 GbE link whose bandwidth is a param, compared on energy per output token and on
+# TTFT (a cut-down specs/llama70b_disagg.ct)
+HANDOFFS = """import std.devices
+import std.links
+import std.models
+param rate = 4 req/s in 0.5 req/s .. 12 req/s log 24
+param link_bw = 3.125 GB/s in 1 GB/s .. 50 GB/s log 24
+model llama70b : llama3_70b {}
+device accel : h100 { efficiency = 0.55 }
+instance node { device = accel; model = llama70b; tp = 4; mem_efficiency = 0.8; overhead = 0.5 ms; kv_memory = 0.9; prefill_tokens = 8192; max_batch = 256 }
+pool prefill { role = prefill; instance = node }
+pool decode { role = decode; instance = node }
+slo chat { ttft = 1 s; tpot = 25 ms; percentile = 0.99 }
+workload disagg { pool = prefill; rate = rate; prompt = 2048 tokens; output = 256 tokens; prompt_cv = 0.5; output_cv = 0.5; slo = chat }
+link e25g : eth25g { bandwidth = link_bw }
+handoff e25 { from = prefill; to = decode; link = e25g }
+handoff e25_fp8 { from = prefill; to = decode; link = e25g; payload = fp8 }
+breakeven e25 vs e25_fp8 over link_bw on energy
+breakeven e25 vs e25_fp8 over link_bw on ttft
+"""
+
+
+def test_a_handoff_breakeven_on_energy_is_the_serving_views(tmp_path):
+    """`breakeven h1 vs h2 ... on energy` shares its word with the schemes' energy to target: the page took it for a
+    break-even of schemes and stopped ('internal error: ValueError: 'e25' is not in list'). Now both hand-off break-evens
+    are the serving view's, each with its paths, param, the term it compares and the range solve searches."""
+    spec = tmp_path / "handoffs.ct"
+    spec.write_text(HANDOFFS, encoding="utf-8")
+    data = _page_data(ctdsl.load(spec).explore())
+    assert data["breakevens"] == []
+    paths = [p["name"] for p in data["serving"]["paths"]]
+    got = [{k: hb[k] for k in ("k", "on", "term", "lo", "hi", "log")} | {"x": paths[hb["x"]], "y": paths[hb["y"]], "over": data["params"][hb["over"]]["name"]}
+           for hb in data["serving"]["breakevens"]]
+    assert got == [
+        {"k": 0, "on": "energy", "term": "energy_per_token", "lo": 1e9, "hi": 50e9, "log": True, "x": "disagg/e25", "y": "disagg/e25_fp8", "over": "link_bw"},
+        {"k": 1, "on": "ttft", "term": "ttft", "lo": 1e9, "hi": 50e9, "log": True, "x": "disagg/e25", "y": "disagg/e25_fp8", "over": "link_bw"},
+    ]
+
+
+def test_the_pages_handoff_breakevens_search_as_the_solver_does():
+    """The page's copies of the solver's constants (the report may not import the solver): the term each measure
+    compares, the scan that finds where the queues settle, the break-evens' scan."""
+    from ctdsl.report.explore import model
+    from ctdsl.symbolic import breakeven, serving_breakeven
+
+    assert {on: term for on, (term, _) in model.HANDOFF_MEASURES.items()} == serving_breakeven.MEASURE_TERM
+    assert model.SETTLE_STEPS == serving_breakeven.SETTLE_STEPS
+    assert model.SCAN_STEPS == breakeven.SCAN_STEPS

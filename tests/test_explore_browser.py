@@ -58,6 +58,13 @@ def close(a, b) -> bool:
     return a == b or abs(a - b) <= REL * max(abs(a), abs(b))
 
 
+# every break-even the page lists, of schemes and of hand-offs (the serving view's), in solve's order (data-k)
+BE = """Array.from(document.querySelectorAll('#be-list li[data-x], #sv-be-list li[data-x]')).map((li) => ({
+    k: Number(li.dataset.k), x: li.dataset.x, y: li.dataset.y, on: li.dataset.on, roots: JSON.parse(li.dataset.roots || '[]'), text: li.textContent,
+    range: li.dataset.range ? JSON.parse(li.dataset.range) : null, lo: li.dataset.lo, hi: li.dataset.hi, settled: li.dataset.settled }))
+    .sort((a, b) => a.k - b.k)"""
+
+
 READ = """() => {
   const num = (s) => (s === undefined ? null : Number(s));
   const rows = {};
@@ -71,10 +78,48 @@ READ = """() => {
     rows[row.dataset.scheme].bar_binding = row.querySelector('.bar-note').dataset.binding;
   }
   for (const m of document.querySelectorAll('#stages .module')) rows[m.dataset.scheme].module = m.dataset.binding;
-  const be = Array.from(document.querySelectorAll('#be-list li[data-x]')).map((li) => ({
-    x: li.dataset.x, y: li.dataset.y, roots: JSON.parse(li.dataset.roots || '[]'), text: li.textContent }));
+  const be = @BE@;
   return { rows, be };
-}"""
+}""".replace("@BE@", BE)
+
+# who is better on each side of a break-even's root, in solve's words (ctdsl.results.solution.BreakevenResult.better)
+WORDS = {"time": "faster", "energy": "less energy", "cost": "cheaper", "co2e": "less CO2e", "ttft": "lower TTFT",
+         "ttft_p": "lower TTFT at the percentile", "e2e": "lower end to end", "e2e_p": "lower end to end at the percentile"}
+
+
+def compare_breakevens(got: list[dict], want: list[dict], where: str) -> list[str]:
+    """Every break-even solve gives (of schemes, from the page's list, and of hand-offs, from the serving view's), in
+    solve's order: its roots to 1e-9 and who is better on each side; with none, "never in range" and who is better over
+    all of it. Of hand-offs also the range solved over (where both paths' queues settle) to 1e-9, and solve's note of
+    that range (its words and figures as solve prints them)."""
+    bad = []
+    if [g["k"] for g in got] != list(range(len(want))):
+        return [f"{where}: the page shows break-evens {[g['k'] for g in got]} of solve's {len(want)}"]
+    for g, w in zip(got, want, strict=True):
+        on, what = w.get("on", "time"), f"{where}: break-even {w['x']} vs {w['y']} on {w.get('on')}"
+        roots = [r["value"] for r in w["roots"]]
+        if (g["x"], g["y"], g["on"]) != (w["x"], w["y"], on) or len(g["roots"]) != len(roots) or not all(close(a, b) for a, b in zip(g["roots"], roots)):
+            bad.append(f"{what}: page {g['x']} vs {g['y']} on {g['on']} {g['roots']}, solve {roots}")
+            continue
+        for r in w["roots"]:
+            if f"{r['faster_below']} {WORDS[on]} below, {r['faster_above']} above" not in g["text"]:
+                bad.append(f"{what}: {g['text']!r} lacks who is {WORDS[on]}")
+        if not roots and "never in range" not in g["text"]:
+            bad.append(f"{what}: no root, but the page says {g['text']!r}")
+        if w.get("workload") is None:
+            continue
+        if not (len(g["range"]) == 2 and all(close(a, b) for a, b in zip(g["range"], w["range"]))):
+            bad.append(f"{what}: range page {g['range']}, solve {w['range']}")
+        if (g["lo"] or None, g["hi"] or None) != (w["faster_at_low_end"], w["faster_at_high_end"]):
+            bad.append(f"{what}: lower at the ends page {g['lo']}, {g['hi']}, solve {w['faster_at_low_end']}, {w['faster_at_high_end']}")
+        if (g["settled"] or None) != w.get("settled") or (w.get("settled") and w["settled"] not in g["text"]):
+            bad.append(f"{what}: settled page {g['settled']!r}, solve {w.get('settled')!r}")
+        if not roots and w["faster_at_low_end"] == w["faster_at_high_end"] and w["faster_at_low_end"] is not None \
+                and f"{w['faster_at_low_end']} is {WORDS[on]} over all of it" not in g["text"]:
+            bad.append(f"{what}: never ties, but the page says {g['text']!r}")
+        if w["faster_at_low_end"] is None and w["reason"] not in g["text"]:  # the queues settle nowhere in the range: solve's reason
+            bad.append(f"{what}: solve says {w['reason']!r}, the page {g['text']!r}")
+    return bad
 
 
 def shown(page) -> dict:
@@ -107,18 +152,7 @@ def compare(got: dict, want: dict, where: str) -> list[str]:
             bad.append(f"{where}: {n} binds: page {row['binding']}/{row['bar_binding']}, solve {s['step']['binding']}")
         if s["module"] is not None and row.get("module") != s["module"]["binding"]:
             bad.append(f"{where}: {n} module binds: page {row.get('module')}, solve {s['module']['binding']}")
-    better = {"time": "faster", "energy": "less energy", "cost": "cheaper", "co2e": "less CO2e"}
-    # every break-even of schemes, on time, energy, cost or CO2e (a hand-off's, with a workload, is not on the page yet)
-    for g, w in zip(got["be"], [b for b in want["breakevens"] if b.get("workload") is None], strict=True):
-        roots = [r["value"] for r in w["roots"]]
-        if len(g["roots"]) != len(roots) or not all(close(a, b) for a, b in zip(g["roots"], roots)):
-            bad.append(f"{where}: break-even {w['x']} vs {w['y']}: page {g['roots']}, solve {roots}")
-        elif not roots and "never in range" not in g["text"]:
-            bad.append(f"{where}: break-even {w['x']} vs {w['y']}: no root, but the page says {g['text']!r}")
-        for r in w["roots"]:
-            word = better[w.get("on", "time")]
-            if f"{r['faster_below']} {word} below, {r['faster_above']} above" not in g["text"]:
-                bad.append(f"{where}: break-even {w['x']} vs {w['y']}: {g['text']!r} lacks who is {word}")
+    bad += compare_breakevens(got["be"], want["breakevens"], where)
     return bad
 
 

@@ -4,7 +4,9 @@ specs/llama70b_disagg.ct (params: the arrival rate, the 25 GbE link's bandwidth 
 the serving view (each path's capacities in requests/s, the sustainable rate and the binding part,
 the latency terms at the current rate, whether the path is over capacity, goodput and what sets
 it) and the TTFT and TPOT curves against the rate equal what `ctdsl solve --set ... --format json`
-prints, run in-process through typer's runner (the CLI's own output, parsed), to 1e-9 relative:
+prints, run in-process through typer's runner (the CLI's own output, parsed), to 1e-9 relative, and so do the break-evens
+of two hand-offs the spec asks (each root and who is lower on each side of it, or that they never tie and who is lower
+over the range where both paths' queues settle, that range and solve's words for it):
 at the defaults, at random points typed into the boxes (fixed seed) and at a rate over every
 path's capacity, where the page shows "over capacity" and draws nothing, as solve gives no finite
 value. The SLO's lines are the spec's targets (1 s TTFT at p99, 25 ms TPOT, read off the spec by
@@ -27,15 +29,15 @@ from typer.testing import CliRunner
 import ctdsl
 from ctdsl.cli import app
 from explorekit import launch, open_page, why_no_browser
-from test_explore_browser import close, compare, random_point, shown, type_point
-from test_explore_display_browser import OVERFLOW
+from test_explore_browser import BE, close, compare, compare_breakevens, random_point, shown, type_point
+from test_explore_display_browser import OVERFLOW, Canvas, labels_under, marks_below, marks_left, runs
 
 ROOT = Path(__file__).resolve().parents[1]
 DISAGG = ROOT / "specs" / "llama70b_disagg.ct"
 TRAINING = ROOT / "examples" / "14_breakeven.ct"
 NUMBER_RATE = ROOT / "examples" / "22_serving.ct"
-QUEUED = {"link_wait", "prefill_wait", "decode_batch", "tpot", "ttft", "ttft_p", "e2e", "e2e_p"}
-TERMS = ("prefill_utilisation", "link_utilisation", "ttft", "ttft_p", "tpot", "e2e", "e2e_p")
+QUEUED = {"link_wait", "prefill_wait", "decode_batch", "tpot", "ttft", "ttft_p", "e2e", "e2e_p", "energy_per_token"}
+TERMS = ("prefill_utilisation", "link_utilisation", "ttft", "ttft_p", "tpot", "e2e", "e2e_p", "energy_per_token")
 
 _why = why_no_browser()
 pytestmark = pytest.mark.skipif(_why is not None, reason=_why or "")
@@ -71,6 +73,7 @@ def study(browser, tmp_path_factory):
 
 READ = """() => {
   ctdslExplorer.servingNow();
+  ctdslExplorer.handoffsNow();
   const rows = (id) => {
     const out = {};
     for (const tr of document.querySelectorAll('#' + id + ' tbody tr')) {
@@ -82,8 +85,8 @@ READ = """() => {
     }
     return out;
   };
-  return { cap: rows('serving-capacity'), lat: rows('serving-latency'), sv: ctdslExplorer.serving() };
-}"""
+  return { cap: rows('serving-capacity'), lat: rows('serving-latency'), sv: ctdslExplorer.serving(), be: @BE@ };
+}""".replace("@BE@", BE)
 
 
 def num(s):
@@ -125,7 +128,12 @@ def compare_serving(got: dict, want: dict, where: str) -> list[str]:
             check(f"{n} goodput", num(cap["goodput"]), g["value"])
             if cap["goodput_set_by"] != g["set_by"]:
                 bad.append(f"{where}: {n} goodput set by: page {cap['goodput_set_by']}, solve {g['set_by']}")
-    return bad
+    return bad + compare_breakevens(got["be"], want["breakevens"], where)  # of hand-offs (and of schemes, on a page that trains)
+
+
+def _kind(b: dict) -> str:
+    """What solve found of a break-even: a root, never a tie, or (of hand-offs) no value where both paths' queues settle."""
+    return "root" if b["roots"] else "nowhere" if b.get("faster_at_low_end") is None else "never"
 
 
 def sets_of(params: dict, point: dict[str, float]) -> dict[str, str]:
@@ -158,6 +166,7 @@ def test_serving_view_matches_the_cli_at_random_points(study):
     assert sorted(params) == ["link_bw", "rate", "transit_budget"]
     got = page.evaluate(READ)
     bad = compare_serving(got, want, "defaults")
+    seen = [_kind(b) for b in want["breakevens"]]
     xs = got["sv"]["x"]
     assert got["sv"]["param"] == "rate" and len(xs) == 400 and len(got["sv"]["paths"]) == 9
     rng = random.Random(29)
@@ -169,8 +178,12 @@ def test_serving_view_matches_the_cli_at_random_points(study):
         assert got["sv"]["x"] == xs
         want = cli_json(DISAGG, sets_of(params, point))
         bad += compare_serving(got, want, f"point {n} {point}") + curve_at(got["sv"], k, want, f"point {n} {point}")
+        seen += [_kind(b) for b in want["breakevens"]]
     over = [r["path"] for r in want["serving"] if r["over_capacity"]]
     assert len(over) == 8, over  # near 11 req/s: the test reached the unstable side
+    # the hand-offs' break-evens compared: a tie (FP8 in transit vs on the GPU at the defaults, 3.121 GFLOP/s), one that
+    # never ties where both paths settle (plain vs FP8 on the GPU), and one where the paths settle nowhere (near 11 req/s)
+    assert {"root", "never", "nowhere"} <= set(seen), seen
     assert bad == [], "\n".join(bad[:20])
     assert study.problems == []
     assert study.requests[0].endswith("disagg.html") and len(study.requests) == 1
@@ -215,8 +228,46 @@ def test_at_400_px_the_serving_page_holds(study):
     assert study.problems == []
 
 
+def test_a_handoff_breakeven_against_a_second_param_matches_solve(study):
+    """The study's first break-even (FP8 in transit vs FP8 on the GPU over transit_budget) against the rate, in the chart
+    of a break-even against a second param (shown on a page that only serves, as it asks hand-offs' break-evens): at
+    40 rates the page's roots; at 0.5 req/s (a tie) and 12 req/s (both paths over capacity: none), solve's."""
+    page = study.page
+    type_point(page, {"rate": 4.0, "link_bw": 3.125, "transit_budget": 320.0})
+    assert page.locator("#be2").is_visible()
+    page.select_option("#be2-q", label="rate")
+    got = page.evaluate("() => { window.ctdslExplorer.be2Now(); return window.ctdslExplorer.be2(); }")
+    assert got["done"] and got["b"] == 0 and len(got["xs"]) == 40
+    bad = []
+    for k in (0, 39):
+        want = cli_json(DISAGG, {"rate": f"{got['xs'][k]!r} req/s"})["breakevens"][0]
+        assert (want["x"], want["y"], want["over"]) == ("e25_fp8_mod", "e25_fp8_gpu", "transit_budget")
+        roots = [r["value"] for r in want["roots"]]
+        if len(roots) != len(got["roots"][k]) or not all(close(a, b) for a, b in zip(got["roots"][k], roots)):
+            bad.append((got["xs"][k], got["roots"][k], roots))
+    assert bad == []
+    assert got["roots"][0] and not got["roots"][39]
+    assert len({round(r[0] / 1e9, 4) for r in got["roots"] if r}) > 10  # the tie moves with the rate
+    assert study.problems == []
+
+
+def test_the_serving_pages_charts_have_ticked_axes(study):
+    """TTFT and TPOT against the rate, and the hand-off break-even against the rate: at least three tick marks
+    below the plot and three left of it, each mark with its label under it (the display tests' rule)."""
+    page = study.page
+    page.evaluate("() => window.ctdslExplorer.be2Now()")
+    for cid in ("sv-ttft", "sv-tpot", "be2-chart"):
+        cv = Canvas(page, cid)
+        below, left = marks_below(cv), marks_left(cv)
+        assert runs(below) >= 3 and runs(left) >= 3, (cid, below, left)
+        firsts = [x for k, x in enumerate(below) if k == 0 or x > below[k - 1] + 1]
+        assert labels_under(cv, firsts), cid
+    assert study.problems == []
+
+
 # a spec that trains and serves: examples/14_breakeven.ct, and a serving deployment of its model on its
-# device over its WAN link (so that wan_bw moves both), with a count param for the colocated pool
+# device over its WAN link (so that wan_bw moves both), with a count param for the colocated pool, and a
+# break-even of two hand-offs over the WAN's bandwidth beside the example's two of schemes
 BOTH_TAIL = """
 param rate = 4 req/s in 0.5 req/s .. 12 req/s log 24 "\\lambda"
 param n_coloc = 2 in 1 .. 8
@@ -228,6 +279,8 @@ slo chat { ttft = 1 s; tpot = 25 ms; percentile = 0.99 }
 workload disagg { pool = prefill; rate = rate; prompt = 2048 tokens; output = 256 tokens; prompt_cv = 0.5; slo = chat }
 workload coloc : disagg { pool = both }
 handoff w { from = prefill; to = decode; link = wan_link; label = "over the WAN link" }
+handoff w8 { from = prefill; to = decode; link = wan_link; payload = fp8; label = "FP8 over the WAN link" }
+breakeven w vs w8 over wan_bw on ttft
 """
 
 
@@ -241,7 +294,9 @@ def test_a_spec_that_trains_and_serves_has_every_view(browser, tmp_path):
     o = open_page(browser, path)
     page = o.page
     want = cli_json(spec, {})
-    assert len(want["schemes"]) == 3 and len(want["serving"]) == 2
+    assert len(want["schemes"]) == 3 and len(want["serving"]) == 3
+    # the break-evens of schemes and of the hand-offs, listed apart, are compared in solve's order (compare_serving)
+    assert [b.get("workload") for b in want["breakevens"]] == [None, None, "disagg"]
     bad = compare(shown(page), want, "defaults") + compare_serving(page.evaluate(READ), want, "defaults")
     point = {"wan_bw": 3.75, "rate": 2.5, "n_coloc": 3.0}
     type_point(page, point)

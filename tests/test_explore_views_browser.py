@@ -21,7 +21,7 @@ import pytest
 
 import ctdsl
 from explorekit import launch, open_page, why_no_browser
-from test_explore_browser import close, random_point, type_point
+from test_explore_browser import BE, close, compare_breakevens, random_point, type_point
 
 ROOT = Path(__file__).resolve().parents[1]
 CODESIGN = ROOT / "examples" / "20_codesign_study.ct"
@@ -67,15 +67,11 @@ READ = """() => {
     for (const td of tr.querySelectorAll('td')) if (td.dataset.roots !== undefined)
       targets.push({ q: tr.dataset.q, target: Number(tr.dataset.target), over: tr.dataset.over, scheme: td.dataset.key,
                      roots: JSON.parse(td.dataset.roots), rises: JSON.parse(td.dataset.rises || '[]') });
-  const be = Array.from(document.querySelectorAll('#be-list li[data-x]')).map((li) => ({
-    x: li.dataset.x, y: li.dataset.y, on: li.dataset.on, roots: JSON.parse(li.dataset.roots || '[]'), text: li.textContent }));
+  const be = @BE@;
   const diags = Array.from(document.querySelectorAll('#memory pre.diag')).filter((p) => !p.hidden).map((p) => p.textContent);
   return { money: rows('money'), util: rows('targets'), job: rows('job'), memory: rows('memory'), energy: rows('energy'),
            bytes: rows('bytes'), targets, be, diags };
-}"""
-
-WORDS = {"time": "faster", "energy": "less energy", "cost": "cheaper", "co2e": "less CO2e"}
-
+}""".replace("@BE@", BE)
 
 def compare(got: dict, want: dict, where: str) -> list[str]:
     bad = []
@@ -127,13 +123,7 @@ def compare(got: dict, want: dict, where: str) -> list[str]:
             bad.append(f"{where}: target {t['quantity']} = {t['target']} of {t['scheme']}: page {g['roots']}, solve {roots}")
         elif g["rises"] != [r["above_target_above"] for r in t["roots"]]:
             bad.append(f"{where}: target {t['quantity']} = {t['target']} of {t['scheme']}: rises {g['rises']}")
-    for g, w in zip(got["be"], [b for b in want["breakevens"] if b.get("workload") is None], strict=True):
-        roots = [r["value"] for r in w["roots"]]
-        if g["on"] != w.get("on", "time") or len(g["roots"]) != len(roots) or not all(close(a, b) for a, b in zip(g["roots"], roots)):
-            bad.append(f"{where}: break-even {w['x']} vs {w['y']} on {w.get('on')}: page {g['roots']}, solve {roots}")
-        for r in w["roots"]:
-            if f"{r['faster_below']} {WORDS[w.get('on', 'time')]} below, {r['faster_above']} above" not in g["text"]:
-                bad.append(f"{where}: break-even {w['x']} vs {w['y']}: {g['text']!r} lacks who is {WORDS[w.get('on', 'time')]}")
+    bad += compare_breakevens(got["be"], want["breakevens"], where)
     return bad
 
 

@@ -52,7 +52,12 @@ function ticks(lo, hi, log, dim, most) {
     return out;
   }
   const span = b - a || 1, step = Math.pow(10, Math.floor(Math.log10(span / 4)));
-  const m = [1, 2, 5, 10, 20, 50].find((k) => span / (step * k) <= Math.min(6, most)) || 100, d = step * m;
+  const MULTS = [1, 2, 5, 10, 20, 50, 100], inRange = (d) => Math.floor(b / d + 1e-9) - Math.ceil(a / d - 1e-9) + 1;
+  let i = MULTS.findIndex((k) => span / (step * k) <= Math.min(6, most));
+  if (i < 0) i = MULTS.length - 1;
+  // a step that leaves fewer than three ticks in the range (50 ms on 7 .. 130 ms: 50 and 100) takes the next finer one
+  while (i > 0 && inRange(step * MULTS[i]) < 3 && inRange(step * MULTS[i - 1]) <= 2 * Math.min(6, most)) i--;
+  const d = step * MULTS[i];
   for (let k = Math.ceil(a / d - 1e-9); k * d <= b + 1e-9 * Math.abs(b); k++) out.push(k * d * u);
   return out;
 }

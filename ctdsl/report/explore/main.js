@@ -43,4 +43,6 @@ window.ctdslExplorer = {
     tpot: svCurve.tpot.map((a) => Array.from(a.slice(0, svCurve.x.length))), paths: SV.paths.map((p) => p.nameText),
     slos: SV.paths.map((p) => sloValues(p, vals)), done: svState.done }),
   servingNow: () => { clearTimeout(svState.timer); computeGoodput(); },
+  // the break-evens of hand-offs (view_serving_be.js), computed now
+  handoffsNow: () => { if (typeof hbState === "undefined") return []; clearTimeout(hbState.timer); computeHandoffBreakevens(); return hbState.res.map((r) => Object.assign({}, r)); },
 };

@@ -19,7 +19,9 @@ result tree's exact expressions by `jsprint` and from the checker's bounds by
   params (`checks.py`), so that the page refuses what `ctdsl solve --set` refuses;
 - on a spec that serves, `evalServing(a, out)`: every term, capacity and the
   sustainable rate of every serving path (`Solution.serving`), and `SLOS`, each
-  SLO's targets and percentile printed as the bounds are (`serving_model`).
+  SLO's targets and percentile printed as the bounds are (`serving_model`); with
+  the data of each asked break-even of two hand-offs (its two paths, param, the
+  term compared and the range solve searches), which view_serving_be.js solves.
 
 A new view adds the outputs it shows to `evalAll` here (a `_Outputs.add` per
 quantity, its index in the view's data) and reads them from the frame of
@@ -215,8 +217,9 @@ def _observations(spec, names: list[str], scenarios: list[str]) -> list:
     return out
 
 
-def _breakeven(b, names: list[str], params: list[str]) -> dict:
+def _breakeven(k: int, b, names: list[str], params: list[str]) -> dict:
     return {
+        "k": k,  # its place among solve's (and its JSON's) break-evens
         "on": b.on,
         "better": html_text(b.better),
         "x": names.index(b.x),
@@ -254,13 +257,50 @@ def _quantities(solution) -> list[tuple]:
 # sustainable one and its queues settle (each utilisation in [0, 1), TPOT > 0, the mean decode batch in
 # [0, the largest]); then its waits and what follows from them are infinite
 SERVING_TERMS = ("prefill", "transform", "handoff", "handoff_exposed", "prefill_utilisation", "link_utilisation", "prefill_wait",
-                 "link_wait", "decode_batch", "decode_batch_max", "tpot", "ttft", "ttft_p", "e2e", "e2e_p", "throughput")
+                 "link_wait", "decode_batch", "decode_batch_max", "tpot", "ttft", "ttft_p", "e2e", "e2e_p", "throughput", "energy_per_token")
 SERVING_QUEUED = ("link_wait", "prefill_wait", "decode_batch", "tpot", "ttft", "ttft_p", "e2e", "e2e_p", "energy_per_token")
 SLO_TARGETS = (("ttft", "ttft_p"), ("tpot", "tpot"), ("e2e", "e2e_p"))  # an SLO's target and the term it holds
+# a break-even of two hand-offs (`breakeven h1 vs h2 over p on M`, ctdsl.symbolic.serving_breakeven, which the
+# report may not import: tests/test_explore.py holds these to its MEASURE_TERM and SETTLE_STEPS): the term
+# each M compares, what it is called, and the intervals of the scan that finds where both paths' queues settle
+HANDOFF_MEASURES = {"ttft": ("ttft", "TTFT"), "ttft_p": ("ttft_p", "TTFT at the percentile"), "e2e": ("e2e", "end to end"),
+                    "e2e_p": ("e2e_p", "end to end at the percentile"), "energy": ("energy_per_token", "energy per output token")}
+SETTLE_STEPS = 128
 
 
 def _path_text(r) -> str:
     return f"{r.workload}: {r.entry} -> {r.handoff_label} -> {r.decode}" if r.handoff else f"{r.workload}: {r.entry} (colocated)"
+
+
+def _handoff_breakevens(solution, rows, pnames: list[str]) -> list[dict]:
+    """Each asked break-even of two hand-offs, in the order of solve's (and its JSON's) break-evens: the
+    places of the workload's two paths among the serving paths, the param, the term compared."""
+    place = {(r.workload, r.handoff): k for k, r in enumerate(rows)}
+    out = []
+    for k, b in enumerate(solution.breakevens):
+        if b.workload is None:
+            continue
+        term, words = HANDOFF_MEASURES[b.on]
+        p = solution.spec.params[b.over]
+        # the range and scale solve searches (ctdsl.symbolic.solve.handoff_breakeven)
+        lo, hi = (float(p.lo), float(p.hi)) if p.lo is not None else (float(p.default) * 1e-6, float(p.default) * 1e6)
+        out.append({
+            "k": k,  # its place among solve's break-evens
+            "x": place[(b.workload, b.x)],
+            "y": place[(b.workload, b.y)],
+            "hx": html_text(b.x),
+            "hy": html_text(b.y),
+            "workload": html_text(b.workload),
+            "over": pnames.index(b.over),
+            "on": b.on,
+            "term": term,
+            "words": words,
+            "better": html_text(b.better),
+            "lo": lo,
+            "hi": hi,
+            "log": p.spacing == "log" or p.lo is None,
+        })
+    return out
 
 
 def serving_model(solution, pnames: list[str], out: _Outputs) -> tuple[dict | None, str]:
@@ -298,7 +338,7 @@ def serving_model(solution, pnames: list[str], out: _Outputs) -> tuple[dict | No
         parts = [getattr(slo, k) for k, _ in SLO_TARGETS] + [slo.percentile]
         fns.append("[" + ", ".join("null" if e is None else js_check(e, index) for e in parts) + "]")
     data = {"paths": paths, "slos": [html_text(n) for n in slos], "targets": [[k, t] for k, t in SLO_TARGETS], "queued": list(SERVING_QUEUED),
-            "rate_dim": list(U.FREQUENCY.exps)}
+            "rate_dim": list(U.FREQUENCY.exps), "breakevens": _handoff_breakevens(solution, rows, pnames), "settle_steps": SETTLE_STEPS}
     return data, "const SLOS = [\n" + ",\n".join(fns) + "\n];"
 
 
@@ -323,7 +363,8 @@ def page_model(solution, fit: tuple[str, float, str] | None = None) -> tuple[dic
         "components": [html_text(c.label) for c in components],
         "palette": palette(max(len(schemes), len(components), len(serving["paths"]) if serving else 0)),
         "baseline": names.index(solution.baseline) if solution.baseline in names else None,
-        "breakevens": [_breakeven(b, names, pnames) for b in solution.breakevens if b.on in {q[0] for q in quantities}],
+        # of schemes (a hand-off's, with a workload, is the serving view's: `on energy` names a hand-off's energy per token)
+        "breakevens": [_breakeven(k, b, names, pnames) for k, b in enumerate(solution.breakevens) if b.workload is None and b.on in {q[0] for q in quantities}],
         "quantities": [[key, list(dim.exps), words] for key, _, dim, words, _ in quantities],
         "targets": [_target(t, names, pnames) for t in solution.targets if TARGET_KEYS.get(t.quantity) in {q[0] for q in quantities}],
         "memory": [_memory(m, full) for m in solution.memory],

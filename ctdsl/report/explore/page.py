@@ -145,6 +145,13 @@ SERVING = """<section id="serving" class="main" aria-labelledby="h-serving">
 </section>"""
 
 
+SERVING_BE = """<section id="serving-breakevens" aria-labelledby="h-serving-be">
+<h3 id="h-serving-be">Serving: break-evens of hand-offs</h3>
+<ul id="sv-be-list" aria-live="polite"></ul>
+<p class="note">Each break-even of two hand-offs the spec asks, at the other params as set: where the workload's paths through them tie, and which is lower on each side, over the values of the param at which both paths' queues settle (as <code>ctdsl solve</code> gives them).</p>
+</section>"""
+
+
 def opening_comment(text: str) -> str:
     """The spec's opening comment: its first lines that are comments (after blank ones), without the `#`."""
     lines = []
@@ -208,9 +215,13 @@ def views(solution, sim: dict | None = None, sensitivity: str = "", diagnostics:
         View(_equations(solution)),  # its script is in view_steps.js
     ]
     if getattr(solution, "serving", ()):
+        handoffs = any(b.workload is not None for b in solution.breakevens)
+        shown = (PARAMS, SCENARIOS) + ((BE2,) if handoffs else ())  # a hand-off's break-even against a second param is drawn in BE2
         if not solution.schemes:  # serving only: the views of training stay in the page (their scripts run) but hidden
-            out = [View(_hidden(v.section), v.script) if v.section not in (PARAMS, SCENARIOS) and 'id="diagnostics"' not in v.section else v for v in out]
+            out = [View(_hidden(v.section), v.script) if v.section not in shown and 'id="diagnostics"' not in v.section else v for v in out]
         out.insert(1, View(SERVING, "view_serving.js"))  # a spec that serves: first after the params
+        if handoffs:
+            out.insert(2, View(SERVING_BE, "view_serving_be.js"))
     if sensitivity:
         out.append(View(sensitivity))
     if sim is not None:

@@ -123,7 +123,7 @@ view({
   build() {
     const box = $("be-list");
     D.breakevens.forEach((b) => {
-      const li = el("li", { "data-x": decoded(S[b.x].name), "data-y": decoded(S[b.y].name), "data-over": P[b.over].nameText, "data-on": b.on });
+      const li = el("li", { "data-k": String(b.k), "data-x": decoded(S[b.x].name), "data-y": decoded(S[b.y].name), "data-over": P[b.over].nameText, "data-on": b.on });
       box.append(li);
       beRows.push(li);
     });

@@ -163,7 +163,8 @@ function computeServingCurves() {
 }
 
 const CAP_KEYS = [["prefill", "prefill"], ["decode", "decode"], ["link", "link"], ["colocated", "colocated"]];
-const LAT_KEYS = [["prefill_utilisation", "prefill rho"], ["link_utilisation", "link rho"], ["ttft", "TTFT"], ["ttft_p", "TTFT p"], ["tpot", "TPOT"], ["e2e", "e2e"], ["e2e_p", "e2e p"]];
+const LAT_KEYS = [["prefill_utilisation", "prefill rho"], ["link_utilisation", "link rho"], ["ttft", "TTFT"], ["ttft_p", "TTFT p"], ["tpot", "TPOT"], ["e2e", "e2e"], ["e2e_p", "e2e p"],
+  ["energy_per_token", "energy/token"]];
 let svCaps = null, svLat = null;
 
 view({
@@ -219,7 +220,7 @@ view({
         if (v === null) { setText(td, "-"); continue; }
         if (Object.is(td._v, v)) continue;
         td._v = v; setData(td, "value", String(v));
-        const dim = k.endsWith("utilisation") ? ONE : TIME;
+        const dim = k.endsWith("utilisation") ? ONE : k === "energy_per_token" ? ENERGY : TIME;
         setText(td, v === Infinity ? "over capacity" : fmt(v, dim));
         const target = slo && (k === "ttft_p" ? slo.ttft : k === "tpot" ? slo.tpot : k === "e2e_p" ? slo.e2e : null);
         td.classList.toggle("bad", target !== null && target !== undefined && !(v <= target));
