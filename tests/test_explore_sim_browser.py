@@ -35,8 +35,15 @@ def browser():
 
 @pytest.fixture(scope="module")
 def sim_page(tmp_path_factory):
+    """The flagship's page at 90% WAN load with its recording. 6 measured steps, not 20: what these
+    tests read (the schemes, the rounds, the means, playing) does not depend on the run's length, and a
+    dense scheme's step at this load is minutes of simulated time (10.8 -> 4.9 CPU-s)."""
+    from ctdsl.simulate import trace
+
     out = tmp_path_factory.mktemp("explore-sim") / "e.html"
-    ctdsl.load(FLAGSHIP, {"wan_load": "0.9"}).explore(out, simulate=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(trace, "MAX_STEPS", 6)
+        ctdsl.load(FLAGSHIP, {"wan_load": "0.9"}).explore(out, simulate=True)
     return out
 
 

@@ -1,15 +1,16 @@
 """The short fuzz run of the normal suite: a fixed set of generated inputs through every command.
 
-40 sentences of the grammar (hypothesis, fixed seed) and 40 mutated or
+40 sentences of the grammar (hypothesis, fixed seed) and 20 mutated or
 field-randomised specs and examples (random.Random, fixed seed) run through the
 harness (check, lint, and for a clean spec solve, export, graph, report, explore,
 sweep, simulate and lint --fix). The run fails on any crash, except one already
 kept as a regression case in tests/fuzz/crashes/ and still marked xfail there: that
-one fails its own test until it is fixed. 10 real specs with payloads planted
+one fails its own test until it is fixed. 8 real specs with payloads planted
 (tests/fuzz/payloads.py) go through the same commands and must also leak nothing
 into any sink (tests/fuzz/sinks.py). The same inputs every run; CTDSL_FUZZ_SHORT=N
-runs N of the first two kinds, CTDSL_FUZZ_SHORT_PAYLOADS=N N payload inputs. The
-long run is bench/fuzz.py.
+runs N grammar sentences, CTDSL_FUZZ_SHORT_MUTATED=N N mutated specs,
+CTDSL_FUZZ_SHORT_PAYLOADS=N N payload inputs. A clean input runs 16 commands (about
+1-15 CPU-s in all): this is the suite's sample; the long run is bench/fuzz.py.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from fuzz.generators import generate, is_payload, sample_grammar
 from fuzz.harness import ROOT, Harness, Outcome, _from_text
 
 N = int(os.environ.get("CTDSL_FUZZ_SHORT", "40"))
-N_PAYLOADS = int(os.environ.get("CTDSL_FUZZ_SHORT_PAYLOADS", "10"))
+N_MUTATED = int(os.environ.get("CTDSL_FUZZ_SHORT_MUTATED", "20"))
+N_PAYLOADS = int(os.environ.get("CTDSL_FUZZ_SHORT_PAYLOADS", "8"))
 SEED = 2026
 
 
@@ -62,7 +64,7 @@ def test_sentences_of_the_grammar_crash_no_command(harness):
 
 def test_mutated_examples_crash_no_command(harness):
     inputs = []
-    for i in range(N):
+    for i in range(N_MUTATED):
         inp = generate(SEED, i, payloads=False)  # the inputs this test ran before the payload source came in
         inputs.append((f"{inp.source} of {inp.origin} #{i}", inp.text, inp.sets, {}))
     found = _new_crashes(harness, inputs)
