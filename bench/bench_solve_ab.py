@@ -29,7 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = """
-import json, sys, time
+import json, os, sys, time
+import ctdsl
+assert ctdsl.__file__.startswith(os.environ["PYTHONPATH"]), ctdsl.__file__  # the tree asked for
 from ctdsl.api import load
 study = load(sys.argv[1])
 t = time.process_time()
@@ -47,7 +49,9 @@ def specs(quick: bool) -> list[str]:
 
 def solve_seconds(tree: Path, spec: str) -> float:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, "-c", PROBE, spec], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    # -P: `python -c` would put the working directory (this tree) first on sys.path, ahead of
+    # PYTHONPATH, and both runs would import this tree's ctdsl
+    out = subprocess.run([sys.executable, "-P", "-c", PROBE, spec], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     return float(json.loads(out.stdout))
 
 

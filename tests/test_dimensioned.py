@@ -119,3 +119,19 @@ def test_the_kv_cache_per_token_is_bytes_by_its_formula():
     m = next(iter(sol.models.values()))
     assert m.kv_per_token.dim == U.DATA and m.kv_handoff.dim == U.DATA
     assert m.flops_per_step is None or m.flops_per_step.dim == U.OPS
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        sp.Max(b, 2 * b + 1) / (1 - b) + 7,  # finite or unknown: sympy's 0 * x is 0
+        b + sp.oo,  # holds an infinity: sympy's 0 * x is NaN
+        sp.zoo * b,
+        sp.nan,
+    ],
+)
+def test_a_zero_factor_gives_what_sympy_gives(other):
+    """The zero short-cut of DimExpr.__mul__ agrees with sympy's own Mul, both ways round."""
+    zero, x = DimExpr(sp.Integer(0), U.POWER), DimExpr(other, U.TIME)
+    assert (zero * x).e == sp.Mul(sp.Integer(0), other) and (x * zero).e == sp.Mul(other, sp.Integer(0))
+    assert (zero * x).dim == U.ENERGY

@@ -306,7 +306,7 @@ def test_a_root_the_exact_solver_misses_is_found_by_the_scan(tmp_path, monkeypat
     # the exact solver claims, wrongly, that no regime has a root: "never" must not be believed
     import ctdsl.symbolic.breakeven as B
 
-    monkeypatch.setattr(B, "exact_roots", lambda diff, b, back, env: ([], 1, True))
+    monkeypatch.setattr(B, "exact_roots", lambda diff, b, back, env, **_: ([], 1, True))
     text, expected = _hand(tmp_path)
     (be,) = solve_text(tmp_path, text).breakevens
     (root,) = be.roots
@@ -321,7 +321,7 @@ def test_a_wrong_exact_root_is_dropped(tmp_path, monkeypatch):
     import ctdsl.symbolic.breakeven as B
 
     text, expected = _hand(tmp_path)
-    monkeypatch.setattr(B, "exact_roots", lambda diff, b, back, env: ([sp.Float(2 * expected)], 1, True))
+    monkeypatch.setattr(B, "exact_roots", lambda diff, b, back, env, **_: ([sp.Float(2 * expected)], 1, True))
     (be,) = solve_text(tmp_path, text).breakevens
     (root,) = be.roots
     assert root.numeric and root.value == pytest.approx(expected, rel=1e-12)

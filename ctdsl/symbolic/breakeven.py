@@ -196,13 +196,17 @@ def _candidates(name_x, tx, name_y, ty, b, env, labels):
     # found by the fuzz campaign; the most a shipped spec has is 49) the scan finds the roots
     exact = len(rx) * len(ry) <= MAX_EXACT_PAIRS
     complete = exact
-    for bx, cx, wx in rx:
-        for by, cy, wy in ry:
+    if exact:  # every branch frozen once, one placeholder per constant max across all of them
+        table: dict = {}
+        frozen_x, _ = freeze_constants([r[0] for r in rx], b, table)
+        frozen_y, back = freeze_constants([r[0] for r in ry], b, table)
+    for i, (bx, cx, wx) in enumerate(rx):
+        for j, (by, cy, wy) in enumerate(ry):
             if not exact:
                 pairs.append(_Pair(cx + cy, wx + wy, False))
                 continue
-            (fx, fy), back = freeze_constants([bx, by], b)
-            roots, degree, whole = exact_roots(fx - fy, b, back, env)
+            fx, fy = frozen_x[i], frozen_y[j]
+            roots, degree, whole = exact_roots(fx - fy, b, back, env, parts=(fx, fy))
             complete = complete and whole
             pairs.append(_Pair(cx + cy, wx + wy, degree is not None and degree <= 0))
             for r in roots:

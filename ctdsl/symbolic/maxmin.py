@@ -8,6 +8,7 @@ exactly here; what is left is wrapped unevaluated.
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 
 import sympy as sp
@@ -25,9 +26,13 @@ def _pick(args, largest: bool) -> sp.Expr:
         return uniq[0]
     groups: dict[sp.Expr, tuple] = {}
     order: list[sp.Expr] = []
-    for a in uniq:
-        coeff, rest = a.as_coeff_Mul()
-        if coeff.is_Number and coeff > 0 and (rest == 1 or rest.is_positive):
+    split = [a.as_coeff_Mul() for a in uniq]
+    # rest.is_positive asks sympy's assumptions of the whole of rest (0.3 of the flagship's
+    # solve, step times in a max); it decides only between two arguments with the same rest:
+    # an argument alone with its rest is kept as it is either way
+    alone = Counter(rest for coeff, rest in split if coeff.is_Number and coeff > 0)
+    for a, (coeff, rest) in zip(uniq, split):
+        if coeff.is_Number and coeff > 0 and (rest == 1 or alone[rest] == 1 or rest.is_positive):
             k = _key(coeff)
             prev = groups.get(rest)
             if prev is None:
