@@ -135,3 +135,11 @@ def test_a_zero_factor_gives_what_sympy_gives(other):
     zero, x = DimExpr(sp.Integer(0), U.POWER), DimExpr(other, U.TIME)
     assert (zero * x).e == sp.Mul(sp.Integer(0), other) and (x * zero).e == sp.Mul(other, sp.Integer(0))
     assert (zero * x).dim == U.ENERGY
+
+
+def test_a_zero_factor_times_a_plain_number():
+    """A count a caller gives as a Python int (queueing's burst of n transfers) multiplies as before
+    the zero short-cut: it crashed with AttributeError ('int' has no 'has') when the other factor
+    was zero."""
+    assert (DimExpr(sp.Integer(0), U.TIME) * 4).e == 0
+    assert (DimExpr(4, U.TIME) * DimExpr(sp.Integer(0), U.ONE)).e == 0

@@ -118,11 +118,11 @@ def _times(a: sp.Expr, b: sp.Expr) -> sp.Expr:
     modules or switches, zero watts times the step). x.is_finite is False only where x holds
     an infinity or NaN (a param's symbol is positive or real, so finite), which `has` sees
     without asking; then sympy decides as before."""
-    if a is sp.S.Zero and not b.has(*_INFINITE):
+    if a is sp.S.Zero and isinstance(b, sp.Basic) and not b.has(*_INFINITE):
         return a
-    if b is sp.S.Zero and not a.has(*_INFINITE):
+    if b is sp.S.Zero and isinstance(a, sp.Basic) and not a.has(*_INFINITE):
         return b
-    return a * b
+    return a * b  # a plain number (a count a caller gave as int) is multiplied as it was
 
 
 def zero(dim: U.Dim) -> DimExpr:
