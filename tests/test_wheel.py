@@ -184,7 +184,9 @@ def bare(wheel, tmp_path_factory) -> Path:
     if made.returncode != 0:
         pytest.skip(f"this machine cannot make a venv (python -m venv: {made.stderr.strip()[-300:]})")
     bin_ = venv / "bin"
-    done = subprocess.run([str(bin_ / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
+    # --no-compile: pip would compile every module of every dependency (sympy's ~1,500: 21 CPU-s where the install
+    # is 9.5 without); the examples compile what they import once, on first use, as a user's first command does
+    done = subprocess.run([str(bin_ / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile", str(wheel)],
                           capture_output=True, text=True, timeout=HANG)  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return bin_
