@@ -206,7 +206,7 @@ Examples:
   ctdsl export latex specs/llama70b_wan.ct --standalone -o study.tex
   ctdsl sweep specs/llama70b_wan.ct --plot out.png
   ctdsl report specs/llama70b_wan.ct -o report.html
-  ctdsl simulate specs/llama70b_wan.ct --set wan_load=0.9 --seeds 4 --steps 20
+  ctdsl simulate specs/llama70b_wan.ct --set wan_load=0.9 --seeds 3 --steps 10
   ctdsl lint specs/ examples/ --format github
 """
 

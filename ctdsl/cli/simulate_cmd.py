@@ -74,7 +74,7 @@ def simulate(
 
     \b
     Examples:
-      ctdsl simulate specs/llama70b_wan.ct --set wan_load=0.9 --seeds 4 --steps 20
+      ctdsl simulate specs/llama70b_wan.ct --set wan_load=0.9 --seeds 3 --steps 10
       ctdsl simulate specs/llama70b_wan.ct --steps 200 --seeds 20 --format json
       ctdsl simulate examples/15_contention.ct --validate
       ctdsl simulate specs/llama70b_wan.ct --seeds 20 --partial runs.json
