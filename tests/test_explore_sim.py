@@ -113,8 +113,8 @@ def test_page_with_simulation_and_its_size(tmp_path, monkeypatch):
     assert page.count('id="ct-sim"') == 1 and page.count('<section id="sim"') == 1
     data = json.loads(re.search(r'<script type="application/json" id="ct-sim">(.*?)</script>', page, re.S).group(1))
     same_as_recorded(data, trace.record(loaded(FLAGSHIP, {"wan_load": "0.9"}).spec))
-    plain = runner.invoke(app, ["explore", str(FLAGSHIP), "--simulate", "-o", str(tmp_path / "p.html")])
-    assert plain.exit_code == 0 and (tmp_path / "p.html").stat().st_size < 1.5e6
+    # the page at the spec's own load, at full length: test_the_docs_state_each_pages_size writes it and holds its
+    # size to the docs' figure (202 kB), under the bound above
 
 
 def decoded(s: dict) -> dict:
