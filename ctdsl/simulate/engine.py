@@ -47,11 +47,11 @@ import numpy as np
 
 from ctdsl.language.enums import Sharing
 from ctdsl.language.tolerances import REL
+from ctdsl.simulate.edge import LoadedEdge
 from ctdsl.simulate.fair_link import FairQueue
 from ctdsl.simulate.phases import run_phase
 from ctdsl.simulate.plan import Edge, PhasePlan, QueuePlan, SchemePlan
 
-_BATCH = 4096  # random draws taken from numpy at a time
 DRAW_ROWS = 4096  # steps of jitter drawn at a time for one barrier (bounds memory)
 
 
@@ -81,38 +81,21 @@ class RunResult:
     flags: tuple[str, ...] = ()  # step by step: what the run met that the closed form leaves out
 
 
-class LinkQueue:
+class LinkQueue(LoadedEdge):
     """One directed edge with background traffic: a capacity-one resource, FCFS."""
 
     def __init__(self, env, plan: QueuePlan, rng: np.random.Generator, hold: bool = False):
         import simpy
 
+        super().__init__(plan, rng, hold)
         self.env = env
-        self.plan = plan
         self.res = simpy.Resource(env, capacity=1)
-        self.held = plan.latency if hold else 0.0  # added to every transfer's time on the link
-        self.service = plan.service + self.held
-        self.mean_gap = self.service / plan.rho
-        self.rng = rng
-        self._gaps: list[float] = []
         self.completed = 0.0  # busy time of finished transfers
         self.started: float | None = None  # start of the transfer on the wire
-        self.measuring = False
-        self.bg_wait = 0.0
-        self.bg_count = 0
-        self.sync_wait = 0.0
-        self.sync_count = 0
-        self.starts = 0  # background transfers put on the wire, measured or not
         env.process(self._arrivals())
 
     def busy(self, now: float) -> float:
         return self.completed + (now - self.started if self.started is not None else 0.0)
-
-    def _gap(self) -> float:
-        if not self._gaps:
-            self._gaps = self.rng.exponential(self.mean_gap, _BATCH).tolist()
-            self._gaps.reverse()
-        return self._gaps.pop()
 
     def _arrivals(self):
         env = self.env

@@ -28,34 +28,22 @@ from collections import deque
 
 import numpy as np
 
+from ctdsl.simulate.edge import LoadedEdge
 from ctdsl.simulate.plan import QueuePlan
 
-_BATCH = 4096  # gaps drawn at a time, as engine._BATCH: the same draws from the same stream
 
-
-class FairQueue:
+class FairQueue(LoadedEdge):
     """One directed edge with background traffic, shared by its active flows equally (processor sharing)."""
 
     def __init__(self, env, plan: QueuePlan, rng: np.random.Generator, hold: bool = False):
+        super().__init__(plan, rng, hold)
         self.env = env
-        self.plan = plan
-        self.held = plan.latency if hold else 0.0  # added to every transfer's time on the link
-        self.service = plan.service + self.held
-        self.mean_gap = self.service / plan.rho
-        self.rng = rng
-        self._gaps: list[float] = []
         self.v = 0.0  # the virtual clock: service each active flow has received
         self.last = 0.0  # when v was brought up to date
         self.background: deque = deque()  # (tag, arrived) of the background's active flows, in tag order
         self.sync: list = []  # [tag, arrived, size, event] of the sync's active flows
         self.completed = 0.0  # busy time up to `last`
         self._generation = 0
-        self.measuring = False
-        self.bg_wait = 0.0
-        self.bg_count = 0
-        self.sync_wait = 0.0
-        self.sync_count = 0
-        self.starts = 0  # background transfers put on the wire, measured or not
         env.process(self._arrivals())
 
     @property
@@ -65,12 +53,6 @@ class FairQueue:
 
     def busy(self, now: float) -> float:
         return self.completed + (now - self.last if self.active else 0.0)
-
-    def _gap(self) -> float:
-        if not self._gaps:
-            self._gaps = self.rng.exponential(self.mean_gap, _BATCH).tolist()
-            self._gaps.reverse()
-        return self._gaps.pop()
 
     def _advance(self) -> None:
         now = self.env.now

@@ -30,21 +30,17 @@ from collections import deque
 
 import numpy as np
 
+from ctdsl.simulate.edge import LoadedEdge
 from ctdsl.simulate.plan import QueuePlan
 
-BATCH = 4096  # gaps drawn at a time, as engine._BATCH: the same draws from the same stream
 SKIP = 256  # arrivals in one wait past which the idle stretch is found by the Lindley recursion first
 
 
-class FairVectorLink:
+class FairVectorLink(LoadedEdge):
     """A loaded edge shared fairly: events in a loop, long stretches of background skipped to their last empty moment."""
 
     def __init__(self, plan: QueuePlan, rng: np.random.Generator, hold: bool = False):
-        self.plan = plan
-        self.rng = rng
-        self.held = plan.latency if hold else 0.0  # added to every transfer's time on the link
-        self.service = plan.service + self.held
-        self.mean_gap = self.service / plan.rho
+        super().__init__(plan, rng, hold)  # bg_wait and bg_count are not measured here (the module's docstring)
         self.times = np.empty(0)  # arrivals drawn, from index i on not yet on the link
         self.i = 0
         self.last = 0.0  # time of the latest arrival drawn
@@ -52,17 +48,11 @@ class FairVectorLink:
         self.v = 0.0  # the virtual clock
         self.bg: deque = deque()  # finish tags of the background's active flows, in order
         self.idle = 0.0  # the link's idle time in [0, now]
-        self.measuring = False
-        self.starts = 0  # background transfers put on the wire, measured or not
-        self.bg_wait = 0.0  # not measured here (the module's docstring): bg_count stays 0
-        self.bg_count = 0
-        self.sync_wait = 0.0
-        self.sync_count = 0
         self.sync_jobs = 0
         self.served = 0  # background transfers played flow by flow
 
     def _refill(self) -> None:
-        gaps = self.rng.exponential(self.mean_gap, BATCH)
+        gaps = self.gaps()
         gaps[0] += self.last  # summed in SimPy's order: ((last + g0) + g1) + ...
         new = np.cumsum(gaps)
         self.last = float(new[-1])

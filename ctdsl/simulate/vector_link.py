@@ -31,20 +31,16 @@ import math
 
 import numpy as np
 
+from ctdsl.simulate.edge import BATCH, LoadedEdge
 from ctdsl.simulate.plan import QueuePlan
 
-BATCH = 4096  # gaps drawn at a time, as engine._BATCH: the same draws from the same stream
 
 
-class VectorLink:
+class VectorLink(LoadedEdge):
     """A loaded edge: background arrivals in bulk, waits by prefix sums and running minima."""
 
     def __init__(self, plan: QueuePlan, rng: np.random.Generator, hold: bool = False):
-        self.plan = plan
-        self.rng = rng
-        self.held = plan.latency if hold else 0.0  # added to every transfer's time on the link
-        self.service = plan.service + self.held
-        self.mean_gap = self.service / plan.rho
+        super().__init__(plan, rng, hold)
         self.now = 0.0  # the time up to which the work is known
         self.work = 0.0  # unfinished work at `now`: the wait of a transfer arriving then
         self.idle = 0.0  # the server's idle time in [0, now]
@@ -55,18 +51,12 @@ class VectorLink:
         self.base = 0.0
         self.p = 0  # first arrival not yet served
         self.f = 0  # first arrival not yet booked (its start not yet counted)
-        self.measuring = False
-        self.starts = 0  # background transfers started (booked), measured or not
-        self.bg_wait = 0.0
-        self.bg_count = 0
-        self.sync_wait = 0.0
-        self.sync_count = 0
         self.sync_jobs = 0
         self.served = 0  # background arrivals served (their waits computed)
 
     def _refill(self) -> None:
         """Draw the next BATCH gaps; keep the arrivals not yet booked at the front."""
-        gaps = self.rng.exponential(self.mean_gap, BATCH)
+        gaps = self.gaps()
         gaps[0] += self.last  # the cumulative sum then adds in SimPy's order: ((last + g0) + g1) + ...
         new = np.cumsum(gaps)
         self.last = float(new[-1])
