@@ -78,8 +78,9 @@ def clean(path: str, out_dir: str, spec, sets: tuple[str, ...]) -> list[Command]
         Command("explore", ("explore", path, "-o", str(out / "explore.html")), ("page",), str(out / "explore.html")),
         Command("sweep", ("sweep", path, *_sweep_args(spec), "--format", "csv", "-o", str(out / "s.csv")), ("csv",),
                 str(out / "s.csv")),
-        Command("simulate", ("simulate", path, "--steps", "3", "--seeds", "2", "--warmup", "1", "--format", "json",
-                             "--no-progress"), ("json",)),
+        # a short run: 3 steps of 2 seeds of a training spec, 100 requests (the least) of 2 seeds of a serving one
+        Command("simulate", ("simulate", path, "--steps", "3", "--seeds", "2", "--warmup", "1", "--requests", "100",
+                             "--format", "json", "--no-progress"), ("json",)),
         Command("lint-fix", ("lint", path, "--fix")),  # run on a copy of the file by the harness (Harness._lint_fix)
     ]
 
