@@ -146,7 +146,11 @@ def test_block_ignores_the_operation_fields(tmp_path, fields):
         ("pp = 4; first_stage_layers = 6; last_stage_layers = 6; virtual_stages = 2", True),  # Llama 3's: 5 + 1, 5 + 5 + 5 + 5 x 2, 5 + 1
         ("pp = 4; virtual_stages = 4", True),  # 8 layers a stage, chunks of 2
         ("pp = 4; virtual_stages = 3", False),  # chunks of 8 / 3 layers
-        ("pp = 4; first_stage_layers = 4; last_stage_layers = 4; virtual_stages = 2", False),  # 12 a stage: chunks of 6, and 4 < 6 + 1
+        ("pp = 4; first_stage_layers = 4; last_stage_layers = 4; virtual_stages = 2", False),  # 12 a stage: chunks of 6, and 4 < 6
+        # Llama 3 405B's: one layer a chunk, an end stage one layer short, its last chunk only the
+        # embedding or the LM head (arXiv:2407.21783 section 3.3.2): 1 + 15 x 2 + 1
+        ("pp = 17; first_stage_layers = 1; last_stage_layers = 1; virtual_stages = 2", True),
+        ("pp = 17; first_stage_layers = 1; last_stage_layers = 1; virtual_stages = 4", False),  # 2 a stage: no 4 chunks
     ],
 )
 def test_virtual_stages_hold_whole_layers(tmp_path, stages, ok):

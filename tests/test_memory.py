@@ -140,6 +140,31 @@ def test_activation_equations():
     assert MEM.layer_activations(s_, b_, d_, h_, tp=t_, recompute="full").e == 2 * s_ * b_ * d_
 
 
+def test_flash_attention_keeps_no_scores():
+    # FlashAttention (arXiv:2205.14135) keeps no s x s scores: eq. 4 without its 5 h s / d term,
+    # as selective recomputation drops it (parallelism.md section 10)
+    fl = MEM.layer_activations(s_, b_, d_, h_, tp=t_, sp_on=True, flash=True)
+    assert sp.simplify(fl.e - 34 * s_ * b_ * d_ / t_) == 0
+    fl1 = MEM.layer_activations(s_, b_, d_, h_, tp=t_, flash=True)  # no SP: eq. 2 without the scores
+    assert sp.simplify(fl1.e - s_ * b_ * d_ * (10 + 24 / t_)) == 0
+    assert MEM.layer_activations(s_, b_, d_, h_, tp=t_, recompute="full", flash=True).e == 2 * s_ * b_ * d_
+
+
+def test_llama3_405b_fits_without_recomputation_as_the_paper_ran_it():
+    """Llama 3 405B trained at 8K sequences "without activation checkpointing" (arXiv:2407.21783
+    section 3.3.2) on 80 GB H100s at TP 8, PP 16, FSDP. By hand, the first stage's activations
+    (Korthikanti eq. 5 with sequence parallelism, FlashAttention's no scores): 126 layers x
+    s b d x 34 / t = 126 x 8192 x 16384 x 34 / 8 = 71,873,593,344 B, and the embedding dropout,
+    final norm and logits s b d / t x pp = 268,435,456 B. With the scores term (5 h s / d =
+    320 against 34) it would be 10 times that, and the run could not have fitted."""
+    import ctdsl
+    from solvekit import ROOT
+
+    (m,) = ctdsl.load(ROOT / "specs" / "llama405b_16k.ct").solve().memory
+    assert m.parts["activations"].value == 71_873_593_344 + 268_435_456
+    assert m.fits is True and m.total.value < 80e9
+
+
 def test_pipeline_and_context_factors():
     per_layer = MEM.layer_activations(4096, 1, 8192, 64, tp=8, sp_on=True, recompute="selective")
     assert per_layer.e == 34 * 4096 * 8192 // 8

@@ -44,8 +44,8 @@ def _observed(spec, scenario: str):
     return o
 
 
-def test_the_sets_are_the_four_and_each_fits_one_efficiency_on_one_row(specs):
-    assert sorted(specs) == ["korthikanti_full.ct", "korthikanti_selective.ct", "vtrain_18_4b.ct", "vtrain_3_6b.ct"]
+def test_the_sets_are_the_five_and_each_fits_one_efficiency_on_one_row(specs):
+    assert sorted(specs) == ["korthikanti_full.ct", "korthikanti_selective.ct", "llama3_405b.ct", "vtrain_18_4b.ct", "vtrain_3_6b.ct"]
     for name, spec in specs.items():
         (fit,) = spec.fits
         assert fit.param == "eff", name
@@ -96,6 +96,32 @@ def test_every_table_5_row_is_in_both_recomputation_sets(specs):
             assert int(row["tp"]) == 8 and int(row["gpus"]) == 8 * int(row["pp"]) and int(row["seq"]) == 2048
         rep = spec.replicas["tp8"]
         assert E.evaluate(rep.tp, {}) == 8 and E.evaluate(spec.models["gpt"].batch_tokens, {"batch": 1}) == 2048
+
+
+def test_every_8k_sequence_row_of_llama3_table_4_is_a_step_time_under_palms_flops(specs):
+    """The paper gives TFLOP/s a GPU under PaLM's MFU (arXiv:2204.02311 Appendix B: 6 N + 12 L H Q T
+    FLOPs a token); a step of tokens_per_batch (2^24, "16M") on G GPUs takes tokens x F / (G x
+    TFLOP/s). Derived here from the csv and the parameter count, not from the spec."""
+    spec = specs["llama3_405b.ct"]
+    rows = [r for r in _rows("llama3_table4.csv") if r["seq"] == "8192"]
+    assert len(rows) == 2 and len(_rows("llama3_table4.csv")) == 3  # the 131,072-token row is left out (the spec says why)
+    N, L, HQ, T = 405_853_388_800, 126, 128 * 128, 8192
+    flops = 6 * N + 12 * L * HQ * T  # 2.638057537536e12
+    assert flops == 2_638_057_537_536
+    assert E.evaluate(spec.models["llama405b"].shape["seq"], {}) == T
+    for i, row in enumerate(rows, start=1):
+        gpus, dp, per_rank = int(row["gpus"]), int(row["dp"]), int(row["batch_per_dp"])
+        tokens = dp * per_rank * T
+        assert tokens == 2**24 and gpus == 8 * 16 * dp  # TP 8 x PP 16 a replica
+        step = tokens * flops / (gpus * float(row["tflops_per_gpu"]) * 1e12)
+        (scenario,) = [s for s in spec.scenarios.values() if s.values == {"dp_n": dp, "per_rank": per_rank}]
+        o = _observed(spec, scenario.name)
+        assert o.value == pytest.approx(step, rel=1e-4), (row, o.value, step)
+        assert f"row {i})" in o.source
+        # the TFLOP/s and the MFU agree against the H100's 989 TFLOP/s to their rounding
+        assert abs(float(row["tflops_per_gpu"]) / 989 * 100 - float(row["bf16_mfu_percent"])) < 0.6
+    rep = spec.replicas["tp8pp16"]
+    assert (rep.recompute, E.evaluate(rep.virtual_stages, {}), E.evaluate(rep.zero, {})) == ("none", 8, 2)
 
 
 def test_the_layout_knobs_are_params_the_scenarios_set(specs):
@@ -167,6 +193,11 @@ BOUNDS = {  # set -> (MAPE bound in percent, Spearman at least, the fastest layo
     "korthikanti_selective.ct": (10.5, None, None),
     "vtrain_3_6b.ct": (15.0, 0.95, True),
     "vtrain_18_4b.ct": (9.0, 0.79, None),
+    # One row predicted, from the other: 16K GPUs from the fit on 8K. The model gives it to 0.0002%,
+    # inside the published TFLOP/s' rounding (400 and 430, given to 2-3 figures: about 1%), so
+    # the bound is that rounding, not the agreement. Held at V = 4 instead of the paper's one
+    # layer a chunk (V = 8) the same set gives +4.5%, at V = 2 +12.3%.
+    "llama3_405b.ct": (1.5, None, None),
 }
 
 

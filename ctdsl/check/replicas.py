@@ -14,7 +14,8 @@ the params' defaults (the degrees and counts are whole numbers by then, CT305):
   reads, and the MoE execution's on a dense model, would change nothing (CT442, as CT113 refuses
   a bucket without overlap = backward);
 - interleaved virtual stages divide the layers of every stage; an uneven first or last
-  stage holds v - 1 whole chunks and one shorter one, as Llama 3 ran them (CT440);
+  stage holds v - 1 whole chunks and one shorter one, which may hold only the embedding
+  or the LM head, as Llama 3 ran them (CT440);
 - the sites pair their shards: GPU j of a replica in one dc syncs with GPU j of
   the replicas in the others, so every dc shards the model alike (the same tp,
   pp, cp and ep) (CT421);
@@ -208,9 +209,14 @@ class ReplicaCheck:
         """Interleaving: v model chunks a pipeline rank, each of whole layers (CT440). A stage
         of L layers splits into v chunks of L / v (Megatron's `get_num_layers_to_build`); an
         uneven end stage, as Llama 3 ran them (arXiv:2407.21783 section 3.3.2: one layer less
-        on the first and on the last stage), holds v - 1 chunks of the other stages' size and
-        one of what is left, 1 to that size. Otherwise a chunk would hold a fraction of a layer
-        and the bubble (pp - 1) / v would shrink below what any schedule reaches."""
+        on the first and on the last stage, "the first model chunk on the first stage has only
+        the embedding, and the last model chunk on the last stage has only output projection
+        and loss calculation"), holds v - 1 chunks of the other stages' size and one of what is
+        left, 0 to that size: a chunk of no layer holds the embedding (first stage) or the LM
+        head (last stage), as Megatron-Core's --account-for-embedding-in-pipeline-split and
+        --account-for-loss-in-pipeline-split count them. Otherwise a chunk would hold a
+        fraction of a layer and the bubble (pp - 1) / v would shrink below what any schedule
+        reaches."""
         if rep.virtual_stages is None or not model.shape or "layers" not in model.shape:
             return
         v = _int(rep.virtual_stages, self.env)
@@ -229,10 +235,10 @@ class ReplicaCheck:
             return self._ct440(model, rep, v, f"the {other} layers of each of its {'other ' if ends else ''}stages", f"choose virtual_stages among the divisors of {other}")
         chunk = other // v
         for what, n in (("first", first), ("last", last)):
-            if n is not None and not 1 <= n - (v - 1) * chunk <= chunk:
+            if n is not None and not 0 <= n - (v - 1) * chunk <= chunk:
                 return self._ct440(
-                    model, rep, v, f"the {n} layers of its {what} stage as {v - 1} chunk{'s' * (v > 2)} of {chunk} and one of 1 to {chunk}",
-                    f"give the {what} stage {(v - 1) * chunk + 1} to {v * chunk} layers, or fewer virtual stages",
+                    model, rep, v, f"the {n} layers of its {what} stage as {v - 1} chunk{'s' * (v > 2)} of {chunk} and one of 0 to {chunk}",
+                    f"give the {what} stage {(v - 1) * chunk} to {v * chunk} layers, or fewer virtual stages",
                 )
 
     def _ct440(self, model: M.Model, rep: M.Replica, v: int, what: str, help: str) -> None:

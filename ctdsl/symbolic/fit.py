@@ -24,6 +24,7 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.diagnostics import Diagnostic, Label, Severity
+from ctdsl.language.enums import ComputeModel
 from ctdsl.model import payload as PL
 from ctdsl.model.entities import Model, Spec
 from ctdsl.results.solution import MemoryResult
@@ -66,11 +67,12 @@ def _fit(ctx: Context, model: Model, dc_name: str) -> Fit:
         stage = int(value(q(rep.zero, 1), ctx.symbols.defaults()))
         micro = q(rep.micro_batch, 1)
         recompute, sp_on = str(rep.recompute), rep.sequence_parallel
+        flash = rep.flash and rep.compute is ComputeModel.OPERATIONS  # the fused attention core keeps no scores
         share = ctx.field(rep, "recompute_share") if rep.recompute_share is not None else None
     else:
         tp = pp = cp = ep = D.one()
         ranks = DimExpr(sp.Integer(max(1, dc.workers)), U.ONE)
-        stage, micro, recompute, sp_on = 0, None, "none", False
+        stage, micro, recompute, sp_on, flash = 0, None, "none", False, False
         share = None
     if PL.full_shape(model):
         shard = MEM.model_shard(model, A, tp, pp, ep, D.one())
@@ -79,9 +81,9 @@ def _fit(ctx: Context, model: Model, dc_name: str) -> Fit:
         shard = MEM.Shard(A.get(model, "params") / (tp * pp), D.zero(U.ONE))
         expert_ranks = ranks
     parts = MEM.shard_states(shard, ranks, expert_ranks, stage)
-    parts["activations"] = _activations(ctx, model, tp, pp, cp, micro, recompute, sp_on, notes)
+    parts["activations"] = _activations(ctx, model, tp, pp, cp, micro, recompute, sp_on, flash, notes)
     if share is not None and recompute != "none":  # the layers `recompute` leaves out store all their activations
-        kept = _activations(ctx, model, tp, pp, cp, micro, "none", sp_on, [])
+        kept = _activations(ctx, model, tp, pp, cp, micro, "none", sp_on, flash, [])
         parts["activations"] = share * parts["activations"] + (1 - share) * kept
     total = D.total(list(parts.values()), U.DATA)
     capacity = ctx.field(dev, "memory") if dev.memory is not None else None
@@ -91,7 +93,7 @@ def _fit(ctx: Context, model: Model, dc_name: str) -> Fit:
     return Fit(model.name, dc_name, parts, total, capacity, "; ".join(notes))
 
 
-def _activations(ctx: Context, model: Model, tp, pp, cp, micro, recompute: str, sp_on: bool, notes: list[str]) -> DimExpr:
+def _activations(ctx: Context, model: Model, tp, pp, cp, micro, recompute: str, sp_on: bool, flash: bool, notes: list[str]) -> DimExpr:
     if not (PL.full_shape(model) and PL.has(model, "seq")):
         notes.append("activations left out: the model gives no seq (sequence length)")
         return D.zero(U.DATA)
@@ -106,7 +108,7 @@ def _activations(ctx: Context, model: Model, tp, pp, cp, micro, recompute: str, 
     try:
         return MEM.activations(
             seq, batch, ctx.shape(model, "width"), ctx.shape(model, "heads"), ctx.shape(model, "layers"),
-            tp, sp_on, recompute, pp, microbatches, 1, cp, ctx.shape(model, "vocab"),
+            tp, sp_on, recompute, pp, microbatches, 1, cp, ctx.shape(model, "vocab"), flash,
         )
     except (ValueError, NumericError) as err:  # a degree given by a param: structural branches need numbers
         notes.append(f"activations left out: {err}")

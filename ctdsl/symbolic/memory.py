@@ -32,6 +32,9 @@ s sequence, b micro-batch, d width, h heads, t = tp; MHA, f = 4d):
     selective, SP       34 s b d / t                        (Table 2)
     full                2 s b d                             (Table 2)
 
+With the attention core fused (FlashAttention), no s x s scores are stored: the
+5 h s / d term goes under every mode (parallelism.md section 10).
+
 The first pipeline stage holds pp micro-batches of L/pp layers, L layers' worth
 (eq. 5), x (1 + (pp - 1)/(pp v)) interleaved over v chunks, x min(1, m/pp) with
 fewer micro-batches m than stages; context parallelism divides s by cp; and
@@ -174,15 +177,19 @@ def shard_states(s: Shard, dense_ranks, expert_ranks, stage: int, precision: Pre
 # ---- activations --------------------------------------------------------------------
 
 
-def layer_activations(seq, batch, width, heads, tp=1, sp_on=False, recompute="none") -> DimExpr:
-    """Activation bytes of one transformer layer on one GPU (Korthikanti, module docstring)."""
+def layer_activations(seq, batch, width, heads, tp=1, sp_on=False, recompute="none", flash=False) -> DimExpr:
+    """Activation bytes of one transformer layer on one GPU (Korthikanti, module docstring).
+
+    flash: the attention core is one fused kernel (FlashAttention, arXiv:2205.14135), which
+    keeps no s x s scores: the 5 h s / d term goes, as under selective recomputation
+    (parallelism.md section 10); the rest of the layer's activations are as without it."""
     if recompute not in RECOMPUTE:
         raise ValueError(f"recompute is one of {', '.join(RECOMPUTE)}, not {recompute!r}")
     s, b, d, h, t = (count(x) for x in (seq, batch, width, heads, tp))
     sbd = s * b * d
     if recompute == "full":
         return 2 * sbd * BYTE
-    scores = 5 * h * s / d  # the stored s x s scores and softmax: none of it under selective recompute
+    scores = 0 if flash else 5 * h * s / d  # the stored s x s scores and softmax: none of it under selective recompute
     if sp_on:
         inner = 34 + scores if recompute == "none" else count(34)
         return sbd / t * inner * BYTE
@@ -192,12 +199,12 @@ def layer_activations(seq, batch, width, heads, tp=1, sp_on=False, recompute="no
 
 def activations(
     seq, batch, width, heads, layers, tp=1, sp_on=False, recompute="none",
-    pp=1, microbatches=None, interleave=1, cp=1, vocab=None,
+    pp=1, microbatches=None, interleave=1, cp=1, vocab=None, flash=False,
 ) -> DimExpr:
     """Activation bytes on the most-loaded GPU, the first pipeline stage (eq. 5 and section 4.3)."""
     s = count(seq) / count(cp)
     p = count(pp)
-    out = layer_activations(s, batch, width, heads, tp, sp_on, recompute) * count(layers)
+    out = layer_activations(s, batch, width, heads, tp, sp_on, recompute, flash) * count(layers)
     v = _number(interleave, "interleave")
     if v != 1:
         out = out * (1 + (p - 1) / (p * count(v)))
