@@ -65,3 +65,22 @@ def test_rank_noise_without_error_ranks_exactly_and_falls_with_it():
     rho10, _, _ = W.rank_noise(measured, 10.0, draws=400)
     assert 1.0 > rho2 > rho10
 
+
+
+def test_deepspeeds_pipeline_schedule_has_1f1bs_makespan():
+    """tools/deepspeed_schedule.py: DeepSpeed's TrainSchedule, command by command. With free
+    transfers its makespan is 1F1B's, (m + pp - 1)(f + b), for any f and b (checked at b = 2 f and
+    b = 3 f, full recomputation's). At pp = 2 each of the 2 m blocking transfers is exposed: 2 m c
+    more (docs/validation.md, "vTrain 18.4B")."""
+    import deepspeed_schedule as DS
+
+    for pp in (2, 4, 8):
+        for m in (1, 3, 4, 16):
+            for f, b in ((1.0, 2.0), (1.0, 3.0)):
+                assert DS.makespan(m, pp, f, b) == pytest.approx((m + pp - 1) * (f + b), rel=1e-12)
+    for m in (4, 8, 16):
+        assert DS.makespan(m, 2, 1.0, 2.0, 0.1) - (m + 1) * 3.0 == pytest.approx(2 * m * 0.1, rel=1e-9)
+    # every stage runs each micro-batch's forward and backward once
+    for s in range(4):
+        ops = DS.commands(8, 4, s)
+        assert sorted(k for op, k in ops if op == "F") == list(range(8)) == sorted(k for op, k in ops if op == "B")
