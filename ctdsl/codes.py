@@ -129,7 +129,7 @@ _TABLE = [
     Code("CT435", "sync-overlap-twice", "a sync schedule that counts an overlap twice (overlap = true with a delay, fragments or an inner sync) or syncs more fragments than steps between syncs"),
     Code("CT436", "inner-sync-cannot-apply", "inner = dc without dcs of replicas, with a sync period of 1, or with a collective that has no phase across dcs"),
     Code("CT440", "virtual-stages-do-not-divide", "interleaved virtual stages that do not split the layers of every pipeline stage into whole chunks (an uneven end stage: v - 1 chunks of the others' size and one of 0 to that size, which may hold only the embedding or the LM head)"),
-    Code("CT441", "operations-cannot-be-timed", "a replica with compute = operations whose model gives no full shape with seq or whose device gives no mem_bw, or an FP8 precision on a device without peak_fp8"),
+    Code("CT441", "operations-cannot-be-timed", "a replica with compute = operations whose model gives no full shape with seq or whose device gives no mem_bw, or an FP8 precision on a device without peak_fp8, or a device with sms but no tile_m and tile_n"),
     Code("CT442", "operations-field-unread", "a replica field that only compute = operations reads (flash, the precisions, tp_async_backward, the MoE execution's) with compute = block, or the MoE execution's on a dense model, where it would change nothing"),
     Code("CT450", "tp-overlap-needs-sequence-parallel", "tp_comm_overlap on a replica without sequence parallelism (Megatron's overlap pipelines the all-gather and reduce-scatter that sequence parallelism makes of each all-reduce)"),
     Code("CT470", "workload-at-decode", "a workload whose requests enter a decode pool"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import pytest
+import sympy as sp
 from solvekit import C, solve_text
 
 RATE, HALF, MEM = 100e12 * 0.5, 1e9, 1e12 * 0.8
@@ -289,3 +290,63 @@ def test_optimiser_with_loss_scaling(tmp_path):
     got = terms(tmp_path, "recompute = none; loss_scaling = true")["optimiser"]
     assert close(got, shard * 54 / MEM)
 
+
+
+def _waste(m, n, sms, tile=(256, 128)):
+    """Work over useful work of an m x n GEMM output, by hand: whole waves of whole tiles, the
+    tile either way round, the smaller (docs/cost-model.md, "Tile and wave quantisation")."""
+    out = []
+    for tm, tn in (tile, tile[::-1]):
+        waves = math.ceil(math.ceil(m / tm) * math.ceil(n / tn) / sms)
+        out.append(waves * sms * tm * tn / (m * n))
+    return min(out)
+
+
+def test_tile_and_wave_quantisation_by_hand():
+    from ctdsl import units as U
+    from ctdsl.symbolic import compute_ops as CO
+    from ctdsl.symbolic.dimensioned import DimExpr
+
+    n = lambda x: DimExpr(sp.Integer(x), U.ONE)  # noqa: E731
+    waste = lambda w, m, k: float(w.waste(n(m), n(k)).e)  # noqa: E731
+    a100 = CO.Waves(n(108), n(256), n(128))
+    # 2048 x 1536: 8 x 12 = 96 tiles of 256 x 128 (16 x 6 the other way): one wave of 108 slots
+    assert waste(a100, 2048, 1536) == pytest.approx(108 / 96, rel=1e-15)
+    # Table 5's 22B QKV forward at TP 8, micro-batch 4: 8192 x 2304, 32 x 18 = 576 tiles, 6 waves
+    assert waste(a100, 8192, 2304) == pytest.approx(648 / 576, rel=1e-15)
+    # the orientation: 384 x 128 on 2 SMs: 256 x 128 makes 2 tiles, one wave (4/3); 128 x 256 makes
+    # 3 tiles, two waves (8/3); the smaller
+    assert waste(CO.Waves(n(2), n(256), n(128)), 384, 128) == pytest.approx(4 / 3, rel=1e-15)
+    # a GEMM's FLOPs carry the mean of its three passes': forward m x n, input gradient m x k, weight gradient k x n
+    op = CO.gemm("g", n(2048), n(1024), n(1536), DimExpr(sp.Integer(2), U.DATA), a100)
+    mean = (_waste(2048, 1536, 108) + _waste(2048, 1024, 108) + _waste(1024, 1536, 108)) / 3
+    assert float(op.flops.e) == pytest.approx(2 * 2048 * 1024 * 1536 * mean, rel=1e-15)
+
+
+def test_a_device_with_sms_quantises_every_linear_gemm(tmp_path):
+    """The spec above on a device of 10 SMs with 256 x 128 tiles: each of the layer's and the LM
+    head's GEMMs costs its FLOPs x the mean of its passes' waste, then F_half; the attention core
+    does not."""
+    text = SPEC.format(extra="recompute = none", gpn=2).replace("mem_efficiency = 0.8 }", "mem_efficiency = 0.8; sms = 10; tile_m = 256; tile_n = 128 }")
+    got = {t.id.id: t.value.value for t in solve_text(tmp_path, text).schemes["step"].terms}
+
+    def qgemm(m, k, n):
+        w = (_waste(m, n, 10) + _waste(m, k, 10) + _waste(k, n, 10)) / 3
+        return max((2 * m * k * n * w + HALF) / RATE, beta * (m * k + k * n + m * n) / MEM)
+
+    qo, kv = T * a * dh / tp, b * s * g * dh / tp
+    core = max((2 * 1 * T * s * a * dh / tp + HALF) / RATE, beta * (2 * qo + 2 * kv) / MEM)
+    gemms = qgemm(T, h, (a + 2 * g) * dh // tp) + core + qgemm(T, a * dh // tp, h) + qgemm(T, h, f // tp) + qgemm(T, f // tp, h)
+    assert close(got["compute"], MICRO * 3 * LAYERS * gemms)
+    head = qgemm(T, h, V // tp) + memory(2 * beta * T * V / tp)
+    assert close(got["end_stages"], MICRO * 3 * (EMB + head))
+    # and it is slower than the same device without the quantisation
+    assert got["compute"] > terms(tmp_path)["compute"]
+
+
+def test_sms_without_a_tile_is_ct441(tmp_path):
+    from ctdsl.api import check
+
+    path = tmp_path / "t.ct"
+    path.write_text(SPEC.format(extra="recompute = none", gpn=2).replace("mem_efficiency = 0.8 }", "mem_efficiency = 0.8; sms = 10 }"), encoding="utf-8")
+    assert "CT441" in [d.code for d in check(path).diagnostics]

@@ -79,8 +79,8 @@ def apply(tiles: list[tuple[int, int]] | None, sms: int = SMS_A100, mem_eff: flo
         def waste(a: sp.Expr, b: sp.Expr) -> sp.Expr:
             return sp.Min(*[sp.ceiling(sp.ceiling(a / tm) * sp.ceiling(b / tn) / sms) * sms * tm * tn / (a * b) for tm, tn in tiles])
 
-        def gemm(name, m, k, n, beta, cls=CO.GEMM):
-            op = plain(name, m, k, n, beta, cls)
+        def gemm(name, m, k, n, beta, waves=None):  # in place of the device's own quantisation
+            op = plain(name, m, k, n, beta)
             w = (waste(m.e, n.e) + waste(m.e, k.e) + waste(k.e, n.e)) / 3
             return CO.Op(op.name, op.cls, op.flops * DimExpr(w, U.ONE), op.nbytes, op.launches)
 

@@ -201,6 +201,8 @@ class ReplicaCheck:
             self._ct441(rep, "compute", f"compute = operations times each operation of a layer from its shape, and model '{model.name}' gives no full shape with seq", "give the model its shape (layers, width, heads, kv_heads, mlp, vocab) and seq, or use compute = block")
         elif dev is not None and dev.mem_bw is None:
             self._ct441(rep, "compute", f"compute = operations times the memory-bound operations at the device's mem_bw, which device '{dev.name}' does not give", f"give device '{dev.name}' a mem_bw, or use compute = block")
+        if dev is not None and dev.sms is not None and (dev.tile_m is None or dev.tile_n is None):
+            self._ct441(rep, "compute", f"compute = operations quantises each GEMM into waves of device '{dev.name}''s sms tiles, and the device gives no tile_m and tile_n", f"give device '{dev.name}' tile_m and tile_n (its GEMM kernels' output tile), or no sms")
 
     def _ct441(self, rep: M.Replica, key: str, message: str, help: str) -> None:
         self.sink.error("CT441", f"replica '{rep.name}': {message}", rep.spans.get(key, rep.span), help=help)

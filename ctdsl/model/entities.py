@@ -120,6 +120,9 @@ class Device(Definition):
     efficiency_fp8: Expr | None = None  # fraction of peak_fp8 for large FP8 GEMMs; None: efficiency
     gemm_half: Expr | None = None  # FLOP: the GEMM size at half its large-GEMM efficiency (compute = operations); None: 0
     mem_efficiency: Expr | None = None  # achieved fraction of mem_bw (compute = operations); None: 1
+    sms: Expr | None = None  # the SMs a GEMM's output tiles run on, one a tile at a time (compute = operations); None: no quantisation
+    tile_m: Expr | None = None  # rows of the GEMM kernels' output tile (with sms)
+    tile_n: Expr | None = None  # its columns
     memory: Expr | None  # B
     static_power: Expr  # W
     power: Expr | None  # W

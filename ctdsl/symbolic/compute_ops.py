@@ -36,6 +36,17 @@ parallelism.md section 2 for the FLOPs, a GEMM of m x k by k x n moving beta (m 
                    `bias_dropout_add_fused_train`) of T h values, / tp with sequence
                    parallelism: (10 beta + 2 B) T h / r, r = tp with it, else 1
 
+Tile and wave quantisation (a device with `sms`, `tile_m` and `tile_n`): a GEMM's m x n output
+runs in tiles of tile_m x tile_n, one tile an SM at a time, in waves of `sms` tiles; the last
+wave's idle SMs and the tiles' overhang are paid for. Its work is w = ceil(ceil(m / t_m)
+ceil(n / t_n) / sms) sms t_m t_n / (m n) times its useful work, with the tile either way round,
+whichever gives the smaller w (NVIDIA, "Matrix Multiplication Background User's Guide",
+"Dimension Quantization Effects": an A100's 108 SMs run one 256 x 128 tile each at once). A
+GEMM's FLOPs are multiplied by the mean of w over its three passes' outputs: the forward (m x n),
+the input gradient (m x k) and the weight gradient (k x n). Every GEMM built by `gemm` pays it
+(the linear layers, the router, the LM head); the attention core's batched GEMMs and the
+experts' grouped GEMMs do not.
+
 The embedding (the first stage: gather T rows, write them, 2 beta T h) and the LM head (the
 last stage: a GEMM m = T, k = h, n = V / tp, and the cross-entropy reading the logits and
 writing their gradient, 2 beta T V / tp) sit on the end stages (Narayanan et al.
@@ -95,6 +106,26 @@ class Rates:
 
 
 @dataclass(frozen=True)
+class Waves:
+    """Tile and wave quantisation (module docstring): the SMs and the output tile."""
+
+    sms: DimExpr
+    tm: DimExpr
+    tn: DimExpr
+
+    def waste(self, m: DimExpr, n: DimExpr) -> DimExpr:
+        """Work done over useful work for an m x n output: whole waves of whole tiles, the tile
+        either way round (the smaller)."""
+        sms, tm, tn = self.sms, self.tm, self.tn
+
+        def one(a: DimExpr, b: DimExpr) -> DimExpr:
+            waves = D.ceiling(D.ceiling(m / a) * D.ceiling(n / b) / sms)
+            return waves * sms * a * b / (m * n)
+
+        return D.emin(one(tm, tn), one(tn, tm))
+
+
+@dataclass(frozen=True)
 class Dims:
     """The shape of one micro-batch of one layer on one GPU, dimensionless but beta."""
 
@@ -114,6 +145,7 @@ class Dims:
     causal_c: int  # c: 1 causal, 2 the full square
     flash: bool
     moe: "Moe | None" = None
+    waves: Waves | None = None  # the device's tile and wave quantisation; None: none
 
 
 @dataclass(frozen=True)
@@ -136,15 +168,19 @@ def _ops(x: DimExpr) -> DimExpr:
     return DimExpr(x.e, U.OPS)
 
 
-def gemm(name: str, m: DimExpr, k: DimExpr, n: DimExpr, beta: DimExpr, cls: str = GEMM) -> Op:
-    """A GEMM of m x k by k x n: 2 m k n FLOPs, beta (m k + k n + m n) bytes."""
-    return Op(name, cls, _ops(2 * m * k * n), beta * (m * k + k * n + m * n))
+def gemm(name: str, m: DimExpr, k: DimExpr, n: DimExpr, beta: DimExpr, waves: Waves | None = None) -> Op:
+    """A GEMM of m x k by k x n: 2 m k n FLOPs, beta (m k + k n + m n) bytes; with `waves`, its
+    FLOPs times the mean quantisation of its three passes' outputs (module docstring)."""
+    flops = 2 * m * k * n
+    if waves is not None:
+        flops = flops * (waves.waste(m, n) + waves.waste(m, k) + waves.waste(k, n)) / 3
+    return Op(name, GEMM, _ops(flops), beta * (m * k + k * n + m * n))
 
 
 def attention_ops(x: Dims) -> list[Op]:
     """The forward operations of a layer but its MLP (the module docstring's table)."""
     T, beta = x.T, x.beta
-    ops = [gemm("QKV", T, x.h, (x.a + 2 * x.g) * x.dh / x.tp, beta)]
+    ops = [gemm("QKV", T, x.h, (x.a + 2 * x.g) * x.dh / x.tp, beta, x.waves)]
     qo = T * x.a * x.dh / x.tp  # Q (or O) values
     kv = x.b * x.s * x.g * x.dh / x.tp  # K (or V) values
     if x.flash:
@@ -161,7 +197,7 @@ def attention_ops(x: Dims) -> list[Op]:
             Op("attention over values", ATTENTION, half, beta * (scores + kv + qo)),
         ]
     ops += [
-        gemm("projection", T, x.a * x.dh / x.tp, x.h, beta),
+        gemm("projection", T, x.a * x.dh / x.tp, x.h, beta, x.waves),
         Op("norms, dropout and residual adds", MEMORY, D.zero(U.OPS), (10 * beta + DimExpr(sp.Integer(2), U.DATA)) * T * x.h / x.r),
     ]
     return ops
@@ -172,9 +208,9 @@ def mlp_ops(x: Dims, f: DimExpr, name: str = "MLP") -> list[Op]:
     T, beta = x.T, x.beta
     up = (2 if x.gated else 1) * f / x.tp
     return [
-        gemm(f"{name} up", T, x.h, up, beta),
+        gemm(f"{name} up", T, x.h, up, beta, x.waves),
         Op(f"{name} activation", MEMORY, D.zero(U.OPS), beta * (T * up + T * f / x.tp)),
-        gemm(f"{name} down", T, f / x.tp, x.h, beta),
+        gemm(f"{name} down", T, f / x.tp, x.h, beta, x.waves),
     ]
 
 
@@ -188,7 +224,7 @@ def moe_ops(x: Dims, m: Moe) -> list[Op]:
     up = (2 if x.gated else 1) * m.fe
     launches = 1 if m.grouped else local
     ops = [
-        gemm("router", m.Tg, h, m.E, beta),
+        gemm("router", m.Tg, h, m.E, beta, x.waves),
         Op("permutation", MEMORY, D.zero(U.OPS), 4 * beta * m.pad * m.Tg * m.k * h),
         Op("experts up", GEMM, _ops(2 * rows * h * up), beta * (rows * h + local * h * up + rows * up), launches),
         Op("experts activation", MEMORY, D.zero(U.OPS), beta * rows * (up + m.fe)),
@@ -212,7 +248,7 @@ def embedding_ops(x: Dims) -> list[Op]:
 def head_ops(x: Dims) -> list[Op]:
     """The last stage's extra: the LM head GEMM and the cross-entropy over its logits."""
     return [
-        gemm("LM head", x.T, x.h, x.V / x.tp, x.beta),
+        gemm("LM head", x.T, x.h, x.V / x.tp, x.beta, x.waves),
         Op("cross-entropy", MEMORY, D.zero(U.OPS), 2 * x.beta * x.T * x.V / x.tp),
     ]
 
@@ -246,7 +282,7 @@ def rates(ctx: Context, dev, rep) -> Rates:
     return Rates(peak(rep.gemm_precision), peak(rep.attention_precision), half, ctx.field(dev, "mem_bw") * mem_eff)
 
 
-def dims(ctx: Context, model: Model, rep, tp: DimExpr, cp: DimExpr, ep: DimExpr, b: DimExpr) -> Dims:
+def dims(ctx: Context, model: Model, rep, tp: DimExpr, cp: DimExpr, ep: DimExpr, b: DimExpr, dev=None) -> Dims:
     sh = lambda key: ctx.shape(model, key)  # noqa: E731
     s, h, a = sh("seq"), sh("width"), sh("heads")
     dh = sh("head_dim") if PL.has(model, "head_dim") else h / a
@@ -257,7 +293,15 @@ def dims(ctx: Context, model: Model, rep, tp: DimExpr, cp: DimExpr, ep: DimExpr,
         r=r, beta=ctx.field(model, "bytes_per_value"),
         gated=model.gated, causal_c=PL.attention_factor(model) if rep.flash else 2, flash=rep.flash,
         moe=_moe(ctx, model, rep, ep, T / r) if PL.is_moe(model) else None,
+        waves=_waves(ctx, dev),
     )  # fmt: skip
+
+
+def _waves(ctx: Context, dev) -> Waves | None:
+    """The device's tile and wave quantisation, where it gives sms (and its tile: CT441)."""
+    if dev is None or dev.sms is None or dev.tile_m is None or dev.tile_n is None:
+        return None
+    return Waves(ctx.field(dev, "sms"), ctx.field(dev, "tile_m"), ctx.field(dev, "tile_n"))
 
 
 def _moe(ctx: Context, model: Model, rep, ep: DimExpr, Tg: DimExpr) -> Moe:

@@ -161,7 +161,7 @@ def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Com
     tokens = ctx.field(model, "tokens") if model.batch_tokens is None else whole.split[dc] / ctx.formulas.get(model, "flops_per_token")
     micro = tokens / (tr.b * tr.s)
     if rep.compute is ComputeModel.OPERATIONS:
-        x = OPS.dims(ctx, model, rep, tr.tp, tr.cp, tr.ep, tr.b)
+        x = OPS.dims(ctx, model, rep, tr.tp, tr.cp, tr.ep, tr.b, dev)
         sc = OPS.stage_compute(x, OPS.rates(ctx, dev, rep), _stages(ctx, model, rep, tr.pp, stage_layers), str(rep.recompute))
         per_micro = dict(sc.per_micro)
         t_r = per_micro.get(K.RECOMPUTE, D.zero(U.TIME))
