@@ -165,6 +165,14 @@ class Completeness:
         use = block.fields["model"].span if "model" in block.fields else span
         self._model(model, use, f"scheme '{name}'")
 
+    def implicit(self, scheme: M.Scheme) -> None:
+        """The implicit scheme of a job without one (build.py, `_implicit_step`) trains the spec's
+        one model: the fields its step needs, as a written scheme's (a model without tokens
+        crashed solve: the fuzz campaign, seed 34, input 29724)."""
+        model = self.spec.models.get(scheme.model or "")
+        if model is not None:
+            self._model(model, scheme.span, "the job's step (it has no scheme)")
+
     def _model(self, model: M.Model, use: Span, user: str) -> None:
         mb = self.ns.merged(model.name)
         if model.params is None and mb is not None and not mb.broken:

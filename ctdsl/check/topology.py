@@ -64,6 +64,9 @@ class _TopologyCheck:
             block = self.ns.merged(d.name)
             if block is not None:
                 self.complete.scheme(block)
+        for scheme in spec.schemes.values():
+            if scheme.name not in self.ns.defs:  # the implicit scheme of a job without one
+                self.complete.implicit(scheme)
         placement = PlacementCheck(spec, self.sink)
         for scheme in spec.schemes.values():
             if scheme.sites is None:  # a scheme on a variant is placed on its variant's sites
