@@ -14,7 +14,9 @@ then every set is fitted and scored as `ctdsl validate` does (MAPE, Spearman, be
                   core's batched GEMMs) runs on `--sms` SMs in output tiles of one of the
                   shapes given (m x n), one tile an SM at a time: its FLOPs are divided by its
                   wave efficiency, the best over the tiles given, averaged over its three
-                  passes (forward m x n, input gradient m x k, weight gradient k x n outputs).
+                  passes (forward m x n, input gradient m x k, weight gradient k x n outputs),
+                  in place of the device's own quantisation (the a100 preset's sms, tile_m and
+                  tile_n: 108 SMs, 256 x 128 either way round, which the model now holds).
 --mem-eff X       the memory-bound operations run at mem_bw x X instead of the device's
                   mem_efficiency (the optimiser's passes keep the device's).
 --rank-noise      no model at all: each vTrain set's measured times, each multiplied by an
