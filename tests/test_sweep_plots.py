@@ -148,3 +148,25 @@ def test_a_spec_without_a_module_or_ranges_still_plots(tmp_path):
     _, fig = figure_of(ROOT / "examples" / "fig_ring_8.ct")
     save(fig, str(tmp_path / "x.png"))
     assert (tmp_path / "x.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_long_names_beside_the_module_stages_leave_the_bars_their_width():
+    """Two module schemes of 50-character names (the campaign's crash, tests/fuzz/crashes/
+    valueerror_report_plots_figure_box_long_names.ct): names and "scheme: stage" labels clip at 40
+    characters, 0.085 in each, which took 2 x (0.3 + 3.4) in of a row of 11 - 0.3 - 3.2 - 0.5 in and
+    left the bars -0.4 in. The two columns now share (11 - 0.3 - 3.2 - 0.5 - 2.0 - 0.6) / 0.085 =
+    51 characters: 25 for the names (half of it, rounded down), 26 for the labels, and the bars
+    keep 11 - 0.3 - (0.3 + 25 x 0.085) - 3.2 - (0.3 + 26 x 0.085) - 0.5 = 2.065 in."""
+    from ctdsl.report.plots.figure import label_share
+
+    assert label_share(14, 20, 51) == (14, 20)  # both fit: untouched
+    assert label_share(40, 40, 51) == (25, 26)
+    assert label_share(10, 48, 51) == (10, 41)  # the shorter kept whole, the rest to the other
+    assert label_share(48, 10, 51) == (41, 10)
+    path = ROOT / "tests" / "fuzz" / "crashes" / "valueerror_report_plots_figure_box_long_names.ct"
+    _, fig = figure_of(path)
+    curve, notes, bars, stages = fig.axes
+    width = fig.get_size_inches()[0]
+    assert bars.get_position().width * width == pytest.approx(2.065, abs=1e-9)
+    assert max(len(t.get_text()) for t in bars.get_yticklabels()) == 25
+    assert max(len(t.get_text()) for t in stages.get_yticklabels()) == 26

@@ -18,6 +18,8 @@ from ctdsl.report.plots.steps import components_panel, module_panel
 from ctdsl.report.plots.style import RC
 
 WIDTH = 11.0  # inches
+CHAR_IN = 0.085  # inches a tick label's character takes at 10.5 pt
+MIN_BARS = 2.0  # inches: the narrowest the components panel is drawn, however long the names beside it
 
 
 NO_SCHEMES = "No schemes to plot: the spec declares no scheme."
@@ -83,20 +85,34 @@ def sweep_figure(sol, curves, notes: bool = True):
         ax = box(0.95, y, WIDTH - 1.25, main)
         y -= below_main + notes_h
         notes = box(0.95, y, WIDTH - 1.25, notes_h)
-        # widths from the longest tick labels (about 0.085 in a character at 10.5 pt)
-        bars_left = 0.3 + 0.085 * max(min(len(n), TICK_CHARS) for n in sol.schemes)
+        # widths from the longest tick labels, clipped (TICK_CHARS) and, beside the stages panel,
+        # sharing what the row leaves the two label columns, so the bars keep MIN_BARS
+        names = max(min(len(n), TICK_CHARS) for n in sol.schemes)
         if modules:
-            stage_left = 0.3 + 0.085 * max(min(len(t), TICK_CHARS) for t in stage_labels)
             stages_w = 3.2
+            labels = max(min(len(t), TICK_CHARS) for t in stage_labels)
+            names, labels = label_share(names, labels, int((WIDTH - 0.3 - stages_w - 0.5 - MIN_BARS - 0.6) / CHAR_IN))
+            bars_left, stage_left = 0.3 + CHAR_IN * names, 0.3 + CHAR_IN * labels
             bars_w = WIDTH - 0.3 - bars_left - stages_w - stage_left - 0.5
             bars = box(bars_left, bottom, bars_w, panels)
             stages = box(WIDTH - 0.3 - stages_w, bottom, stages_w, panels)
         else:
+            bars_left = 0.3 + CHAR_IN * names
             bars = box(bars_left, bottom, WIDTH - 0.3 - bars_left - 0.2, panels)
-            stages = None
+            stages = labels = None
         fig.suptitle(mpl_text(_title(sol)), fontsize=14, fontweight="bold", y=1 - 0.3 / height)
         curves_panel(ax, notes, sol, view)
-        components_panel(bars, sol)
+        components_panel(bars, sol, chars=names)
         if stages is not None:
-            module_panel(stages, sol)
+            module_panel(stages, sol, chars=labels)
     return fig
+
+
+def label_share(a: int, b: int, room: int) -> tuple[int, int]:
+    """The characters two label columns keep of `a` and `b` when together they may take `room`:
+    both whole when they fit, else the shorter whole where it takes at most half, the rest to
+    the other."""
+    if a + b <= room:
+        return a, b
+    first = min(a, max(room // 2, room - b))
+    return first, min(b, room - first)

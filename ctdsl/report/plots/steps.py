@@ -35,15 +35,15 @@ def shown_groups(sol) -> list[str]:
     return [g for g, _, _ in GROUPS if values[g] > 0]
 
 
-def components_panel(ax, sol, columns: int = 3, fontsize: float = 9.5, title_x: float = 0.0) -> None:
+def components_panel(ax, sol, columns: int = 3, fontsize: float = 9.5, title_x: float = 0.0, chars: int = TICK_CHARS) -> None:
     """Stacked bars of each scheme's step, by component group; the group that binds outlined; the
     legend above it in `columns` entries a row (as many as its width holds: `winner.legend_columns`);
     `title_x`: where the title starts, in the axes' width (a panel starts it at the figure's left
-    edge, over the names, so that it fits a column)."""
+    edge, over the names, so that it fits a column); `chars`: the characters a name keeps."""
     from matplotlib.patches import Patch
 
     schemes = list(sol.schemes.values())
-    names = [clip(r.name, TICK_CHARS) for r in schemes]
+    names = [clip(r.name, chars) for r in schemes]
     known = [g for g, _, _ in GROUPS]
     values: dict[str, list[float]] = {g: [0.0] * len(schemes) for g in known}
     binding_group = []
@@ -84,8 +84,9 @@ def components_panel(ax, sol, columns: int = 3, fontsize: float = 9.5, title_x: 
     ax.xaxis.set_major_formatter(plain_formatter())
 
 
-def module_panel(ax, sol) -> None:
-    """The pluggable module's stages for the dense stream: rate and time of each, the bottleneck highlighted."""
+def module_panel(ax, sol, chars: int = TICK_CHARS) -> None:
+    """The pluggable module's stages for the dense stream: rate and time of each, the bottleneck
+    highlighted; `chars`: the characters a stage's label keeps."""
     rows = [r for r in sol.schemes.values() if r.module is not None]
     if not rows:
         ax.axis("off")
@@ -95,7 +96,7 @@ def module_panel(ax, sol) -> None:
     for r in rows:
         m = r.module
         for st in m.stages:
-            labels.append(clip(st.name if len(rows) == 1 else f"{r.name}: {st.name}", TICK_CHARS))
+            labels.append(clip(st.name if len(rows) == 1 else f"{r.name}: {st.name}", chars))
             times.append(_finite(st.time.value))
             raw.append(st.time.value)
             rates.append(st.rate.value)
