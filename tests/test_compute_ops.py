@@ -216,8 +216,9 @@ def test_moe_execution(tmp_path, extra, load, pad, launches):
 def test_recompute_share_is_a_param(tmp_path):
     """recompute_share (a param here): only that share of the layers recomputes, and with full
     recomputation only those layers run their forward's two all-reduces again, 4 + 2 x share a
-    layer; each all-reduce of S = b s d beta = 4,194,304 B among tp = 2 on the 100 GB/s link with
-    no latency takes 2 (tp - 1) / tp x S / W."""
+    layer (without tp_async_backward: the papers' count, no gather again); each all-reduce of S =
+    b s d beta = 4,194,304 B among tp = 2 on the 100 GB/s link with no latency takes 2 (tp - 1) /
+    tp x S / W."""
     gemms, mem, _ = layer()
     S = b * s * h * beta
     allreduce = 2 * (tp - 1) / tp * S / 100e9
@@ -241,32 +242,49 @@ def test_recompute_share_in_the_memory_check(tmp_path):
     assert none > full and close(half, (full + none) / 2)
 
 
-@pytest.mark.parametrize("extra, n, sp, slow", [
-    ("recompute = none", 4, True, False),  # sequence parallelism: 3 of 4 all-reduce equivalents waited for
-    ("recompute = full; sequence_parallel = false", 6, False, False),  # the forward's and the recomputed forward's 4 of 6
-    ("recompute = none; sequence_parallel = false", 4, False, True),  # a slow link: the weight gradients hide part of each
+@pytest.mark.parametrize("extra, n, sp, slow, share", [
+    ("recompute = none", 5, True, False, 0.0),  # sequence parallelism: 4 + 1 (the input gathered again) all-reduce equivalents
+    ("recompute = full; sequence_parallel = false", 6, False, False, 0.0),  # the forward's and the recomputed forward's 4 of 6
+    ("recompute = none; sequence_parallel = false", 4, False, True, 0.0),  # a slow link: the weight gradients hide part of each
+    ("recompute = none", 5, True, False, 0.25),  # the collectives hold 16 of 64 SMs while they run
+    ("recompute = none; sequence_parallel = false", 4, False, True, 0.25),
 ])
-def test_tp_async_backward(tmp_path, extra, n, sp, slow):
-    """The backward's column-parallel collectives beside the weight-gradient GEMMs (overlaps.py),
-    by hand: with t_tp a micro-batch's TP time without the option (n all-reduce equivalents a
-    layer, t_1 = t_tp / (L n) each), a micro-batch waits for t_tp (n - 2) / n + L sum_w max(0,
-    t_1 - w) without sequence parallelism, t_tp (n - 1) / n + L sum_w max(0, t_1 / 2 - w) with it;
-    w the QKV and MLP-up GEMMs' forward times (a weight gradient has its forward's shape)."""
+def test_tp_async_backward(tmp_path, extra, n, sp, slow, share):
+    """The backward's column-parallel collectives beside the layers' gradient GEMMs (overlaps.py),
+    by hand: with t_1 the time of one all-reduce equivalent (the TP time without the option over
+    its L x n0 of them, n0 = 4 or 6), the option makes n all-reduce equivalents a layer (n0, and
+    with sequence parallelism one more: the input gathered again), and a micro-batch waits for
+    L t_1 (n - 2) + L sum_w x(t_1, w) without sequence parallelism; with it, L t_1 (n - 2) + 2 L
+    sum_w x(t_1 / 2, w): the input gradient's reduce-scatter beside the weight-gradient GEMM and
+    the input's gather again beside the input-gradient GEMM, each half an all-reduce. w: the QKV
+    and MLP-up GEMMs' forward times (each gradient GEMM has its forward's shape). A collective that
+    holds a share f of the SMs (the link's channels over the device's sms) leaves its GEMM the
+    rest, so the pair takes max(w + f c, c) and exposes x(c, w) = max(f c, c - w); f = 0 without
+    channels."""
     text = SPEC if not slow else SPEC.replace("link nv {{ bandwidth = 100 GB/s", "link nv {{ bandwidth = 1 GB/s")
+    if share:  # 64 SMs of one-value tiles: no GEMM here wastes a tile or a wave (every m n is a multiple of 64)
+        text = text.replace("mem_efficiency = 0.8 }}", "mem_efficiency = 0.8; sms = 64; tile_m = 1; tile_n = 1 }}")
+        text = text.replace("latency = 0 us }}", "latency = 0 us; channels = 16 }}")
 
     def tp_time(more):
         r = solve_text(tmp_path, text.format(extra=extra + more, gpn=2), name=f"t{len(more)}.ct").schemes["step"]
         (term,) = [t for t in r.terms if t.id.id == "tensor_parallel"]
-        assert term.behind == ("the weight-gradient GEMMs of the column-parallel layers" if more else None)
+        behind = "the weight- and input-gradient GEMMs of the column-parallel layers" if sp else "the weight-gradient GEMMs of the column-parallel layers"
+        assert term.behind == (behind if more else None)
         return term.value.value
 
-    t_tp = tp_time("") / MICRO
-    one = t_tp / (LAYERS * n)
-    part, waited = (one / 2, n - 1) if sp else (one, n - 2)
+    def x(c, w):
+        return max(share * c, c - w)
+
+    n0 = n - 1 if sp else n  # all-reduce equivalents without the option
+    one = tp_time("") / MICRO / (LAYERS * n0)
     windows = (gemm(T, h, (a + 2 * g) * dh / tp), gemm(T, h, f / tp))
-    hidden = sum(max(0.0, part - w) for w in windows)
-    assert (hidden > 0) == slow  # the fast link's collectives hide whole; the slow one's do not
-    assert close(tp_time("; tp_async_backward = true"), MICRO * (t_tp * waited / n + LAYERS * hidden))
+    if sp:
+        waited, hidden = LAYERS * one * (n - 2), 2 * LAYERS * sum(x(one / 2, w) for w in windows)
+    else:
+        waited, hidden = LAYERS * one * (n - 2), LAYERS * sum(x(one, w) for w in windows)
+    assert any(c > w for c in (one / 2 if sp else one,) for w in windows) == slow  # the fast link's collectives hide whole
+    assert close(tp_time("; tp_async_backward = true"), MICRO * (waited + hidden))
 
 
 def test_optimiser_passes_at_the_memory_rate(tmp_path):

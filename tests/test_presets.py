@@ -206,6 +206,15 @@ def test_link_line_rate(std, name):
     assert value(std, std.links[name].bandwidth) == pytest.approx(LINKS[name] * 1e9 / 8, rel=1e-12)
 
 
+def test_only_nvlink3_states_its_collectives_channels(std):
+    """NCCL's log for 8 A100s on 2nd-generation NVSwitch counts 24 channels ("Channel 23/24",
+    NVIDIA/nccl-tests issue 100), one SM each (NVIDIA/nccl issue 689): the nvlink3 preset holds 24 of
+    the a100 preset's 108 SMs while a collective runs. No other preset states a channel count."""
+    assert value(std, std.links["nvlink3"].channels) == 24
+    assert value(std, std.devices["a100"].sms) == 108
+    assert [n for n, link in std.links.items() if link.channels is not None] == ["nvlink3"]
+
+
 def test_zr400_latency_covers_its_fibre(std):
     link = std.links["zr400"]
     assert value(std, link.latency) >= value(std, link.distance) / 2e8  # light in fibre, 5 us per km

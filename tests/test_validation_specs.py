@@ -272,24 +272,38 @@ def test_the_docs_page_shows_the_current_figures(observed):
 # efficiency is fitted on; the fitted efficiency falls (0.72 -> 0.66 full, 0.65 -> 0.61
 # selective) and the size trend a single efficiency cannot carry shows at 1T (+13.6%, +20.4%).
 # Without the option the four sets gave 3.3%, 9.3%, 17.5% and 10.0% (the optimiser passes alone).
+#
+# Then the SMs a collective holds beside a GEMM (the nvlink3 preset's 24 NCCL channels of the
+# a100's 108 SMs: x(c, w) = max(f c, c - w), overlaps.py) and, with sequence parallelism, the
+# backward's gather of each column-parallel layer's input again (one all-reduce equivalent a
+# layer, beside the input-gradient GEMM), both from their sources, not fitted:
+#
+#   korthikanti_full.ct        1.2%  (2.1%)    -              -
+#   korthikanti_selective.ct   4.1%  (5.6%)    -              -
+#   vtrain_3_6b.ct             9.5%  (9.2%)    0.95           right
+#   vtrain_18_4b.ct            7.3%  (7.3%)    0.775          wrong
+#
+# 3.6B's bound is loosened from 9.5 to 10.0 on purpose: the collectives' share of the SMs costs
+# its TP 8 row (the fit) more than its TP 1-4 rows, which were already fast.
 # Of the issue's targets (Table 5 within 5% in both modes, vTrain within 8%, Spearman at least 0.9
-# and the best layout right for both), Table 5 full, vTrain 18.4B's MAPE and 3.6B's Spearman and
-# best layout are met; Table 5 selective (5.6%), vTrain 3.6B's MAPE (9.2%) and 18.4B's ranking
-# (0.775, the fastest layout fourth) are not.
+# and the best layout right for both), Table 5 in both modes, vTrain 18.4B's MAPE and 3.6B's
+# Spearman and best layout are met; vTrain 3.6B's MAPE (9.5%) and 18.4B's ranking (0.775, the
+# fastest layout fourth) are not.
 BOUNDS = {  # set -> (MAPE bound in percent, Spearman at least, the fastest layout predicted right)
-    "korthikanti_full.ct": (2.5, None, None),
-    "korthikanti_selective.ct": (6.0, None, None),
-    "vtrain_3_6b.ct": (9.5, 0.95, True),
+    "korthikanti_full.ct": (1.5, None, None),
+    "korthikanti_selective.ct": (4.5, None, None),
+    "vtrain_3_6b.ct": (10.0, 0.95, True),
     "vtrain_18_4b.ct": (7.5, 0.77, None),
     # One row predicted, from the other: 16K GPUs from the fit on 8K. The model gives it to 0.0002%,
     # inside the published TFLOP/s' rounding (400 and 430, given to 2-3 figures: about 1%), so
     # the bound is that rounding, not the agreement. Held at V = 4 instead of the paper's one
     # layer a chunk (V = 8) the same set gives +4.5%, at V = 2 +12.3%.
     "llama3_405b.ct": (1.5, None, None),
-    # Acceptance (nothing fitted: the efficiency held at vtrain_18_4b.ct's fit, 0.68871): 39.1B
-    # 7.6%, Spearman 0.73, the fastest layout right; 175B 9.3%, Spearman 0.83, the fastest wrong.
-    "acceptance_vtrain_39_1b.ct": (8.0, 0.72, True),
-    "acceptance_vtrain_175b.ct": (9.5, 0.82, None),
+    # Acceptance (nothing fitted: the efficiency held at vtrain_18_4b.ct's fit, 0.70204): 39.1B
+    # 7.5%, Spearman 0.69, the fastest layout right; 175B 8.2%, Spearman 0.84, the fastest wrong.
+    # (Held at the fit before the collectives' SM share, 0.68871: 7.6%, 0.73; 9.3%, 0.83.)
+    "acceptance_vtrain_39_1b.ct": (8.0, 0.68, True),
+    "acceptance_vtrain_175b.ct": (8.5, 0.83, None),
 }
 
 

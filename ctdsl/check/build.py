@@ -183,6 +183,7 @@ class Builder:
             price=g("price"),
             efficiency=g("efficiency"),
             in_network=bool(g("in_network")),
+            channels=g("channels"),
         )
 
     def _pluggable(self, b: MergedBlock) -> None:

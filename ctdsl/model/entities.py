@@ -151,6 +151,7 @@ class Link(Definition):
     price: Expr | None = None  # USD/B: rent per (B/s x s) of capacity, per connection; None: free
     efficiency: Expr | None = None  # achieved fraction of the line rate; None: 1
     in_network: bool = False  # its switch reduces in the network (NVLink SHARP)
+    channels: Expr | None = None  # SMs a collective on it holds while it runs (NCCL's channels); None: none counted
 
     @property
     def loaded(self) -> bool:

@@ -26,18 +26,28 @@ and t_r the recomputation of one stage (timeline.py), t_f = t_c / 3 its forward 
   the operator f; the row-parallel layers' g is the identity backward), with it the
   reduce-scatter (half an all-reduce's bytes), while the all-gather of the row-parallel
   layers' output gradient (the backward of the forward's reduce-scatter) is waited for.
-  The forward's collectives, and the recomputed forward's, are waited for. With n the
-  all-reduce equivalents of a layer (4, + 2 with full recomputation), t_1 = t_tp / (L n)
-  one of them and w_QKV, w_up the weight-gradient GEMMs (each the time of its forward), a
-  micro-batch waits for
+  The forward's collectives, and the recomputed forward's, are waited for. With sequence
+  parallelism and without full recomputation, each column-parallel layer also gathers its
+  scattered input again in the backward pass (traffic.py: one all-reduce equivalent a layer,
+  r = 1), launched before its input-gradient GEMM and run beside it. With n the all-reduce
+  equivalents of a layer (4, + 2 with full recomputation, + r), t_1 = t_tp / (L n) one of
+  them, w_QKV and w_up the two layers' GEMMs (a weight or input gradient has the time of its
+  forward: the same shape), a micro-batch waits for
 
-      t_tp (n - 2) / n + L sum_w max(0, t_1 - w)            without sequence parallelism
-      t_tp (n - 1) / n + L sum_w max(0, t_1 / 2 - w)        with it
+      t_tp (n - 2) / n + L sum_w x(t_1, w)                            without sequence parallelism
+      t_tp (n - 1 - r) / n + L sum_w (x(t_1 / 2, w) + r x(t_1 / 2, w))     with it
 
-  (the sequence-parallel all-gather of the column-parallel layers' input again in the
-  backward pass runs beside the input-gradient GEMM and is not counted as traffic; the
-  weight gradient is what the collective may hide behind, so a GEMM slower than its
-  collective leaves the difference exposed).
+  where x(c, w) is what a collective of time c beside a GEMM of time w exposes. A collective
+  holds some of the GPU's SMs while it runs (NCCL's channels, one SM each: the link's
+  `channels`, f = min(1, channels / sms) of the device's `sms`), and the GEMM beside it runs
+  on the rest, so the pair takes max(w + f c, c):
+
+      x(c, w) = max(f c, c - w)
+
+  (f = 0 where the link or the device gives none: the collective hides whole behind a GEMM
+  at least as long; f = 1: nothing hides). The weight gradient is what the input-gradient
+  collective may hide behind, the input gradient what the gather may, so a GEMM shorter
+  than its collective leaves the difference exposed.
 - **Pipeline point-to-point with compute** (`overlap_p2p = true`; Megatron's
   `--overlap-p2p-communication`, batched isend/irecv): the 2 v m transfers of the steady
   state run beside the m micro-batches' compute, the 2 (pp - 1) of the warm-up and
@@ -64,8 +74,9 @@ and t_r the recomputation of one stage (timeline.py), t_f = t_c / 3 its forward 
 
 What stays exposed otherwise: the TP, CP (beyond each ring step's attention) and EP
 collectives, the pipeline transfers, the whole data-parallel sync, and the optimiser step.
-An overlapped collective is taken to cost the compute nothing (Calculon charges a
-`processor_usage` fraction: not modelled).
+An overlapped collective costs the compute nothing but in the backward pass's rule above, on
+a link that gives `channels` (Calculon charges a `processor_usage` fraction of every overlap;
+here the other overlaps' links, the NICs and userbuffers, give no channel count a source states).
 """
 
 from __future__ import annotations
@@ -78,7 +89,7 @@ from ctdsl.symbolic.traffic import positive
 TP_RULE = "max(t_tp / tp, t_tp - (t_c + t_r)) per micro-batch"
 P2P_RULE = "2 (pp - 1) t_p2p + max(0, 2 v m t_p2p - m (t_c + t_r))"
 GATHER_RULE = "max(T_ag / B, T_ag - t_f)"
-ASYNC_RULE = "t_tp (n - 2) / n + L sum_w max(0, t_1 - w) per micro-batch (with sequence parallelism (n - 1) / n and t_1 / 2)"
+ASYNC_RULE = "t_tp (n - 2) / n + L sum_w max(f t_1, t_1 - w) per micro-batch (with sequence parallelism (n - 1 - r) / n, t_1 / 2, and the input's gather again, r t_1 / 2, beside the input-gradient GEMMs)"
 
 
 def tensor(t_tp: DimExpr, hide: DimExpr, tp: DimExpr) -> DimExpr:
@@ -86,12 +97,24 @@ def tensor(t_tp: DimExpr, hide: DimExpr, tp: DimExpr) -> DimExpr:
     return D.emax(t_tp / tp, t_tp - hide)
 
 
-def backward_async(t_tp: DimExpr, n: DimExpr, sp: bool, wgrad: tuple[DimExpr, ...], layers: DimExpr) -> DimExpr:
+def beside(c: DimExpr, w: DimExpr, f: DimExpr) -> DimExpr:
+    """What a collective of time c exposes beside a GEMM of time w that loses a share f of the
+    SMs to it while it runs: the pair takes max(w + f c, c) (module docstring)."""
+    if f.e == 0:
+        return positive(c - w)
+    return D.emax(f * c, c - w)
+
+
+def backward_async(t_tp: DimExpr, n: DimExpr, sp: bool, gemms: tuple[DimExpr, ...], layers: DimExpr, regather: DimExpr, f: DimExpr) -> DimExpr:
     """Exposed TP time of one micro-batch whose column-parallel layers' input-gradient collectives
-    run beside their weight-gradient GEMMs `wgrad` (per layer), the rest waited for."""
+    run beside their weight-gradient GEMMs and, with sequence parallelism, whose gathers of the
+    input again run beside their input-gradient GEMMs (`gemms`: per layer, the time of each),
+    the rest waited for."""
     one = t_tp / (layers * n)
-    part, waited = (one / 2, n - 1) if sp else (one, n - 2)
-    return t_tp * waited / n + layers * D.total([positive(part - w) for w in wgrad], t_tp.dim)
+    if not sp:
+        return t_tp * (n - 2) / n + layers * D.total([beside(one, w, f) for w in gemms], t_tp.dim)
+    half = [beside(one / 2, w, f) for w in gemms]
+    return t_tp * (n - 1 - regather) / n + layers * (D.total(half, t_tp.dim) + regather * D.total(half, t_tp.dim))
 
 
 def pipeline(one: DimExpr, steady: DimExpr, fill: DimExpr, hide: DimExpr) -> DimExpr:
@@ -109,4 +132,4 @@ def exposure(behind: str, window: DimExpr, rule: str) -> Exposure:
     return Exposure(behind, window, D.zero(window.dim), rule)
 
 
-__all__ = ["tensor", "backward_async", "ASYNC_RULE", "pipeline", "param_gather", "exposure", "TP_RULE", "P2P_RULE", "GATHER_RULE"]
+__all__ = ["tensor", "beside", "backward_async", "ASYNC_RULE", "pipeline", "param_gather", "exposure", "TP_RULE", "P2P_RULE", "GATHER_RULE"]

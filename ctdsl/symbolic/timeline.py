@@ -148,6 +148,14 @@ def build(ctx: Context, model: Model, compute: C.Compute, gather: DimExpr | None
     return Timeline(steps, comps, D.total(list(comps.values()), U.TIME), per_dc, window, notes, exposures)
 
 
+def _sm_share(ctx: Context, link, dev) -> DimExpr:
+    """The share of the device's SMs a collective on `link` holds while it runs (its channels over
+    the device's sms, at most 1: overlaps.py); 0 where either gives none."""
+    if link.channels is None or dev.sms is None:
+        return D.zero(U.ONE)
+    return D.emin(D.one(), ctx.field(link, "channels") / ctx.field(dev, "sms"))
+
+
 def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Compute, gather: DimExpr | None, notes: list[str]) -> DcStep:
     spec = ctx.spec
     d = spec.dcs[dc]
@@ -182,8 +190,13 @@ def _dc_step(ctx: Context, model: Model, dc: str, compute: DimExpr, whole: C.Com
         per_micro[K.TENSOR_PARALLEL] = OV.tensor(per_micro[K.TENSOR_PARALLEL], t_c + t_r, tr.tp)
         exposures[K.TENSOR_PARALLEL] = OV.exposure("the GEMMs of each micro-batch", micro * (t_c + t_r), OV.TP_RULE)
     elif rep.tp_async_backward and rep.compute is ComputeModel.OPERATIONS and K.TENSOR_PARALLEL in per_micro:  # overlaps.py: Megatron's asynchronous backward collectives
-        per_micro[K.TENSOR_PARALLEL] = OV.backward_async(per_micro[K.TENSOR_PARALLEL], 4 + 2 * tr.again, bool(rep.sequence_parallel), sc.wgrad, tr.stage_layers)
-        exposures[K.TENSOR_PARALLEL] = OV.exposure("the weight-gradient GEMMs of the column-parallel layers", micro * tr.stage_layers * D.total(list(sc.wgrad), U.TIME), OV.ASYNC_RULE)
+        sp_on = bool(rep.sequence_parallel)
+        (tp_link,) = [t.link for t in traffic if t.kind is K.TENSOR_PARALLEL]
+        f = _sm_share(ctx, spec.links[tp_link.link], dev)
+        per_micro[K.TENSOR_PARALLEL] = OV.backward_async(per_micro[K.TENSOR_PARALLEL], 4 + 2 * tr.again + tr.regather, sp_on, sc.wgrad, tr.stage_layers, tr.regather, f)
+        behind = "the weight- and input-gradient GEMMs of the column-parallel layers" if sp_on else "the weight-gradient GEMMs of the column-parallel layers"
+        window = (1 + tr.regather) * D.total(list(sc.wgrad), U.TIME) if sp_on else D.total(list(sc.wgrad), U.TIME)
+        exposures[K.TENSOR_PARALLEL] = OV.exposure(behind, micro * tr.stage_layers * window, OV.ASYNC_RULE)
     if gather is not None:  # ZeRO-3: every micro-batch, the bubble's ones too, gathers before its forward and backward
         t_f, t_b = t_c / 3, 2 * t_c / 3 + t_r
         one_layer = gather / stage_layers

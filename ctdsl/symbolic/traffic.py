@@ -46,6 +46,7 @@ import sympy as sp
 
 from ctdsl import units as U
 from ctdsl.language.components import TRAFFIC, ComponentKey
+from ctdsl.language.enums import ComputeModel
 from ctdsl.model.entities import Model
 from ctdsl.model import payload as PL
 from ctdsl.symbolic import collectives as CO
@@ -167,6 +168,14 @@ class ReplicaTraffic:
         # with full recomputation the recomputed share of the layers runs its forward's collectives again
         self.again = (ctx.field(rep, "recompute_share") if rep.recompute_share is not None else D.one()) if self.full else D.zero(U.ONE)
         self.sp_on = rep.sequence_parallel
+        # with sequence parallelism Megatron's column-parallel layer (its backward, which
+        # tp_async_backward states: LinearWithGradAccumulationAndAsyncCommunication) keeps its input
+        # scattered and gathers it again for its weight gradient where the forward was not
+        # recomputed: two all-gathers a layer, one all-reduce equivalent (overlaps.py). Without the
+        # option, the papers' count: sequence parallelism sends what tensor parallelism does
+        # (Korthikanti et al. section 4.2.2)
+        megatron = rep.tp_async_backward and rep.compute is ComputeModel.OPERATIONS
+        self.regather = (D.one() - self.again) if self.sp_on and megatron else D.zero(U.ONE)
         self.stage_layers = stage_layers
         self.rate = rate  # the device's FLOP/s: peak x efficiency
 
@@ -176,7 +185,7 @@ class ReplicaTraffic:
         links = self.links
         lay = links.layout(self.tp, D.one())
         size = self.b * (self.s / self.cp) * self.d * self.beta
-        n = 4 + 2 * self.again
+        n = 4 + 2 * self.again + self.regather
         one, at = CO.all_reduce(links.fabric, lay, size, links.rep.algorithm, links.env)
         if len(at) > 1:
             where = f"over {lay.at[0]} GPUs a node" if lay.spans else "in one node"
