@@ -280,7 +280,6 @@ class Harness:
         lint_opts = {o for p in getattr(lint, "params", []) for o in p.opts}
         # a fix a rule calls unsafe is applied only when asked (where the option exists): the oracle checks every fix
         self.fix_args = ["--fix"] + (["--unsafe-fixes"] if "--unsafe-fixes" in lint_opts else [])
-        self._sarif: bytes | None = None  # lint-sarif's output for the current input (the fix oracle reads it)
         self._last_stdout: bytes | None = None  # what the last command printed
         self.kept: dict[str, bytes] = {}  # the last input's export latex output, for a compile now and then
         self._tmp = tempfile.TemporaryDirectory(prefix="ctdsl-fuzz-")
@@ -372,8 +371,6 @@ class Harness:
         if c.name == "lint-fix":
             return self._lint_fix(c, data)
         o = self.invoke(c.name, list(c.argv), c)
-        if c.name == "lint-sarif":
-            self._sarif = self._last_stdout
         if c.name == "export-latex" and self._last_stdout is not None:
             self.kept[c.name] = self._last_stdout
         return o
@@ -382,10 +379,10 @@ class Harness:
         """`lint --fix` on a copy of the input, which may change only the spans its fixable findings name."""
         copy = self.dir / "fixcopy.ct"
         copy.write_bytes(data)
-        if self._sarif is None:  # lint-sarif did not run (a regression case naming only lint-fix): its findings
-            self.invoke("lint-sarif", ["lint", str(copy.name), "--format", "sarif"])
-            self._sarif = self._last_stdout
-        sarif = (self._sarif or b"").decode("utf-8", "replace")
+        # the copy's own findings: under another name its imports can resolve otherwise than the
+        # input's (an input that imports a file of its own name imports itself; the copy imports it)
+        self.invoke("lint-sarif", ["lint", str(copy.name), "--format", "sarif"])
+        sarif = (self._last_stdout or b"").decode("utf-8", "replace")
         o = self.invoke(c.name, ["lint", copy.name, *self.fix_args], commands_mod.Command(c.name, c.argv))
         if o.kind in ("ok", "slow", "memory") and self.oracles:
             before = data.decode("utf-8", "replace")
@@ -402,8 +399,10 @@ class Harness:
         removed after.
         """
         data = text if isinstance(text, bytes) else encode(text)
-        written = [(self.dir / filename, data)]
-        written += [(self.dir / name, encode(body)) for name, body in files]
+        # the imports first and the input last, so that an import named as the input (a payload that
+        # plants one name in both places) makes the input import itself, never replaces it
+        written = [(self.dir / name, encode(body)) for name, body in files if name != filename]
+        written += [(self.dir / filename, data)]
         out_dir = self.dir / "out"
         shutil.rmtree(out_dir, ignore_errors=True)  # no output of the last input is read as this one's
         out_dir.mkdir()
@@ -421,7 +420,6 @@ class Harness:
 
     def _run(self, data: bytes, path: str, sets, only, first_problem: bool, out_dir: str) -> Result:
         self.checked = None
-        self._sarif = None
         self.kept = {}
         res = Result()
         for c in commands_mod.first(path):

@@ -163,3 +163,23 @@ def test_an_internal_error_exit_is_a_crash_named_from_its_traceback():
     signature, where = _from_text(text)
     assert signature == "OverflowError @ ctdsl/symbolic/stragglers.py:sum_law"
     assert where == "ctdsl/symbolic/stragglers.py:100 sum_law"
+
+
+NAMED_TWICE = """import std.links
+link ctdslpwn_b : eth100g { bandwidth = 100 GB/s }
+"""
+
+
+def test_an_import_named_as_the_input_neither_replaces_it_nor_misleads_the_fix_oracle(harness):
+    """The campaign's seed 34, input 51421 (shrunk by hand): a payload planted one name as the file's
+    own and as an import's. The harness wrote the import over the input, so check and lint-sarif read
+    the import's text (one param, nothing to fix), while `lint --fix` ran on a copy of the input's
+    text and fixed its CTL006 (100 GB/s on a 100 GbE link, with --unsafe-fixes): "changed a file with
+    nothing fixable". Now the input is written last, so it is what every command reads, and the fix
+    oracle reads the copy's own findings."""
+    r = harness.run(NAMED_TWICE, filename="x^^5cctdslpwn.ct", files=(("x^^5cctdslpwn.ct", "param ctdslpwn_imported = 1\n"),),
+                    only={"check", "lint-sarif", "lint-fix"})
+    assert r.clean
+    assert [(o.command, o.leaks) for o in r.outcomes] == [("check", []), ("lint-sarif", []), ("lint-fix", [])]
+    fixed = (harness.dir / "fixcopy.ct").read_text(encoding="utf-8")
+    assert fixed != NAMED_TWICE and "12.5 GB/s" in fixed  # the fix did change the copy, inside its finding's span
