@@ -224,6 +224,16 @@ class _Builder:
         route = (g("link"),) if "link" in b.fields else g("route")
         if route is None or None in route:
             return  # a name reported where it was written
+        plug = self.draft.pluggables.get(g("at") or "gpu")
+        if plug is not None and "port" not in plug.stages:  # its line rate is its port's (as a dc's, complete.py)
+            self.sink.error(
+                "CT105",
+                f"pluggable '{plug.name}' has no port stage, which hand-off '{b.name}' needs",
+                plug.span,
+                secondary=(Label(b.fields["at"].value.span, "used here"),),
+                help="add port { rate = 25 GB/s; host = 50 GB/s }",
+            )
+            return
         self.handoffs[b.name] = M.Handoff(
             **self._common(b),
             source=g("from"),
