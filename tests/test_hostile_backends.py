@@ -296,3 +296,25 @@ def test_a_breakeven_stated_many_times_is_solved_and_shown_once(monkeypatch, tmp
     md = out.read_text(encoding="utf-8")
     assert md.count("### band_module vs adamw over wan_bw on cost (stated 40 times)") == 1
     assert md.count("### band_module vs adamw over wan_bw on cost") == 1
+
+
+def test_a_complex_value_is_refused_without_printing_the_expression(monkeypatch):
+    """A cubic's three real roots, written by Cardano's formula, pass through complex values: evaluating each
+    raises NumericError, and the error must not print the root (97-113 operations here; the break-even of
+    examples/20_sites.ct with replicas = 1, 49 regime pairs, printed 147 such roots for 2.2 CPU-seconds of its
+    2.4, found by the fuzz campaign, seed 34 input 57932: tests/fuzz/crashes/timeout_breakeven_cubic_roots_printed.ct)."""
+    from sympy.polys.polyroots import roots_cubic
+    from sympy.printing.str import StrPrinter
+
+    from ctdsl.symbolic.convert import NumericError
+
+    a, b = sp.Symbol("a", positive=True), sp.Symbol("b")
+    roots = roots_cubic(sp.Poly(sp.expand((b - 1) * (b - 2) * (b - a)), b))
+    assert len(roots) == 3 and all(sp.count_ops(r) > 90 for r in roots)
+    printed = []
+    real = StrPrinter.doprint
+    monkeypatch.setattr(StrPrinter, "doprint", lambda self, e: printed.append(e) or real(self, e))
+    for r in roots:
+        with pytest.raises(NumericError, match="complex value"):
+            value(r, {a: 3.0})
+    assert printed == []
