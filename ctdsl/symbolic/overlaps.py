@@ -114,7 +114,7 @@ def backward_async(t_tp: DimExpr, n: DimExpr, sp: bool, gemms: tuple[DimExpr, ..
     if not sp:
         return t_tp * (n - 2) / n + layers * D.total([beside(one, w, f) for w in gemms], t_tp.dim)
     half = [beside(one / 2, w, f) for w in gemms]
-    return t_tp * (n - 1 - regather) / n + layers * (D.total(half, t_tp.dim) + regather * D.total(half, t_tp.dim))
+    return t_tp * (n - 1 - regather) / n + layers * (1 + regather) * D.total(half, t_tp.dim)
 
 
 def pipeline(one: DimExpr, steady: DimExpr, fill: DimExpr, hide: DimExpr) -> DimExpr:
