@@ -150,23 +150,75 @@ def test_a_spec_without_a_module_or_ranges_still_plots(tmp_path):
     assert (tmp_path / "x.png").read_bytes().startswith(b"\x89PNG")
 
 
-def test_long_names_beside_the_module_stages_leave_the_bars_their_width():
-    """Two module schemes of 50-character names (the campaign's crash, tests/fuzz/crashes/
-    valueerror_report_plots_figure_box_long_names.ct): names and "scheme: stage" labels clip at 40
-    characters, 0.085 in each, which took 2 x (0.3 + 3.4) in of a row of 11 - 0.3 - 3.2 - 0.5 in and
-    left the bars -0.4 in. The two columns now share (11 - 0.3 - 3.2 - 0.5 - 2.0 - 0.6) / 0.085 =
-    51 characters: 25 for the names (half of it, rounded down), 26 for the labels, and the bars
-    keep 11 - 0.3 - (0.3 + 25 x 0.085) - 3.2 - (0.3 + 26 x 0.085) - 0.5 = 2.065 in."""
+LONG_NAMES = ROOT / "tests" / "fuzz" / "crashes" / "valueerror_report_plots_figure_box_long_names.ct"
+
+
+def _wide_names(tmp_path) -> Path:
+    """The long-names case with its two scheme names made of the widest letter (W, 1 em against
+    the 0.5-0.6 em of a and b): 63 characters each."""
+    text = LONG_NAMES.read_text(encoding="utf-8")
+    for name in ("a" * 50, "b" * 50):
+        text = text.replace(name, "W" * 60 + name[:3])
+    path = tmp_path / "wide.ct"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _tick_boxes(fig, ax, dpi: float = 110.0) -> list[tuple[str, float, float]]:
+    """Each y tick label of `ax` as drawn (Agg, at the report's dpi): (text, left, right) in inches."""
+    fig.set_dpi(dpi)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    out = []
+    for t in ax.get_yticklabels():
+        if t.get_text():
+            box = t.get_window_extent(renderer)
+            out.append((t.get_text(), box.x0 / dpi, box.x1 / dpi))
+    return out
+
+
+def test_label_columns_share_a_row_in_inches():
+    """Beside the stages panel the two label columns may take 11 - 0.3 - 3.2 - 0.5 - 2.0 - 0.6 = 4.4 in
+    (the figure's width less its margins, the stages panel and the bars' 2 in): both whole when they
+    fit, else the narrower whole where it takes at most half, the rest to the other (by hand)."""
     from ctdsl.report.plots.figure import label_share
 
-    assert label_share(14, 20, 51) == (14, 20)  # both fit: untouched
-    assert label_share(40, 40, 51) == (25, 26)
-    assert label_share(10, 48, 51) == (10, 41)  # the shorter kept whole, the rest to the other
-    assert label_share(48, 10, 51) == (41, 10)
-    path = ROOT / "tests" / "fuzz" / "crashes" / "valueerror_report_plots_figure_box_long_names.ct"
-    _, fig = figure_of(path)
+    assert label_share(1.0, 2.0, 4.4) == (1.0, 2.0)  # both fit: untouched
+    assert label_share(3.0, 3.0, 4.4) == (2.2, 2.2)
+    assert label_share(1.0, 4.0, 4.4) == pytest.approx((1.0, 3.4))  # the narrower whole, the rest to the other
+    assert label_share(4.0, 1.0, 4.4) == pytest.approx((3.4, 1.0))
+
+
+@pytest.mark.parametrize("wide", [False, True], ids=["a-and-b", "W"])
+def test_long_names_beside_the_module_stages_stay_inside_the_figure(tmp_path, wide):
+    """Two module schemes of long names (the campaign's crash, tests/fuzz/crashes/
+    valueerror_report_plots_figure_box_long_names.ct, and the same with names of W). The label columns
+    were sized at 0.085 in a character, which is low for any but narrow letters: the names' tick labels,
+    as Agg draws them, started 0.22 in left of the figure's edge (1.42 in with W). Now each column is
+    as wide as its widest label measured, the labels clipped to what the column may take: every label
+    lies inside the figure, the stage labels right of the bars, and the bars keep their 2 in."""
+    _, fig = figure_of(_wide_names(tmp_path) if wide else LONG_NAMES)
     curve, notes, bars, stages = fig.axes
-    width = fig.get_size_inches()[0]
-    assert bars.get_position().width * width == pytest.approx(2.065, abs=1e-9)
-    assert max(len(t.get_text()) for t in bars.get_yticklabels()) == 25
-    assert max(len(t.get_text()) for t in stages.get_yticklabels()) == 26
+    names, labels = _tick_boxes(fig, bars), _tick_boxes(fig, stages)
+    bars_right = bars.get_window_extent(fig.canvas.get_renderer()).x1 / fig.dpi
+    assert min(left for _, left, _ in names) >= 0.0, names
+    assert min(left for _, left, _ in labels) >= bars_right, (labels, bars_right)
+    assert bars.get_position().width * fig.get_size_inches()[0] >= 2.0 - 1e-9
+    assert all(t.endswith("\u2026") and len(t) >= 10 for t, _, _ in names + labels)  # clipped, not to nothing
+
+
+@pytest.mark.parametrize("panel", ["steps", "stages"])
+@pytest.mark.parametrize("wide", [False, True], ids=["a-and-b", "W"])
+def test_long_names_fit_a_column_wide_panel(tmp_path, panel, wide):
+    """`sweep --plot f.png --figure steps --size column` of the long-names case stopped with an internal
+    error: the labels' column, 0.6 em a character of the unclipped names, was wider than the 3.5 in
+    figure. The column now takes at most half the figure, the labels clipped to it, each inside it."""
+    from ctdsl.report.plots.panels import panel_figure
+
+    sol = ctdsl.load(_wide_names(tmp_path) if wide else LONG_NAMES).solve()
+    fig = panel_figure(sol, panel, "column")
+    (ax,) = fig.axes
+    boxes = _tick_boxes(fig, ax)
+    assert len(boxes) == (2 if panel == "steps" else 6)
+    assert min(left for _, left, _ in boxes) >= 0.0, boxes
+    assert max(right for _, _, right in boxes) <= ax.get_window_extent(fig.canvas.get_renderer()).x0 / fig.dpi

@@ -11,14 +11,13 @@ from __future__ import annotations
 import math
 from pathlib import PurePath
 
-from ctdsl.report.encode import TICK_CHARS, mpl_text
+from ctdsl.report.encode import TICK_CHARS, clip, mpl_text
 from ctdsl.report.plots.canvas import mpl, new_figure
 from ctdsl.report.plots.curves import LINE, CurveView, curves_panel
-from ctdsl.report.plots.steps import components_panel, module_panel
-from ctdsl.report.plots.style import RC
+from ctdsl.report.plots.steps import components_panel, module_panel, stage_labels
+from ctdsl.report.plots.style import RC, fit_chars, text_width
 
 WIDTH = 11.0  # inches
-CHAR_IN = 0.085  # inches a tick label's character takes at 10.5 pt
 MIN_BARS = 2.0  # inches: the narrowest the components panel is drawn, however long the names beside it
 
 
@@ -68,12 +67,12 @@ def sweep_figure(sol, curves, notes: bool = True):
         n_legend = math.ceil(len(curves.ranked) / 2) if view else 0
         n_notes = len(view.notes) if view else 0
         modules = [r for r in sol.schemes.values() if r.module is not None]
-        stage_labels = [st.name if len(modules) == 1 else f"{r.name}: {st.name}" for r in modules for st in r.module.stages]
+        stage_texts = stage_labels(sol)
         # heights in inches, top to bottom
         top, below_main = 0.75, (0.65 if view else 0.1)
         main = 5.6 if view else 0.5
         notes_h = (0.32 + 0.215 * n_legend + 0.2 + LINE * n_notes + 0.05) if view else 0.01
-        rows = max(len(sol.schemes), len(stage_labels))
+        rows = max(len(sol.schemes), len(stage_texts))
         gap, panels, bottom = 0.95, min(7.0, max(1.6, 0.42 * rows + 0.3)), 0.6
         height = top + main + below_main + notes_h + gap + panels + bottom
         fig = new_figure(WIDTH, height)
@@ -85,19 +84,26 @@ def sweep_figure(sol, curves, notes: bool = True):
         ax = box(0.95, y, WIDTH - 1.25, main)
         y -= below_main + notes_h
         notes = box(0.95, y, WIDTH - 1.25, notes_h)
-        # widths from the longest tick labels, clipped (TICK_CHARS) and, beside the stages panel,
-        # sharing what the row leaves the two label columns, so the bars keep MIN_BARS
-        names = max(min(len(n), TICK_CHARS) for n in sol.schemes)
+        # the label columns as wide as their widest tick label, measured (clipped at TICK_CHARS; beside
+        # the stages panel the two columns share what the row leaves them, so the bars keep MIN_BARS)
+        size = RC["ytick.labelsize"]
+        scheme_names = list(sol.schemes)
         if modules:
             stages_w = 3.2
-            labels = max(min(len(t), TICK_CHARS) for t in stage_labels)
-            names, labels = label_share(names, labels, int((WIDTH - 0.3 - stages_w - 0.5 - MIN_BARS - 0.6) / CHAR_IN))
-            bars_left, stage_left = 0.3 + CHAR_IN * names, 0.3 + CHAR_IN * labels
+            names_w = text_width([clip(n, TICK_CHARS) for n in scheme_names], size)
+            labels_w = text_width([clip(t, TICK_CHARS) for t in stage_texts], size)
+            room = WIDTH - 0.3 - stages_w - 0.5 - MIN_BARS - 0.6
+            names_w, labels_w = label_share(names_w, labels_w, room)
+            names = fit_chars(scheme_names, names_w, size, TICK_CHARS)
+            labels = fit_chars(stage_texts, labels_w, size, TICK_CHARS)
+            bars_left = 0.3 + text_width([clip(n, names) for n in scheme_names], size)
+            stage_left = 0.3 + text_width([clip(t, labels) for t in stage_texts], size)
             bars_w = WIDTH - 0.3 - bars_left - stages_w - stage_left - 0.5
             bars = box(bars_left, bottom, bars_w, panels)
             stages = box(WIDTH - 0.3 - stages_w, bottom, stages_w, panels)
         else:
-            bars_left = 0.3 + CHAR_IN * names
+            names = fit_chars(scheme_names, WIDTH - 0.3 - MIN_BARS - 0.5, size, TICK_CHARS)
+            bars_left = 0.3 + text_width([clip(n, names) for n in scheme_names], size)
             bars = box(bars_left, bottom, WIDTH - 0.3 - bars_left - 0.2, panels)
             stages = labels = None
         fig.suptitle(mpl_text(_title(sol)), fontsize=14, fontweight="bold", y=1 - 0.3 / height)
@@ -108,11 +114,11 @@ def sweep_figure(sol, curves, notes: bool = True):
     return fig
 
 
-def label_share(a: int, b: int, room: int) -> tuple[int, int]:
-    """The characters two label columns keep of `a` and `b` when together they may take `room`:
-    both whole when they fit, else the shorter whole where it takes at most half, the rest to
-    the other."""
+def label_share(a: float, b: float, room: float) -> tuple[float, float]:
+    """The inches two label columns take of the `a` and `b` their widest labels need when together
+    they may take `room`: both whole when they fit, else the narrower whole where it takes at most
+    half, the rest to the other."""
     if a + b <= room:
         return a, b
-    first = min(a, max(room // 2, room - b))
+    first = min(a, max(room / 2, room - b))
     return first, min(b, room - first)

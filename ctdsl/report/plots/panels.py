@@ -14,12 +14,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ctdsl.report.encode import mpl_text
+from ctdsl.report.encode import TICK_CHARS, clip, mpl_text
 from ctdsl.report.plots.canvas import mpl, new_figure
 from ctdsl.report.plots.curves import CurveView, curves_panel
 from ctdsl.report.plots.figure import placeholder_figure
-from ctdsl.report.plots.steps import components_panel, module_panel, shown_groups
-from ctdsl.report.plots.style import RC
+from ctdsl.report.plots.steps import components_panel, module_panel, shown_groups, stage_labels
+from ctdsl.report.plots.style import RC, fit_chars, text_width
 from ctdsl.report.plots.winner import legend_columns, winner_panel
 from ctdsl.results.solution import Solution
 
@@ -87,8 +87,11 @@ def panel_figure(
             if panel == "stages" and not modules:
                 return placeholder_figure(title or "Module stages", "No scheme runs through a pluggable module.")
             rows = len(sol.schemes) if panel == "steps" else sum(len(r.module.stages) for r in modules)
-            names = list(sol.schemes) if panel == "steps" else [st.name for r in modules for st in r.module.stages]
-            left = 0.2 + 0.6 * pt * max(len(n) for n in names)
+            # the labels' column as wide as the widest, measured, and at most half the figure (clipped to it)
+            names = list(sol.schemes) if panel == "steps" else stage_labels(sol)
+            size = rc["ytick.labelsize"]
+            chars = fit_chars(names, width / 2 - 0.2, size, TICK_CHARS)
+            left = 0.2 + text_width([clip(n, chars) for n in names], size)
             fs = rc["legend.fontsize"]
             if panel == "steps":  # the legend of components above the bars, as many entries a row as the width holds
                 labels = shown_groups(sol) + ["binds the step"]
@@ -100,9 +103,9 @@ def panel_figure(
             fig = new_figure(width, height)
             ax = fig.add_axes([left / width, 0.75 / height, (width - left - 0.2) / width, (height - top - 0.9) / height])
             if panel == "steps":
-                components_panel(ax, sol, columns, fs, title_x=-(left - 0.1) / (width - left - 0.2))
+                components_panel(ax, sol, columns, fs, title_x=-(left - 0.1) / (width - left - 0.2), chars=chars)
             else:
-                module_panel(ax, sol)
+                module_panel(ax, sol, chars=chars)
         if title:
             fig.suptitle(mpl_text(title), fontsize=rc["axes.titlesize"], fontweight="bold", y=1 - 0.12 / height)
     return fig

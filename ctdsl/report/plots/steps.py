@@ -84,6 +84,13 @@ def components_panel(ax, sol, columns: int = 3, fontsize: float = 9.5, title_x: 
     ax.xaxis.set_major_formatter(plain_formatter())
 
 
+def stage_labels(sol) -> list[str]:
+    """The stages panel's labels, top to bottom: each stage's name, "scheme: stage" where several
+    schemes run a module (unclipped)."""
+    rows = [r for r in sol.schemes.values() if r.module is not None]
+    return [st.name if len(rows) == 1 else f"{r.name}: {st.name}" for r in rows for st in r.module.stages]
+
+
 def module_panel(ax, sol, chars: int = TICK_CHARS) -> None:
     """The pluggable module's stages for the dense stream: rate and time of each, the bottleneck
     highlighted; `chars`: the characters a stage's label keeps."""
@@ -92,11 +99,11 @@ def module_panel(ax, sol, chars: int = TICK_CHARS) -> None:
         ax.axis("off")
         ax.text(0.5, 0.5, "No scheme runs its transform\nin a pluggable module", ha="center", va="center", fontsize=10, transform=ax.transAxes)
         return
-    labels, times, rates, bottleneck, raw = [], [], [], [], []
+    labels = [clip(t, chars) for t in stage_labels(sol)]
+    times, rates, bottleneck, raw = [], [], [], []
     for r in rows:
         m = r.module
         for st in m.stages:
-            labels.append(clip(st.name if len(rows) == 1 else f"{r.name}: {st.name}", chars))
             times.append(_finite(st.time.value))
             raw.append(st.time.value)
             rates.append(st.rate.value)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ctdsl.language.components import Group
+from ctdsl.report.encode import clip
 
 FONT = "DejaVu Sans"  # bundled with matplotlib: the same glyphs on every machine
 COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#8C6D1F", "#999999", "#882255"]
@@ -75,3 +76,27 @@ def plain_formatter():
     from matplotlib.ticker import FuncFormatter
 
     return FuncFormatter(plain)
+
+
+HINTING = 1.05  # Agg's hinted glyphs at 100 dpi take up to 4% more than their outlines (40 W: 6.00 in against 5.77)
+
+
+def text_width(texts, size: float) -> float:
+    """Inches the widest of `texts` takes in the figures' font at `size` points: its glyphs' outlines
+    (matplotlib's text-to-path metrics, the same on every machine and at every dpi) with HINTING's
+    allowance; 0 for none. Literal text: the labels it measures are never mathtext."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    prop = FontProperties(family=FONT, size=size)
+    widths = [text_to_path.get_text_width_height_descent(t, prop, ismath=False)[0] for t in texts if t]
+    return HINTING * max(widths, default=0.0) / 72
+
+
+def fit_chars(texts, room: float, size: float, limit: int) -> int:
+    """The most characters, at most `limit`, that `texts` may keep (encode.clip) so that the widest
+    takes at most `room` inches at `size` points; 1 (an ellipsis) when none fits."""
+    for k in range(limit, 1, -1):
+        if text_width([clip(t, k) for t in texts], size) <= room:
+            return k
+    return 1

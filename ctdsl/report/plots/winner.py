@@ -15,7 +15,7 @@ import numpy as np
 
 from ctdsl import units as U
 from ctdsl.report.encode import mpl_text
-from ctdsl.report.plots.style import colour
+from ctdsl.report.plots.style import colour, text_width
 
 LEGEND_COLUMNS = 3  # schemes a row in the legend under the map, at most
 LEGEND_FOOT = 0.08  # inches between the legend and the figure's bottom edge
@@ -24,11 +24,10 @@ LEGEND_FOOT = 0.08  # inches between the legend and the figure's bottom edge
 def legend_columns(names: list[str], width: float, fontsize: float) -> int:
     """Entries a row of the legend under a map `width` inches wide: as many as fit, at most LEGEND_COLUMNS.
 
-    An entry is its patch and gaps (about 4.5 em) and its name (a character is at most 0.65 em in
-    the sans-serif fonts the figures use).
+    An entry is its patch and gaps (about 4.5 em) and its name as the legend shows it
+    (`mpl_text`), measured (`style.text_width`).
     """
-    em = fontsize / 72
-    entry = (4.5 + 0.65 * max((len(n) for n in names), default=1)) * em
+    entry = 4.5 * fontsize / 72 + text_width([mpl_text(n) for n in names], fontsize)
     return max(1, min(LEGEND_COLUMNS, int(width // entry)))
 
 
