@@ -132,14 +132,15 @@ class Study:
         """The topology the checker built (its networkx graph is `.graph`)."""
         return self.spec.topology
 
-    def solve(self, overrides: dict[str, str] | None = None) -> "Solution":
-        """Symbolic costs of every scheme; `overrides` maps param names to values with units."""
+    def solve(self, overrides: dict[str, str] | None = None, breakevens: bool = True) -> "Solution":
+        """Symbolic costs of every scheme; `overrides` maps param names to values with units;
+        `breakevens=False` leaves the spec's break-evens unsolved (the solution has none)."""
         from ctdsl.report import notebook  # noqa: F401  (registers how results show themselves)
         from ctdsl.symbolic.solve import solve
 
         if overrides:
-            return load(self.path, {**self.overrides, **overrides}, self.scenario).solve()
-        return solve(self.spec)
+            return load(self.path, {**self.overrides, **overrides}, self.scenario).solve(breakevens=breakevens)
+        return solve(self.spec, breakevens)
 
     def in_scenario(self, name: str | None, overrides: dict[str, str] | None = None) -> "Study":
         """This spec checked in scenario `name` (None: as written), with `overrides` on top of its own;

@@ -148,7 +148,7 @@ def _serving(study, seeds, seed, validate, format, requests, other) -> None:
     from ctdsl.report.serving_out import serving_sim_json, serving_sim_table
     from ctdsl.simulate.serving import validate as check_path
 
-    sol = study.solve()
+    sol = study.solve(breakevens=False)  # the paths only: a break-even is solve's, not the simulation's
     n = seeds if seeds is not None else SERVING_SEEDS
     try:
         rows = [(r, check_path(study.spec, r, requests, n, seed)) for r in sol.serving if not r.over_capacity]

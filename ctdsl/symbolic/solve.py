@@ -49,14 +49,16 @@ def default_over(spec: Spec) -> str | None:
     return ranged[0].name if ranged else None
 
 
-def solve(spec: Spec) -> Solution:
+def solve(spec: Spec, breakevens: bool = True) -> Solution:
+    """Every result of the spec at its params' defaults; `breakevens=False` leaves the break-evens
+    out (an empty tuple), for a caller that reads none of them (simulate of a serving spec)."""
     symbols = Symbols(spec)
     env = Env(symbols.defaults())
     ctxs = contexts(spec, symbols)
     costs = costs_of(spec, ctxs)
     schemes = {name: scheme_result(ctxs[spec.schemes[name].sites], c, env) for name, c in costs.items()}
-    pairs = [(b.x, b.y, b.over, b.on, b.workload) for b in spec.breakevens]
-    if not any(p[4] is None for p in pairs) and spec.baseline:
+    pairs = [(b.x, b.y, b.over, b.on, b.workload) for b in spec.breakevens] if breakevens else []
+    if breakevens and not any(p[4] is None for p in pairs) and spec.baseline:
         over = default_over(spec)
         if over is not None:
             pairs += [(name, spec.baseline, over, "time", None) for name in spec.schemes if name != spec.baseline]
