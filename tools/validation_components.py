@@ -2,17 +2,25 @@
 
     python tools/validation_components.py specs/validation/korthikanti_full.ct
     python tools/validation_components.py specs/validation/vtrain_3_6b.ct --eff 0.70
+    python tools/validation_components.py specs/validation/vtrain_3_6b.ct --by tp_n,pp_n,dp_n
 
 For every observation of the spec: measured, predicted, the error, and the step's terms
 (compute: the GEMMs; memory-bound operations; the end stages' embedding and LM head;
 recompute; tensor, pipeline parallel; the bubble; the optimiser; the data-parallel phases),
 in seconds, at the spec's fitted efficiency, or at --eff (the same value for every row, to
 see which rows a single value leaves out). docs/validation.md ("By component") quotes it.
+
+With --by PARAMS (the spec's params that name a layout, comma-separated), the rows are grouped
+by their scenarios' values of those params instead, and each group gives its rows' residuals
+(measured - predicted, seconds): the median, the range, and the time the model gives the
+step's data-parallel phases (the sync's terms), so that a residual that does not move with the
+micro-batch shows as a cost of the layout a step (docs/validation.md, "vTrain 3.6B").
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
 
@@ -45,11 +53,46 @@ def rows(path: str, eff: float | None = None) -> tuple[float, list[tuple[str, fl
     return eff, out
 
 
+SYNC_PREFIXES = ("reduce-scatter", "all-gather", "all-reduce")
+
+
+Group = tuple[tuple[float, ...], list[str], float, float, float, float]
+
+
+def by_layout(path: str, params: list[str], eff: float | None = None) -> list[Group]:
+    """[(the params' values, [scenario], median residual s, least, most, the data-parallel phases s)], a group a
+    layout in the spec's order; residual = measured - predicted; the phases' time is the median over the group's rows
+    (the same in every row of a layout whose gradients do not depend on the micro-batch)."""
+    study = load(path)
+    scenarios = study.spec.scenarios
+    _, found = rows(path, eff)
+    groups: dict[tuple[float, ...], list[tuple[str, float, float]]] = {}
+    for name, measured, predicted, terms in found:
+        key = tuple(scenarios[name].values[p] for p in params)
+        sync = sum(v for k, v in terms.items() if k.startswith(SYNC_PREFIXES))
+        groups.setdefault(key, []).append((name, measured - predicted, sync))
+    out = []
+    for key, members in groups.items():
+        residuals = [r for _, r, _ in members]
+        out.append((key, [n for n, _, _ in members], statistics.median(residuals), min(residuals), max(residuals),
+                    statistics.median(s for _, _, s in members)))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("spec")
     ap.add_argument("--eff", type=float, default=None, help="hold this efficiency for every row instead of the fit")
+    ap.add_argument("--by", default=None, help="group the rows by these params' values (comma-separated): residuals a layout")
     a = ap.parse_args()
+    if a.by:
+        params = [p.strip() for p in a.by.split(",") if p.strip()]
+        print(f"{a.spec}: measured - predicted, seconds, by {', '.join(params)}")
+        for key, names, median, least, most, sync in by_layout(a.spec, params, a.eff):
+            layout = " ".join(f"{p}={v:g}" for p, v in zip(params, key, strict=True))
+            print(f"{layout:30s} rows {len(names):2d} median {median:+7.3f} range {least:+7.3f} .. {most:+7.3f} | "
+                  f"data-parallel phases {sync:.3f}")
+        return
     eff, found = rows(a.spec, a.eff)
     print(f"{a.spec}: eff = {eff:.4f}")
     for name, measured, predicted, terms in found:
