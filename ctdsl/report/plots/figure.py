@@ -94,16 +94,16 @@ def sweep_figure(sol, curves, notes: bool = True):
             labels_w = text_width([clip(t, TICK_CHARS) for t in stage_texts], size)
             room = WIDTH - 0.3 - stages_w - 0.5 - MIN_BARS - 0.6
             names_w, labels_w = label_share(names_w, labels_w, room)
-            names = fit_chars(scheme_names, names_w, size, TICK_CHARS)
-            labels = fit_chars(stage_texts, labels_w, size, TICK_CHARS)
-            bars_left = 0.3 + text_width([clip(n, names) for n in scheme_names], size)
-            stage_left = 0.3 + text_width([clip(t, labels) for t in stage_texts], size)
+            names, names_w = fit_chars(scheme_names, names_w, size, TICK_CHARS)
+            labels, labels_w = fit_chars(stage_texts, labels_w, size, TICK_CHARS)
+            bars_left = 0.3 + names_w
+            stage_left = 0.3 + labels_w
             bars_w = WIDTH - 0.3 - bars_left - stages_w - stage_left - 0.5
             bars = box(bars_left, bottom, bars_w, panels)
             stages = box(WIDTH - 0.3 - stages_w, bottom, stages_w, panels)
         else:
-            names = fit_chars(scheme_names, WIDTH - 0.3 - MIN_BARS - 0.5, size, TICK_CHARS)
-            bars_left = 0.3 + text_width([clip(n, names) for n in scheme_names], size)
+            names, names_w = fit_chars(scheme_names, WIDTH - 0.3 - MIN_BARS - 0.5, size, TICK_CHARS)
+            bars_left = 0.3 + names_w
             bars = box(bars_left, bottom, WIDTH - 0.3 - bars_left - 0.2, panels)
             stages = labels = None
         fig.suptitle(mpl_text(_title(sol)), fontsize=14, fontweight="bold", y=1 - 0.3 / height)

@@ -14,12 +14,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ctdsl.report.encode import TICK_CHARS, clip, mpl_text
+from ctdsl.report.encode import TICK_CHARS, mpl_text
 from ctdsl.report.plots.canvas import mpl, new_figure
 from ctdsl.report.plots.curves import CurveView, curves_panel
 from ctdsl.report.plots.figure import placeholder_figure
 from ctdsl.report.plots.steps import components_panel, module_panel, shown_groups, stage_labels
-from ctdsl.report.plots.style import RC, fit_chars, text_width
+from ctdsl.report.plots.style import RC, fit_chars
 from ctdsl.report.plots.winner import legend_columns, winner_panel
 from ctdsl.results.solution import Solution
 
@@ -90,8 +90,8 @@ def panel_figure(
             # the labels' column as wide as the widest, measured, and at most half the figure (clipped to it)
             names = list(sol.schemes) if panel == "steps" else stage_labels(sol)
             size = rc["ytick.labelsize"]
-            chars = fit_chars(names, width / 2 - 0.2, size, TICK_CHARS)
-            left = 0.2 + text_width([clip(n, chars) for n in names], size)
+            chars, names_w = fit_chars(names, width / 2 - 0.2, size, TICK_CHARS)
+            left = 0.2 + names_w
             fs = rc["legend.fontsize"]
             if panel == "steps":  # the legend of components above the bars, as many entries a row as the width holds
                 labels = shown_groups(sol) + ["binds the step"]

@@ -93,10 +93,12 @@ def text_width(texts, size: float) -> float:
     return HINTING * max(widths, default=0.0) / 72
 
 
-def fit_chars(texts, room: float, size: float, limit: int) -> int:
-    """The most characters, at most `limit`, that `texts` may keep (encode.clip) so that the widest
-    takes at most `room` inches at `size` points; 1 (an ellipsis) when none fits."""
+def fit_chars(texts, room: float, size: float, limit: int) -> tuple[int, float]:
+    """(k, w): the most characters k, at most `limit`, that `texts` may keep (encode.clip) so that the
+    widest takes at most `room` inches at `size` points, 1 (an ellipsis) when none fits; w the widest
+    clipped to k, measured (the label column's width)."""
     for k in range(limit, 1, -1):
-        if text_width([clip(t, k) for t in texts], size) <= room:
-            return k
-    return 1
+        w = text_width([clip(t, k) for t in texts], size)
+        if w <= room:
+            return k, w
+    return 1, text_width([clip(t, 1) for t in texts], size)
