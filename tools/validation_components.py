@@ -35,16 +35,21 @@ SHORT = {
 }  # fmt: skip
 
 
-def rows(path: str, eff: float | None = None) -> tuple[float, list[tuple[str, float, float, dict[str, float]]]]:
-    """(the efficiency, [(scenario, measured s, predicted s, {term: seconds})])."""
+def rows(path: str, eff: float | None = None) -> tuple[float | None, list[tuple[str, float, float, dict[str, float]]]]:
+    """(the efficiency, [(scenario, measured s, predicted s, {term: seconds})]); a set that fits
+    nothing (the acceptance sets) is solved as it is written, and gives None for the efficiency."""
     study = load(path)
     spec = study.spec
-    f = spec.fits[0]
-    if eff is None:
+    if not spec.fits:
+        if eff is not None:
+            raise SystemExit(f"{path} fits no param: --eff has nothing to set")
+        given: dict[str, str] = {}
+    elif eff is None:
+        f = spec.fits[0]
         fit = fit_param(study.in_scenario(f.scenario, {}).solve(), f, spec.observations[f.observation])
         eff, given = fit.value, {f.param: value_text(fit.value, fit.dim)}
     else:
-        given = {f.param: repr(eff)}
+        given = {spec.fits[0].param: repr(eff)}
     out = []
     for obs in spec.observations:
         scheme = study.in_scenario(obs.scenario, given).solve().schemes[obs.scheme]
@@ -94,7 +99,7 @@ def main() -> None:
                   f"data-parallel phases {sync:.3f}")
         return
     eff, found = rows(a.spec, a.eff)
-    print(f"{a.spec}: eff = {eff:.4f}")
+    print(f"{a.spec}: " + ("as written (no fit)" if eff is None else f"eff = {eff:.4f}"))
     for name, measured, predicted, terms in found:
         parts = " ".join(f"{k}={v:.3f}" for k, v in terms.items())
         print(f"{name:20s} measured {measured:8.3f} predicted {predicted:8.3f} {100 * (predicted - measured) / measured:+6.1f}% | {parts}")
