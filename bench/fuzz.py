@@ -524,6 +524,21 @@ def _stop(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
+def _latex_missing() -> str:
+    """What the compile check of export latex lacks on this machine ("" when nothing): pdflatex, or the siunitx
+    package the export's units need."""
+    import shutil
+    import subprocess
+
+    if shutil.which("pdflatex") is None:
+        return "pdflatex is not on PATH"
+    try:
+        found = subprocess.run(["kpsewhich", "siunitx.sty"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        found = ""
+    return "" if found else "LaTeX has no siunitx package (kpsewhich siunitx.sty finds none)"
+
+
 def main() -> int:
     # Ctrl-C, and `kill PID` (SIGTERM), stop the campaign and report what ran (a background job would
     # otherwise start with SIGINT ignored)
@@ -561,6 +576,11 @@ def main() -> int:
                     help="append a JSON line per input finished to this file (its number, class, slowest command and "
                          "CPU seconds): which inputs a long or interrupted run covered, and which to replay")
     args = ap.parse_args()
+    if args.pdflatex_every > 0 and (missing := _latex_missing()):
+        print(f"fuzz.py: {missing}, so the LaTeX sink's compile check would count every input it samples as a leak; "
+              "install it (as .ci/run does: texlive-latex-base, texlive-latex-recommended, texlive-science) or pass "
+              "--pdflatex-every 0", file=sys.stderr)
+        return 2
     deadline = time.time() + args.minutes * 60 if args.minutes else float("inf")
     opts = {"n": args.n, "seed": args.seed, "jobs": args.jobs, "slow": args.slow, "limit": args.limit,
             "deadline": deadline, "clock": args.clock, "start": args.start, "log": args.log,
