@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ctdsl.api import load  # noqa: E402
+from ctdsl.language.components import Group  # noqa: E402
 from ctdsl.numeric.observe import fit_param, value_text  # noqa: E402
 
 SHORT = {
@@ -35,14 +36,22 @@ SHORT = {
 }  # fmt: skip
 
 
+SYNC = (Group.SYNC_IN_SITE, Group.SYNC_ACROSS_SITES, Group.EXPOSED_SYNC)  # the data-parallel phases of a step
+
+
 def rows(path: str, eff: float | None = None) -> tuple[float | None, list[tuple[str, float, float, dict[str, float]]]]:
     """(the efficiency, [(scenario, measured s, predicted s, {term: seconds})]); a set that fits
     nothing (the acceptance sets) is solved as it is written, and gives None for the efficiency."""
-    study = load(path)
+    eff, found = _solved(load(path), eff)
+    return eff, [(name, measured, predicted, terms) for name, measured, predicted, terms, _ in found]
+
+
+def _solved(study, eff: float | None) -> tuple[float | None, list[tuple[str, float, float, dict[str, float], float]]]:
+    """rows(), and with each row the seconds of its step's data-parallel phases (SYNC)."""
     spec = study.spec
     if not spec.fits:
         if eff is not None:
-            raise SystemExit(f"{path} fits no param: --eff has nothing to set")
+            raise SystemExit("the set fits no param: --eff has nothing to set")
         given: dict[str, str] = {}
     elif eff is None:
         f = spec.fits[0]
@@ -54,27 +63,23 @@ def rows(path: str, eff: float | None = None) -> tuple[float | None, list[tuple[
     for obs in spec.observations:
         scheme = study.in_scenario(obs.scenario, given).solve().schemes[obs.scheme]
         terms = {SHORT.get(t.key.value, t.id.label): float(t.value.value) for t in scheme.terms if float(t.value.value) > 0}
-        out.append((obs.scenario, obs.value, float(scheme.step_time.value), terms))
+        sync = sum(float(t.value.value) for t in scheme.of(*SYNC))
+        out.append((obs.scenario, obs.value, float(scheme.step_time.value), terms, sync))
     return eff, out
 
 
-SYNC_PREFIXES = ("reduce-scatter", "all-gather", "all-reduce")
+LayoutRow = tuple[tuple[float, ...], list[str], float, float, float, float]
 
 
-Group = tuple[tuple[float, ...], list[str], float, float, float, float]
-
-
-def by_layout(path: str, params: list[str], eff: float | None = None) -> list[Group]:
+def by_layout(path: str, params: list[str], eff: float | None = None) -> list[LayoutRow]:
     """[(the params' values, [scenario], median residual s, least, most, the data-parallel phases s)], a group a
     layout in the spec's order; residual = measured - predicted; the phases' time is the median over the group's rows
     (the same in every row of a layout whose gradients do not depend on the micro-batch)."""
     study = load(path)
-    scenarios = study.spec.scenarios
-    _, found = rows(path, eff)
+    _, found = _solved(study, eff)
     groups: dict[tuple[float, ...], list[tuple[str, float, float]]] = {}
-    for name, measured, predicted, terms in found:
-        key = tuple(scenarios[name].values[p] for p in params)
-        sync = sum(v for k, v in terms.items() if k.startswith(SYNC_PREFIXES))
+    for name, measured, predicted, _, sync in found:
+        key = tuple(study.spec.scenarios[name].values[p] for p in params)
         groups.setdefault(key, []).append((name, measured - predicted, sync))
     out = []
     for key, members in groups.items():
