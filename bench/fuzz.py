@@ -71,7 +71,9 @@ import multiprocessing as mp
 import queue
 import re
 import resource
+import shutil
 import signal
+import subprocess
 import sys
 import time
 import zlib
@@ -527,9 +529,6 @@ def _stop(signum, frame) -> None:
 def _latex_missing() -> str:
     """What the compile check of export latex lacks on this machine ("" when nothing): pdflatex, or the siunitx
     package the export's units need."""
-    import shutil
-    import subprocess
-
     if shutil.which("pdflatex") is None:
         return "pdflatex is not on PATH"
     try:

@@ -42,11 +42,11 @@ SYNC = (Group.SYNC_IN_SITE, Group.SYNC_ACROSS_SITES, Group.EXPOSED_SYNC)  # the 
 def rows(path: str, eff: float | None = None) -> tuple[float | None, list[tuple[str, float, float, dict[str, float]]]]:
     """(the efficiency, [(scenario, measured s, predicted s, {term: seconds})]); a set that fits
     nothing (the acceptance sets) is solved as it is written, and gives None for the efficiency."""
-    eff, found = _solved(load(path), eff)
+    eff, found = solved(load(path), eff)
     return eff, [(name, measured, predicted, terms) for name, measured, predicted, terms, _ in found]
 
 
-def _solved(study, eff: float | None) -> tuple[float | None, list[tuple[str, float, float, dict[str, float], float]]]:
+def solved(study, eff: float | None = None) -> tuple[float | None, list[tuple[str, float, float, dict[str, float], float]]]:
     """rows(), and with each row the seconds of its step's data-parallel phases (SYNC)."""
     spec = study.spec
     if not spec.fits:
@@ -76,7 +76,11 @@ def by_layout(path: str, params: list[str], eff: float | None = None) -> list[La
     layout in the spec's order; residual = measured - predicted; the phases' time is the median over the group's rows
     (the same in every row of a layout whose gradients do not depend on the micro-batch)."""
     study = load(path)
-    _, found = _solved(study, eff)
+    return grouped(study, solved(study, eff)[1], params)
+
+
+def grouped(study, found, params: list[str]) -> list[LayoutRow]:
+    """by_layout() of rows the study has already solved (solved()'s)."""
     groups: dict[tuple[float, ...], list[tuple[str, float, float]]] = {}
     for name, measured, predicted, _, sync in found:
         key = tuple(study.spec.scenarios[name].values[p] for p in params)
