@@ -139,13 +139,26 @@ class Study:
         from ctdsl.symbolic.solve import solve
 
         if overrides:
-            return load(self.path, {**self.overrides, **overrides}, self.scenario).solve(breakevens=breakevens)
+            return self.in_scenario(self.scenario, overrides).solve(breakevens=breakevens)
         return solve(self.spec, breakevens)
 
     def in_scenario(self, name: str | None, overrides: dict[str, str] | None = None) -> "Study":
-        """This spec checked in scenario `name` (None: as written), with `overrides` on top of its own;
-        SpecError where the scenario's values break a check (each error notes the scenario)."""
-        return _load(self.path, {**self.overrides, **(overrides or {})}, name, self.text)
+        """This spec checked in scenario `name` (None: as written), with `overrides` on top of its own,
+        from the syntax trees it was loaded from (not read again: `observe` checks each of a set's
+        scenarios from the one parse); SpecError where the scenario's values break a check (each
+        error notes the scenario), KeyError for a scenario the spec does not have."""
+        if name is not None and name not in self.spec.scenarios:
+            raise KeyError(name)
+        given = {**self.overrides, **(overrides or {})}
+        result = _again(self, given, name, noted=name is not None)
+        if result.spec is not None:
+            sink = DiagnosticSink()
+            require_runnable(result.spec, sink)
+            if sink.items:
+                result = CheckResult(result.path, None, sort_diagnostics([*result.diagnostics, *sink.items]), result.sources, result.loaded, result.text)
+        if not result.ok or result.spec is None:
+            raise SpecError(list(result.diagnostics), result.sources)
+        return Study(result, given, name)
 
     def observe(self, solution: "Solution | None" = None) -> "Observed":
         """Every observation against its prediction (docs/validation.md): each scenario the
@@ -293,7 +306,7 @@ class Study:
         from ctdsl.numeric.sweepdata import collect
 
         if overrides:
-            return load(self.path, {**self.overrides, **overrides}).sweep(axes, components, client=client)
+            return self.in_scenario(self.scenario, overrides).sweep(axes, components, client=client)
         spec = self.spec
         if axes is None:
             check_default_grid(spec)
@@ -320,13 +333,21 @@ class Study:
 def recheck(study: Study, overrides: dict[str, str]) -> CheckResult:
     """The study's spec checked again with `overrides` (on top of its own), from the syntax trees
     it was loaded from: not read from disk again, where the file may have changed since."""
+    return _again(study, {**study.overrides, **overrides}, study.scenario, noted=False)
+
+
+def _again(study: Study, overrides: dict[str, str], scenario: str | None, noted: bool) -> CheckResult:
+    """The study's syntax trees checked at `overrides` in `scenario` (None: as written); `noted`:
+    each error notes the scenario, as `check` notes a scenario's own."""
     loaded = study.loaded
     sources = Sources()
     sources.merge(loaded.sources)
     again = Loaded(loaded.root, loaded.files, sources, loaded.std, loaded.parse_failed)
     sink = DiagnosticSink()
-    spec = Checker(again, sink, {**study.overrides, **overrides}, study.scenario).run()
-    return _checked(study.path, spec, sink, sources, again)
+    spec = Checker(again, sink, overrides, scenario).run()
+    if noted and scenario is not None:
+        _in_scenario(sink, study.spec.scenarios[scenario])
+    return _checked(study.path, spec, sink, sources, again, study.text)
 
 
 @dataclass(frozen=True)

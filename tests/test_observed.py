@@ -138,6 +138,22 @@ def test_a_scenario_whose_values_break_a_check_fails_with_the_scenario_named(tmp
     assert result.exit_code == 1 and "CT418" in result.stderr and "scenario 'bad'" in result.stderr
 
 
+def test_each_scenario_is_checked_from_the_spec_as_loaded_not_read_again(tmp_path):
+    """A study's scenarios are checked from the syntax trees it was loaded from: a file changed
+    after `load` (here r2's bandwidth halved, and r8 removed) does not reach `observe`, whose
+    figures are the hand-derived ones of the spec as loaded."""
+    path = tmp_path / "small.ct"
+    path.write_text(SMALL.read_text())
+    study = ctdsl.load(path)
+    path.write_text(SMALL.read_text().replace("scenario r2 { bw = 2 GB/s }", "scenario r2 { bw = 1 GB/s }").replace("scenario r8 { bw = 8000 MB/s }\n", ""))
+    by = {r.scenario: r for r in study.observe().rows}
+    assert by["r2"].predicted == pytest.approx(step(2e9, 10 / 33), rel=1e-9)
+    assert by["r8"].predicted == pytest.approx(step(8e9, 10 / 33), rel=1e-9)
+    assert study.in_scenario("r8").solve().schemes["a"] is not None
+    with pytest.raises(KeyError):
+        study.in_scenario("r3")
+
+
 # ---- the figures of a set -------------------------------------------------------------
 
 
