@@ -150,12 +150,7 @@ class Study:
         if name is not None and name not in self.spec.scenarios:
             raise KeyError(name)
         given = {**self.overrides, **(overrides or {})}
-        result = _again(self, given, name, noted=name is not None)
-        if result.spec is not None:
-            sink = DiagnosticSink()
-            require_runnable(result.spec, sink)
-            if sink.items:
-                result = CheckResult(result.path, None, sort_diagnostics([*result.diagnostics, *sink.items]), result.sources, result.loaded, result.text)
+        result = _runnable(_again(self, given, name, noted=name is not None))
         if not result.ok or result.spec is None:
             raise SpecError(list(result.diagnostics), result.sources)
         return Study(result, given, name)
@@ -452,7 +447,11 @@ def _of_sweep(d: Diagnostic, explicit: "list[AxisRequest]", end: str, given: str
 def check_runnable(path: str | Path, text: str | None = None, overrides: dict[str, str] | None = None, scenario: str | None = None) -> CheckResult:
     """`check`, for a spec that is to run: a file without a dc is a library, and checks
     clean, but cannot be solved (CT410 when it has schemes)."""
-    result = check(path, text, overrides, scenario)
+    return _runnable(check(path, text, overrides, scenario))
+
+
+def _runnable(result: CheckResult) -> CheckResult:
+    """A clean check's result as it is, or without its spec and with CT410 where it is a library (schemes, no dc): it cannot be solved."""
     if result.spec is None:
         return result
     sink = DiagnosticSink()
