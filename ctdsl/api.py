@@ -150,7 +150,7 @@ class Study:
         if name is not None and name not in self.spec.scenarios:
             raise KeyError(name)
         given = {**self.overrides, **(overrides or {})}
-        result = _runnable(_again(self, given, name, noted=name is not None))
+        result = _runnable(_again(self, given, name, noted=True))
         if not result.ok or result.spec is None:
             raise SpecError(list(result.diagnostics), result.sources)
         return Study(result, given, name)
