@@ -471,12 +471,8 @@ def sweep_ends(path: str | Path, overrides: dict[str, str], ends: dict[str, tupl
 def load(path: str | Path, overrides: dict[str, str] | None = None, scenario: str | None = None) -> Study:
     """Parse and check a spec (in `scenario`, when named: its values in place of the defaults);
     raise SpecError (with every diagnostic) if it has errors, KeyError for an unknown scenario."""
-    return _load(path, overrides, scenario, None)
-
-
-def _load(path: str | Path, overrides: dict[str, str] | None, scenario: str | None, text: str | None) -> Study:
     try:
-        result = check_runnable(path, text, overrides, scenario)
+        result = check_runnable(path, None, overrides, scenario)
     except Unreadable as exc:
         raise FileNotFoundError(str(exc)) from None
     if not result.ok:
